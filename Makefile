@@ -1,0 +1,31 @@
+# metaeval: the two quick-start commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+STORE  ?= metaeval-results/study.duckdb
+REPORT ?= metaeval-results/report
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m metaeval.demo
+
+test: $(STAMP)
+	$(BIN)/python -m ruff check src tests benchmarks
+	$(BIN)/python -m pytest -n 2 src tests
+
+lint: $(STAMP)
+	$(BIN)/python -m ruff check src tests benchmarks
+
+bench: $(STAMP)
+	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) metaeval-results .pytest_cache
