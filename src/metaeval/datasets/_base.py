@@ -1,0 +1,244 @@
+"""The :class:`Dataset` container and the label rules shared by every loader.
+
+A dataset is a feature frame ``X`` plus a 0/1 target ``y`` in which 1 marks
+class 1, the class whose probability every score estimates (the papers'
+"negative" class; see ``ARCHITECTURE.md``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Dataset"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Dataset:
+    """A binary classification task: features, 0/1 target and provenance.
+
+    Parameters
+    ----------
+    name : str
+        Short identifier (the manifest name for built-in datasets).
+    X : pandas.DataFrame of shape (n_instances, n_features)
+        Features in source order. Categorical columns hold Python strings
+        (dtype ``object``); numeric columns are ``float64``. Missing values
+        are ``NaN`` in both, never the string ``"nan"``.
+    y : ndarray of shape (n_instances,), dtype int8
+        1 for class 1 (``pos_label``), 0 for class 0.
+    categorical : tuple of str
+        Names of the categorical columns of ``X``, in column order.
+    family : str
+        Group of tasks cut from the same base data (keep a family together in
+        meta-level cross-validation). Defaults to ``name``.
+    sha256 : str
+        SHA-256 of the file that was read (for OpenML data: of the content).
+    source : str
+        Provenance in words.
+    class_names : tuple of (str, str), default=("0", "1")
+        The original labels of class 0 and class 1, in that order.
+
+    Notes
+    -----
+    The dataclass is frozen (fields cannot be rebound) and compares by
+    identity; ``X`` and ``y`` themselves are ordinary mutable objects.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> ds = Dataset("toy", pd.DataFrame({"a": [0.5, 1.5, 2.5, 3.5]}),
+    ...              np.array([0, 1, 1, 0], dtype=np.int8))
+    >>> ds.n_instances, ds.n_features, ds.positive_fraction
+    (4, 1, 0.5)
+    """
+
+    name: str
+    X: pd.DataFrame
+    y: np.ndarray
+    categorical: tuple[str, ...] = ()
+    family: str = ""
+    sha256: str = ""
+    source: str = ""
+    class_names: tuple[str, str] = field(default=("0", "1"))
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}.")
+        if not isinstance(self.X, pd.DataFrame):
+            raise ValueError(f"X must be a pandas DataFrame, got {type(self.X).__name__}.")
+        y = np.asarray(self.y)
+        if y.ndim != 1 or y.shape[0] != self.X.shape[0]:
+            raise ValueError(
+                f"y must be 1-dimensional with one label per row of X "
+                f"({self.X.shape[0]}), got shape {y.shape}."
+            )
+        if y.size and not np.isin(y, (0, 1)).all():
+            raise ValueError("y must hold only 0 and 1 (1 = class 1).")
+        object.__setattr__(self, "y", y.astype(np.int8, copy=False))
+        categorical = tuple(self.categorical)
+        missing = [c for c in categorical if c not in self.X.columns]
+        if missing:
+            raise ValueError(f"categorical names columns that are not in X: {missing!r}.")
+        object.__setattr__(self, "categorical", categorical)
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
+        object.__setattr__(self, "class_names", tuple(str(c) for c in self.class_names))
+
+    @property
+    def n_instances(self) -> int:
+        """Number of rows."""
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        """Number of feature columns (the target excluded)."""
+        return int(self.X.shape[1])
+
+    @property
+    def positive_fraction(self) -> float:
+        """Fraction of instances in class 1."""
+        return float(self.y.mean()) if self.y.size else float("nan")
+
+    @property
+    def numeric(self) -> tuple[str, ...]:
+        """Names of the numeric (non-categorical) columns, in column order."""
+        cats = set(self.categorical)
+        return tuple(c for c in self.X.columns if c not in cats)
+
+    def __repr__(self) -> str:
+        return (
+            f"Dataset(name={self.name!r}, n_instances={self.n_instances}, "
+            f"n_features={self.n_features}, n_categorical={len(self.categorical)}, "
+            f"positive_fraction={self.positive_fraction:.4f}, family={self.family!r})"
+        )
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def _label_key(v):
+    """Sort key that orders numbers numerically and everything else as text."""
+    if isinstance(v, (bool, np.bool_)):
+        return (0, float(v), "")
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return (0, float(v), "")
+    return (1, 0.0, str(v))
+
+
+def _as_number(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _match_label(pos_label, labels):
+    """Return the element of ``labels`` that ``pos_label`` designates, or None."""
+    for lab in labels:
+        if lab == pos_label and type(lab) is type(pos_label):
+            return lab
+    for lab in labels:
+        if str(lab) == str(pos_label):
+            return lab
+    p = _as_number(pos_label)
+    if p is not None:
+        for lab in labels:
+            q = _as_number(lab)
+            if q is not None and q == p:
+                return lab
+    return None
+
+
+def binarize_target(values, *, target: str, pos_label=None):
+    """Turn a target column into ``(y, class_names)`` with the documented rules.
+
+    Rules: missing labels are an error; exactly two distinct labels are
+    required. ``pos_label`` (matched exactly, then by its text, then by
+    numeric value, so ``1`` finds ``"1"``) becomes class 1. When ``pos_label``
+    is None: if the labels are 0 and 1 (as numbers, text, or booleans), 1 is
+    class 1; otherwise the minority label is class 1, and a tie goes to the
+    label that sorts last (numbers numerically, text lexicographically) —
+    the same choice the 0/1 rule makes.
+    """
+    arr = np.asarray(values, dtype=object)
+    missing = pd.isna(arr)
+    if missing.any():
+        raise ValueError(
+            f"target column {target!r} has {int(missing.sum())} missing label(s); "
+            "every instance needs a class."
+        )
+    if arr.size == 0:
+        raise ValueError("the data have no rows.")
+    labels, counts = np.unique(arr.astype(str), return_counts=True)
+    # Map each text label back to one original value (keeps ints as ints).
+    first = {}
+    for v in arr.tolist():
+        first.setdefault(str(v), v)
+    originals = [first[t] for t in labels.tolist()]
+    if len(originals) == 1:
+        raise ValueError(
+            f"Only one class is present in target column {target!r} ({originals[0]!r}); "
+            "metaeval needs two classes."
+        )
+    if len(originals) > 2:
+        shown = ", ".join(repr(v) for v in sorted(originals, key=_label_key)[:5])
+        raise ValueError(
+            f"target column {target!r} has {len(originals)} classes ({shown}"
+            f"{', ...' if len(originals) > 5 else ''}); metaeval handles binary "
+            "classification only. Merge the classes into two groups first."
+        )
+    if pos_label is not None:
+        pos = _match_label(pos_label, originals)
+        if pos is None:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not one of the labels in target column "
+                f"{target!r}: {sorted(originals, key=_label_key)!r}."
+            )
+    else:
+        nums = [_as_number(v) for v in originals]
+        if None not in nums and sorted(nums) == [0.0, 1.0]:
+            pos = originals[nums.index(1.0)]
+        else:
+            n = dict(zip(originals, counts.tolist(), strict=True))
+            ordered = sorted(originals, key=_label_key)
+            pos = min(ordered[::-1], key=lambda v: n[v])  # minority; tie -> sorts last
+    neg = originals[1] if originals[0] is pos else originals[0]
+    y = (arr.astype(str) == str(pos)).astype(np.int8)
+    return y, (str(neg), str(pos))
+
+
+def resolve_column(columns: Sequence[str], target: str, *, what: str = "target") -> str:
+    """Find ``target`` in ``columns``: exact match, else a unique case-insensitive one."""
+    columns = [str(c) for c in columns]
+    if target in columns:
+        return target
+    folded = [c for c in columns if c.lower() == str(target).lower()]
+    if len(folded) == 1:
+        return folded[0]
+    shown = ", ".join(repr(c) for c in columns[:20])
+    raise ValueError(
+        f"{what} column {target!r} is not in the data; the columns are: {shown}"
+        f"{', ...' if len(columns) > 20 else ''}."
+    )
+
+
+def content_sha256(frame: pd.DataFrame) -> str:
+    """SHA-256 of a frame's content (used when there is no file to hash)."""
+    h = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    cols = "\x1f".join(map(str, frame.columns)).encode()
+    return hashlib.sha256(cols + h.tobytes()).hexdigest()
+
+
+def to_object_strings(col: pd.Series) -> pd.Series:
+    """Return ``col`` as object dtype of ``str`` with missing values as ``NaN``."""
+    values = col.to_numpy(dtype=object, na_value=np.nan)
+    out = np.empty(values.shape[0], dtype=object)
+    miss = pd.isna(values)
+    out[miss] = np.nan
+    out[~miss] = [v if isinstance(v, str) else str(v) for v in values[~miss].tolist()]
+    return pd.Series(out, index=col.index, name=col.name, dtype=object)
