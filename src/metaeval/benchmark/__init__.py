@@ -1,0 +1,43 @@
+"""Benchmark analytics of seed 004: metrics, value captured, runtime, stability, portfolios.
+
+Functions here take tidy long frames (``[dataset, algorithm, metric, value]``,
+``[dataset, algorithm, time]``) and return tidy frames; every metric knows
+whether higher is better, and losses are flipped before any comparison. They
+are pure: no files, no globals, randomness only from an explicit ``seed``.
+"""
+
+from metaeval.benchmark._abstract import random_paper_abstract
+from metaeval.benchmark._bootstrap import bootstrap_stability
+from metaeval.benchmark._disagreement import MetricDisagreement, metric_disagreement
+from metaeval.benchmark._metrics import (
+    HARDNESS_METRICS,
+    METRICS,
+    SKLEARN_METRICS,
+    Metric,
+    compute_metrics,
+)
+from metaeval.benchmark._portfolio import greedy_portfolio, portfolio_value
+from metaeval.benchmark._value import (
+    overall_value,
+    runtime_score,
+    value_captured,
+    value_heatmap,
+)
+
+__all__ = [
+    "METRICS",
+    "SKLEARN_METRICS",
+    "HARDNESS_METRICS",
+    "Metric",
+    "compute_metrics",
+    "value_captured",
+    "overall_value",
+    "value_heatmap",
+    "runtime_score",
+    "metric_disagreement",
+    "MetricDisagreement",
+    "bootstrap_stability",
+    "portfolio_value",
+    "greedy_portfolio",
+    "random_paper_abstract",
+]

@@ -1,0 +1,248 @@
+"""The metric registry and :func:`compute_metrics`."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn import metrics as skm
+
+from metaeval._validation import check_binary_target
+
+# The five canonical threshold choice methods (ARCHITECTURE.md); metaeval.hardness.METHODS.
+_HARDNESS_METHODS = ("score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform")
+
+
+def _mean_hardness(y, s, *, method, t=0.5):
+    """Mean instance hardness of ``s`` under ``method`` (a loss: lower is better)."""
+    from metaeval.hardness import instance_hardness  # lazy: hardness is a sibling measure
+
+    return float(np.mean(instance_hardness(y, s, method, t=t)))
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One performance metric of a binary scorer, as used by :func:`compute_metrics`.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"auc"`` or ``"hardness:rate-driven"``.
+    label : str
+        Human-readable name for tables and abstracts.
+    function : callable
+        The implementation: a :mod:`sklearn.metrics` function, or the mean of
+        :func:`metaeval.hardness.instance_hardness` for the hardness metrics.
+    higher_is_better : bool
+        False for losses (Brier score, log loss, mean hardness).
+    needs : {"labels", "scores", "hardness"}
+        ``"labels"``: called as ``function(y, y_pred, **kwargs)`` on crisp predictions
+        ``y_pred = (s > threshold)``; ``"scores"``: ``function(y, s, **kwargs)``;
+        ``"hardness"``: ``function(y, s, t=threshold)``.
+    kwargs : tuple of (str, object) pairs
+        Fixed keyword arguments passed to ``function``.
+    needs_both_classes : bool
+        The metric is undefined (NaN) when ``y`` holds one class only.
+
+    Examples
+    --------
+    >>> METRICS["accuracy"]([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.5])
+    0.75
+    >>> METRICS["brier"].higher_is_better
+    False
+    """
+
+    name: str
+    label: str
+    function: Callable
+    higher_is_better: bool
+    needs: str
+    kwargs: tuple = ()
+    needs_both_classes: bool = False
+
+    def __call__(self, y, s, *, threshold=0.5):
+        """Evaluate on class-1 indicators ``y`` (0/1) and scores ``s`` = P(y = 1)."""
+        y = np.asarray(y)
+        s = np.asarray(s, dtype=np.float64)
+        one_class = y.min() == y.max()
+        if one_class and self.needs_both_classes:
+            return float("nan")
+        kwargs = dict(self.kwargs)
+        if self.needs == "hardness":
+            return float(self.function(y, s, t=threshold))
+        arg = (s > threshold).astype(np.int8) if self.needs == "labels" else s
+        with sklearn.config_context(skip_parameter_validation=True), warnings.catch_warnings():
+            # with one class present, balanced accuracy averages the recall of that class
+            # and warns that y_pred holds the other; the case is documented, not an error.
+            warnings.filterwarnings("ignore", message="y_pred contains classes not in y_true")
+            return float(self.function(y, arg, **kwargs))
+
+
+def _metric(name, label, function, higher_is_better, needs, needs_both_classes=False, **kwargs):
+    return Metric(
+        name, label, function, higher_is_better, needs, tuple(kwargs.items()), needs_both_classes
+    )
+
+
+#: All metrics known to :func:`compute_metrics`, in the order tables show them.
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        _metric("accuracy", "accuracy", skm.accuracy_score, True, "labels"),
+        _metric("balanced_accuracy", "balanced accuracy", skm.balanced_accuracy_score, True,
+                "labels"),
+        _metric("f1", "F1 score", skm.f1_score, True, "labels", pos_label=1, zero_division=0.0),
+        _metric("mcc", "Matthews correlation", skm.matthews_corrcoef, True, "labels"),
+        _metric("precision", "precision", skm.precision_score, True, "labels", pos_label=1,
+                zero_division=0.0),
+        _metric("recall", "recall", skm.recall_score, True, "labels", pos_label=1,
+                zero_division=0.0),
+        _metric("auc", "AUC", skm.roc_auc_score, True, "scores", needs_both_classes=True),
+        _metric("average_precision", "average precision", skm.average_precision_score, True,
+                "scores", needs_both_classes=True, pos_label=1),
+        _metric("brier", "Brier score", skm.brier_score_loss, False, "scores", pos_label=1),
+        _metric("log_loss", "log loss", skm.log_loss, False, "scores", labels=[0, 1]),
+        *(
+            _metric(f"hardness:{m}", f"mean instance hardness ({m})",
+                    partial(_mean_hardness, method=m), False, "hardness")
+            for m in _HARDNESS_METHODS
+        ),
+    )
+}
+
+#: The ten scikit-learn metrics of seed 004.
+SKLEARN_METRICS = tuple(list(METRICS)[:10])
+#: Mean instance hardness under each threshold choice method (losses).
+HARDNESS_METRICS = tuple(list(METRICS)[10:])
+
+
+def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_label=1):
+    """Compute performance metrics per (dataset, algorithm) from out-of-fold scores.
+
+    Crisp metrics use the metaeval convention at threshold :math:`t`:
+
+    .. math::
+
+        \\hat y_i = 1 \\iff s_i > t, \\qquad \\hat y_i = 0 \\iff s_i \\le t,
+
+    where :math:`s_i` estimates :math:`P(y_i = 1)`. Every metric is the
+    scikit-learn implementation named in :data:`METRICS` (or the mean of
+    :func:`metaeval.hardness.instance_hardness` for ``"hardness:<method>"``).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Long frame with columns ``dataset``, ``algorithm``, ``y`` (two labels),
+        ``score`` (in [0, 1], the estimate of P(y = ``pos_label``)), and
+        optionally ``repeat`` and ``fold`` (e.g. ``Store.scores_frame()``).
+        Other columns are ignored.
+    metrics : sequence of str, optional
+        Names from :data:`METRICS`; default all fifteen (the ten of seed 004
+        and the mean hardness under the five threshold choice methods).
+    threshold : float, default=0.5
+        The threshold :math:`t` for the crisp metrics and for ``score-fixed`` hardness.
+    level : {"pooled", "fold"}, default="pooled"
+        ``"pooled"``: each metric on all out-of-fold scores of one repeat (folds
+        pooled), then the mean over repeats. ``"fold"``: one value per fold,
+        keeping the ``repeat`` (if any) and ``fold`` columns.
+    pos_label : scalar, default=1
+        The label of ``y`` that is class 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset``, ``algorithm``, [``repeat``, ``fold``,] ``metric``,
+        ``value``, sorted by dataset and algorithm, metrics in the requested order.
+
+    Notes
+    -----
+    Degenerate cases, handled explicitly:
+
+    - ``auc`` and ``average_precision`` rank instances of both classes; when a
+      group holds one class only they are NaN (scikit-learn would return NaN
+      with a warning for AUC, and 0 or 1 for average precision).
+    - ``precision``, ``recall`` and ``f1`` use ``zero_division=0``: precision
+      with no predicted class-1 instance is 0, recall with no class-1 instance is 0.
+    - ``mcc`` is 0 when its denominator is 0 (scikit-learn's rule).
+    - ``balanced_accuracy`` with one class present is the recall of that class.
+    - ``log_loss`` is computed with ``labels=[0, 1]``; scikit-learn clips the
+      scores to :math:`[\\varepsilon, 1 - \\varepsilon]`, :math:`\\varepsilon` the float64
+      machine epsilon, so a confidently wrong score costs
+      :math:`-\\ln \\varepsilon \\approx 36.04`.
+    - ``f1``, ``precision``, ``recall`` and ``average_precision`` treat class 1
+      (the class the score estimates) as scikit-learn's positive class.
+
+    References
+    ----------
+    Seed 004 (benchmark analytics): "We evaluate each algorithm on each dataset
+    using ten different metrics"; the hardness metrics follow seeds 001 and 003.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores = pd.DataFrame({
+    ...     "dataset": "toy", "algorithm": "A",
+    ...     "y": [0, 0, 1, 1], "score": [0.1, 0.6, 0.4, 0.9]})
+    >>> compute_metrics(scores, metrics=["accuracy", "auc"])
+      dataset algorithm    metric  value
+    0     toy         A  accuracy   0.50
+    1     toy         A       auc   0.75
+    """
+    from metaeval.benchmark._frames import check_frame, check_numeric
+
+    check_frame(scores, "scores", ("dataset", "algorithm", "y", "score"))
+    names = list(METRICS) if metrics is None else list(metrics)
+    if isinstance(metrics, str):
+        raise ValueError("metrics must be a sequence of metric names, not a single string.")
+    if not names:
+        raise ValueError("metrics is empty; name at least one metric.")
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"metrics contains unknown name(s) {unknown}; known: {list(METRICS)}.")
+    if len(set(names)) != len(names):
+        raise ValueError("metrics contains duplicate names.")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float, np.integer, np.floating))
+        or not 0.0 <= float(threshold) <= 1.0
+    ):
+        raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}.")
+    if level not in ("pooled", "fold"):
+        raise ValueError(f"level must be 'pooled' or 'fold', got {level!r}.")
+    if level == "fold" and "fold" not in scores.columns:
+        raise ValueError("level='fold' needs a 'fold' column in scores.")
+    y = check_binary_target(scores["y"].to_numpy(), pos_label=pos_label, name="scores['y']")
+    s = check_numeric(scores["score"].to_numpy(), "scores", "score")
+    if s.min() < 0.0 or s.max() > 1.0:
+        raise ValueError(
+            f"scores['score'] must lie in [0, 1] (estimates of P(y = 1)); "
+            f"found values in [{s.min():g}, {s.max():g}]."
+        )
+    keys = ["dataset", "algorithm"] + [c for c in ("repeat",) if c in scores.columns]
+    if level == "fold":
+        keys.append("fold")
+    for k in keys:
+        if scores[k].isna().any():
+            raise ValueError(f"scores[{k!r}] contains missing values.")
+    chosen = [METRICS[m] for m in names]
+    groups = scores.groupby(keys, sort=True).indices
+    rows = []
+    for key, idx in groups.items():
+        yg, sg = y[idx], s[idx]
+        rows.extend((*key, m.name, m(yg, sg, threshold=float(threshold))) for m in chosen)
+    out = pd.DataFrame(rows, columns=[*keys, "metric", "value"])
+    if level == "pooled" and "repeat" in keys:
+        out = (
+            out.groupby(["dataset", "algorithm", "metric"], sort=False)["value"]
+            .mean()
+            .reset_index()
+        )
+    order = {m: i for i, m in enumerate(names)}
+    sort_keys = [k for k in out.columns if k not in ("metric", "value")]
+    out = out.assign(_o=out["metric"].map(order)).sort_values([*sort_keys, "_o"], kind="stable")
+    return out.drop(columns="_o").reset_index(drop=True)
