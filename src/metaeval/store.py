@@ -1,0 +1,732 @@
+"""The results store: one DuckDB file holding a study's datasets, algorithms, tasks and scores.
+
+This is the only module of metaeval that speaks SQL. A study writes its results here one
+task at a time (:meth:`Store.record_task`, one transaction per task), and everything
+downstream -- the measures, the report, the command line -- reads them back through the
+small read API below (arrays and tidy frames, never SQL).
+
+Schema (compact types; datasets and algorithms are referred to by small integer ids):
+
+===========  ===================================================================
+table        columns
+===========  ===================================================================
+meta         key VARCHAR, value VARCHAR (``schema_version``, ``study`` as JSON)
+datasets     id SMALLINT, name, sha256, n_instances INTEGER, n_features INTEGER,
+             positive_fraction DOUBLE, family, source
+algorithms   id SMALLINT, name, estimator, params (JSON), score_method,
+             versions (JSON)
+tasks        dataset_id, algorithm_id, repeat SMALLINT, status
+             ('pending' | 'done' | 'failed'), error, wall DOUBLE, cpu DOUBLE,
+             n_folds SMALLINT, warning, finished TIMESTAMP
+scores       dataset_id, algorithm_id, repeat, fold SMALLINT, row INTEGER,
+             y TINYINT, score DOUBLE (bit-exact float64)
+timings      dataset_id, algorithm_id, repeat, fold, fit_wall, fit_cpu,
+             predict_wall, predict_cpu (DOUBLE, seconds)
+===========  ===================================================================
+
+Concurrency: DuckDB lets one process write a file, or many processes read it, but not both.
+A running study holds the write lock for its whole run, and a reader that comes along
+meanwhile gets a :class:`StoreLockedError` with a clear message. While it runs, the study
+keeps a small JSON progress file next to the store (``<store>.progress.json``, see
+:meth:`Store.progress`) so that ``metaeval status`` can still say how far it got.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+__all__ = ["Store", "StoreLockedError", "SCHEMA_VERSION", "TASK_STATUSES"]
+
+SCHEMA_VERSION = "1"
+TASK_STATUSES = ("pending", "done", "failed")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS datasets (
+    id SMALLINT PRIMARY KEY,
+    name VARCHAR NOT NULL UNIQUE,
+    sha256 VARCHAR,
+    n_instances INTEGER NOT NULL,
+    n_features INTEGER NOT NULL,
+    positive_fraction DOUBLE,
+    family VARCHAR,
+    source VARCHAR
+);
+CREATE TABLE IF NOT EXISTS algorithms (
+    id SMALLINT PRIMARY KEY,
+    name VARCHAR NOT NULL UNIQUE,
+    estimator VARCHAR NOT NULL,
+    params VARCHAR NOT NULL,
+    score_method VARCHAR NOT NULL,
+    versions VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    dataset_id SMALLINT NOT NULL,
+    algorithm_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    status VARCHAR NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+    error VARCHAR,
+    wall DOUBLE,
+    cpu DOUBLE,
+    n_folds SMALLINT,
+    warning VARCHAR,
+    finished TIMESTAMP,
+    PRIMARY KEY (dataset_id, algorithm_id, repeat)
+);
+CREATE TABLE IF NOT EXISTS scores (
+    dataset_id SMALLINT NOT NULL,
+    algorithm_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    fold SMALLINT NOT NULL,
+    row INTEGER NOT NULL,
+    y TINYINT NOT NULL,
+    score DOUBLE NOT NULL
+);
+CREATE TABLE IF NOT EXISTS timings (
+    dataset_id SMALLINT NOT NULL,
+    algorithm_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    fold SMALLINT NOT NULL,
+    fit_wall DOUBLE NOT NULL,
+    fit_cpu DOUBLE NOT NULL,
+    predict_wall DOUBLE NOT NULL,
+    predict_cpu DOUBLE NOT NULL
+);
+"""
+
+_DATASET_COLUMNS = (
+    "name", "sha256", "n_instances", "n_features", "positive_fraction", "family", "source",
+)
+_ALGORITHM_COLUMNS = ("name", "estimator", "params", "score_method", "versions")
+_TASK_COLUMNS = (
+    "dataset", "algorithm", "repeat", "status", "error", "wall", "cpu", "n_folds", "warning",
+)
+_SCORE_COLUMNS = ("dataset", "algorithm", "repeat", "fold", "row", "y", "score")
+_TIMING_COLUMNS = (
+    "dataset", "algorithm", "repeat", "fold", "fit_wall", "fit_cpu", "predict_wall",
+    "predict_cpu",
+)
+
+# Queries shared by the frame readers and the Parquet export (names instead of ids).
+_SQL_DATASETS = f"SELECT {', '.join(_DATASET_COLUMNS)} FROM datasets ORDER BY id"
+_SQL_ALGORITHMS = f"SELECT {', '.join(_ALGORITHM_COLUMNS)} FROM algorithms ORDER BY id"
+_SQL_TASKS = """
+SELECT d.name AS dataset, a.name AS algorithm, t.repeat, t.status, t.error, t.wall, t.cpu,
+       t.n_folds, t.warning
+FROM tasks t JOIN datasets d ON d.id = t.dataset_id JOIN algorithms a ON a.id = t.algorithm_id
+{where}
+ORDER BY t.dataset_id, t.algorithm_id, t.repeat
+"""
+_SQL_SCORES = """
+SELECT d.name AS dataset, a.name AS algorithm, s.repeat, s.fold, s.row, s.y, s.score
+FROM scores s JOIN datasets d ON d.id = s.dataset_id JOIN algorithms a ON a.id = s.algorithm_id
+{where}
+ORDER BY s.dataset_id, s.algorithm_id, s.repeat, s.row
+"""
+_SQL_TIMINGS = """
+SELECT d.name AS dataset, a.name AS algorithm, m.repeat, m.fold, m.fit_wall, m.fit_cpu,
+       m.predict_wall, m.predict_cpu
+FROM timings m JOIN datasets d ON d.id = m.dataset_id JOIN algorithms a ON a.id = m.algorithm_id
+ORDER BY m.dataset_id, m.algorithm_id, m.repeat, m.fold
+"""
+
+
+class StoreLockedError(RuntimeError):
+    """The store file is held by another process (usually a ``metaeval run`` in progress)."""
+
+
+class Store:
+    """A metaeval results store: a DuckDB file.
+
+    Reading needs no set-up: each read opens the file read-only for the duration of
+    the call, so any number of processes may read a finished store at once. Writing
+    happens inside :meth:`writing`, which holds DuckDB's single-writer lock; the study
+    runner is the only writer (workers send their results to it).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The DuckDB file. It is created (with its parent directory) on first write.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "study.duckdb")
+    >>> store = Store(path)
+    >>> with store.writing():
+    ...     _ = store.sync_study(
+    ...         {"folds": 2, "seed": 0},
+    ...         datasets=[{"name": "toy", "sha256": "0" * 64, "n_instances": 4,
+    ...                    "n_features": 1, "positive_fraction": 0.5, "family": "toy",
+    ...                    "source": "doctest"}],
+    ...         algorithms=[{"name": "A", "estimator": "m.A", "params": "{}",
+    ...                      "score_method": "predict_proba", "versions": "{}"}],
+    ...         tasks=[("toy", "A", 0)])
+    ...     store.record_task("toy", "A", 0, status="done", wall=0.1, cpu=0.1, n_folds=2,
+    ...                       fold=[0, 1, 0, 1], y=[0, 0, 1, 1],
+    ...                       score=[0.1, 0.4, 0.35, 0.8],
+    ...                       timings={"fit_wall": [0.01, 0.01], "fit_cpu": [0.01, 0.01],
+    ...                                "predict_wall": [0.0, 0.0],
+    ...                                "predict_cpu": [0.0, 0.0]})
+    >>> y, S, algorithms = store.scores("toy")
+    >>> y.tolist(), S[:, 0].tolist(), algorithms
+    ([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], ['A'])
+    """
+
+    def __init__(self, path):
+        if isinstance(path, Store):
+            path = path.path
+        if not isinstance(path, (str, os.PathLike)) or not str(path):
+            raise ValueError(f"path must be a non-empty path to a DuckDB file, got {path!r}.")
+        self.path = Path(path)
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._ids: dict[tuple[str, str], int] = {}
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    # ------------------------------------------------------------------ connections
+    def exists(self) -> bool:
+        """Whether the store file exists."""
+        return self.path.is_file()
+
+    @contextmanager
+    def writing(self) -> Iterator[Store]:
+        """Hold the store open for writing (DuckDB's single-writer lock) within a block.
+
+        Creates the file, its directory and the schema when missing.
+
+        Raises
+        ------
+        StoreLockedError
+            When another process has the file open.
+        """
+        if self._con is not None:
+            raise RuntimeError(f"{self!r} is already open for writing.")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = _connect(self.path, read_only=False)
+        try:
+            con.execute(_SCHEMA)
+            row = _first(con.execute("SELECT value FROM meta WHERE key = 'schema_version'"))
+            if row is None:
+                con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+            elif row[0] != SCHEMA_VERSION:
+                raise ValueError(
+                    f"The store {self.path} has schema version {row[0]}; this metaeval writes "
+                    f"version {SCHEMA_VERSION}. Use a new store path."
+                )
+            self._con = con
+            self._ids = {}
+            yield self
+        finally:
+            self._con = None
+            con.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self._con is not None:  # the writer of this very object: read through it
+            yield self._con.cursor()
+            return
+        if not self.exists():
+            raise ValueError(
+                f"No metaeval store at {str(self.path)!r}: the file does not exist "
+                "(run a study first, or pass the right --store)."
+            )
+        con = _connect(self.path, read_only=True)
+        try:
+            tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+            if not {"meta", "datasets", "algorithms", "tasks", "scores"} <= tables:
+                raise ValueError(f"{str(self.path)!r} is a DuckDB file but not a metaeval store.")
+            yield con
+        finally:
+            con.close()
+
+    def _frame(self, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
+        with self._reading() as con:
+            return con.execute(sql, list(params)).df()
+
+    # ------------------------------------------------------------------ read API
+    def study_config(self) -> dict | None:
+        """The study configuration recorded in the store (a dict), or None if none yet."""
+        with self._reading() as con:
+            row = _first(con.execute("SELECT value FROM meta WHERE key = 'study'"))
+        return None if row is None else json.loads(row[0])
+
+    def datasets(self) -> pd.DataFrame:
+        """Datasets of the store, in registration order.
+
+        Returns
+        -------
+        frame : DataFrame with columns name, sha256, n_instances, n_features,
+            positive_fraction, family, source
+        """
+        return self._frame(_SQL_DATASETS)
+
+    def algorithms(self) -> pd.DataFrame:
+        """Algorithms of the store, in registration order.
+
+        Returns
+        -------
+        frame : DataFrame with columns name, estimator, params (JSON text), score_method,
+            versions (JSON text: library versions at registration)
+        """
+        return self._frame(_SQL_ALGORITHMS)
+
+    def tasks(self, *, include_pending: bool = False) -> pd.DataFrame:
+        """Tasks (dataset, algorithm, repeat) with their status, error and times.
+
+        Parameters
+        ----------
+        include_pending : bool, default=False
+            Also list tasks planned but not finished (status 'pending').
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, algorithm, repeat, status ('done' or
+            'failed', and 'pending' when asked), error, wall, cpu (seconds, whole task),
+            n_folds (folds actually used), warning
+        """
+        where = "" if include_pending else "WHERE t.status <> 'pending'"
+        return self._frame(_SQL_TASKS.format(where=where))
+
+    def status_counts(self) -> dict[str, int]:
+        """Number of tasks per status: ``{'pending': .., 'done': .., 'failed': ..}``."""
+        with self._reading() as con:
+            rows = con.execute("SELECT status, count(*) FROM tasks GROUP BY status").fetchall()
+        counts = dict.fromkeys(TASK_STATUSES, 0)
+        counts.update({status: int(n) for status, n in rows})
+        return counts
+
+    def scores_frame(self, dataset: str | None = None) -> pd.DataFrame:
+        """Out-of-fold scores in long form, one row per (dataset, algorithm, repeat, row).
+
+        Parameters
+        ----------
+        dataset : str, optional
+            Only this dataset.
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, algorithm, repeat, fold, row, y, score
+        """
+        if dataset is None:
+            return self._frame(_SQL_SCORES.format(where=""))
+        self._dataset_id(dataset)
+        return self._frame(_SQL_SCORES.format(where="WHERE d.name = ?"), [dataset])
+
+    def scores(self, dataset: str, *, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, list]:
+        """Scores of every finished algorithm on one dataset, as a matrix.
+
+        Parameters
+        ----------
+        dataset : str
+            Dataset name.
+        repeat : int, default=0
+            Which repetition of the cross-validation.
+
+        Returns
+        -------
+        y : ndarray of shape (n_instances,), dtype int8
+            Class (0/1) of each instance, in the dataset's row order.
+        S : ndarray of shape (n_instances, n_models), dtype float64
+            Out-of-fold score (estimate of P(y = 1)) of each instance by each algorithm.
+        algorithms : list of str
+            The algorithms (columns of ``S``) whose task is done, in registration order.
+            Failed or unfinished algorithms are left out.
+        """
+        dataset_id, n = self._dataset_id(dataset)
+        if isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 0:
+            raise ValueError(f"repeat must be a non-negative integer, got {repeat!r}.")
+        sql = """
+            SELECT s.algorithm_id, s.row, s.y, s.score FROM scores s
+            JOIN tasks t ON t.dataset_id = s.dataset_id AND t.algorithm_id = s.algorithm_id
+                 AND t.repeat = s.repeat AND t.status = 'done'
+            WHERE s.dataset_id = ? AND s.repeat = ?
+            ORDER BY s.algorithm_id, s.row
+        """
+        with self._reading() as con:
+            got = con.execute(sql, [dataset_id, int(repeat)]).fetchnumpy()
+            names = dict(con.execute("SELECT id, name FROM algorithms").fetchall())
+        ids = np.asarray(got["algorithm_id"])
+        if ids.size == 0:
+            raise ValueError(
+                f"No finished scores for dataset {dataset!r}, repeat {repeat} in {self.path}."
+            )
+        algorithm_ids, counts = np.unique(ids, return_counts=True)
+        if np.any(counts != n):
+            raise ValueError(
+                f"The store {self.path} is inconsistent: dataset {dataset!r} has "
+                f"{n} instances but some algorithm has {counts[counts != n][0]} scores."
+            )
+        k = algorithm_ids.size
+        rows = np.asarray(got["row"]).reshape(k, n)
+        if np.any(rows != np.arange(n)):
+            raise ValueError(f"The store {self.path} has incomplete rows for {dataset!r}.")
+        y = np.asarray(got["y"], dtype=np.int8).reshape(k, n)
+        S = np.asarray(got["score"], dtype=np.float64).reshape(k, n).T.copy()
+        return y[0].copy(), S, [names[int(i)] for i in algorithm_ids]
+
+    def timings(self) -> pd.DataFrame:
+        """Per-fold fit and predict times of every finished task.
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, algorithm, repeat, fold, fit_wall, fit_cpu,
+            predict_wall, predict_cpu (seconds; wall = time.perf_counter, cpu =
+            time.thread_time of the thread that ran the fold)
+        """
+        return self._frame(_SQL_TIMINGS)
+
+    def export_parquet(self, directory) -> list[Path]:
+        """Write every table as a Parquet file in ``directory`` (names instead of ids).
+
+        Parameters
+        ----------
+        directory : str or path-like
+            Created if missing. Files: datasets, algorithms, tasks, scores, timings
+            (``.parquet``) and ``study.json`` (the recorded study configuration).
+
+        Returns
+        -------
+        paths : list of Path
+            The files written.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        queries = {
+            "datasets": _SQL_DATASETS,
+            "algorithms": _SQL_ALGORITHMS,
+            "tasks": _SQL_TASKS.format(where=""),
+            "scores": _SQL_SCORES.format(where=""),
+            "timings": _SQL_TIMINGS,
+        }
+        written = []
+        with self._reading() as con:
+            for name, sql in queries.items():
+                target = out / f"{name}.parquet"
+                quoted = str(target).replace("'", "''")
+                con.execute(f"COPY ({sql}) TO '{quoted}' (FORMAT PARQUET)")
+                written.append(target)
+            row = _first(con.execute("SELECT value FROM meta WHERE key = 'study'"))
+        config = out / "study.json"
+        config.write_text(json.dumps(json.loads(row[0]) if row else None, indent=2) + "\n")
+        written.append(config)
+        return written
+
+    def progress(self) -> dict | None:
+        """The progress of a run in progress, from ``<store>.progress.json``, or None.
+
+        Written by the study runner after each committed task (and removed at the end
+        of the run); a stale file left by a killed run is only a hint.
+        """
+        try:
+            return json.loads(self._progress_path().read_text())
+        except (OSError, ValueError):
+            return None
+
+    def locked(self) -> bool:
+        """Whether another process holds the store open for writing right now."""
+        if not self.exists() or self._con is not None:
+            return False
+        try:
+            _connect(self.path, read_only=True).close()
+        except StoreLockedError:
+            return True
+        return False
+
+    # ------------------------------------------------------------------ write API
+    def sync_study(
+        self,
+        config: dict,
+        *,
+        datasets: Sequence[dict],
+        algorithms: Sequence[dict],
+        tasks: Sequence[tuple[str, str, int]],
+    ) -> pd.DataFrame:
+        """Record a study plan in one transaction; return the status of its tasks.
+
+        New datasets and algorithms are registered (existing ones are kept as they are:
+        comparing them is the caller's job), tasks not yet in the store are added as
+        'pending', and ``config`` replaces the recorded study configuration.
+
+        Parameters
+        ----------
+        config : dict
+            JSON-serialisable study configuration.
+        datasets : sequence of dict
+            Keys as :meth:`datasets` columns.
+        algorithms : sequence of dict
+            Keys as :meth:`algorithms` columns (params and versions as JSON text).
+        tasks : sequence of (dataset, algorithm, repeat)
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, algorithm, repeat, status
+            One row per task given, in the order given.
+        """
+        con = self._writer()
+        con.begin()
+        try:
+            for table, rows, columns in (
+                ("datasets", datasets, _DATASET_COLUMNS),
+                ("algorithms", algorithms, _ALGORITHM_COLUMNS),
+            ):
+                known = {r[0] for r in con.execute(f"SELECT name FROM {table}").fetchall()}
+                next_id = _first(con.execute(f"SELECT coalesce(max(id) + 1, 0) FROM {table}"))
+                next_id = int(next_id[0])
+                for row in rows:
+                    if row["name"] in known:
+                        continue
+                    if next_id > np.iinfo(np.int16).max:
+                        raise ValueError(f"Too many {table} for one store.")
+                    values = [next_id] + [row.get(c) for c in columns]
+                    marks = ", ".join("?" * len(values))
+                    con.execute(f"INSERT INTO {table} VALUES ({marks})", values)
+                    known.add(row["name"])
+                    next_id += 1
+            plan = pd.DataFrame(
+                {
+                    "dataset": [t[0] for t in tasks],
+                    "algorithm": [t[1] for t in tasks],
+                    "repeat": np.asarray([t[2] for t in tasks], dtype=np.int16),
+                    "position": np.arange(len(tasks), dtype=np.int64),
+                }
+            )
+            con.register("metaeval_plan", plan)
+            con.execute(
+                """
+                INSERT INTO tasks (dataset_id, algorithm_id, repeat, status)
+                SELECT d.id, a.id, p.repeat, 'pending' FROM metaeval_plan p
+                JOIN datasets d ON d.name = p.dataset JOIN algorithms a ON a.name = p.algorithm
+                ANTI JOIN tasks t ON t.dataset_id = d.id AND t.algorithm_id = a.id
+                     AND t.repeat = p.repeat
+                """
+            )
+            status = con.execute(
+                """
+                SELECT p.dataset, p.algorithm, p.repeat, t.status FROM metaeval_plan p
+                JOIN datasets d ON d.name = p.dataset JOIN algorithms a ON a.name = p.algorithm
+                JOIN tasks t ON t.dataset_id = d.id AND t.algorithm_id = a.id
+                     AND t.repeat = p.repeat
+                ORDER BY p.position
+                """
+            ).df()
+            con.unregister("metaeval_plan")
+            con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('study', ?)",
+                [json.dumps(config, sort_keys=True)],
+            )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        if len(status) != len(tasks):
+            raise ValueError("Every task's dataset and algorithm must be registered.")
+        return status
+
+    def record_task(
+        self,
+        dataset: str,
+        algorithm: str,
+        repeat: int,
+        *,
+        status: str,
+        error: str | None = None,
+        wall: float | None = None,
+        cpu: float | None = None,
+        n_folds: int | None = None,
+        warning: str | None = None,
+        fold=None,
+        y=None,
+        score=None,
+        timings: dict | None = None,
+    ) -> None:
+        """Record one finished task -- scores, timings and status -- in one transaction.
+
+        Any scores or timings already stored for the task are replaced, so recording a
+        task twice never duplicates rows.
+
+        Parameters
+        ----------
+        dataset, algorithm : str
+            Registered names (see :meth:`sync_study`).
+        repeat : int
+        status : {'done', 'failed'}
+        error : str, optional
+            Why the task failed.
+        wall, cpu : float, optional
+            Seconds the whole task took.
+        n_folds : int, optional
+            Folds actually used.
+        warning : str, optional
+            Warnings raised while fitting, or a fold reduction.
+        fold, y, score : array-like of shape (n_instances,), optional
+            For a done task: each instance's fold, class (0/1) and out-of-fold score, in
+            row order (row i of the dataset is element i).
+        timings : dict of array-like of shape (n_folds,), optional
+            ``fit_wall``, ``fit_cpu``, ``predict_wall``, ``predict_cpu`` per fold.
+        """
+        if status not in ("done", "failed"):
+            raise ValueError(f"status must be 'done' or 'failed', got {status!r}.")
+        con = self._writer()
+        dataset_id = self._id("datasets", dataset)
+        algorithm_id = self._id("algorithms", algorithm)
+        key = [dataset_id, algorithm_id, int(repeat)]
+        frames = {}
+        if status == "done":
+            if score is None or fold is None or y is None or timings is None:
+                raise ValueError("A done task needs fold, y, score and timings.")
+            score = np.asarray(score, dtype=np.float64)
+            n = score.shape[0]
+            frames["scores"] = pa.table(
+                {
+                    "dataset_id": np.full(n, dataset_id, dtype=np.int16),
+                    "algorithm_id": np.full(n, algorithm_id, dtype=np.int16),
+                    "repeat": np.full(n, repeat, dtype=np.int16),
+                    "fold": np.asarray(fold, dtype=np.int16),
+                    "row": np.arange(n, dtype=np.int32),
+                    "y": np.asarray(y, dtype=np.int8),
+                    "score": score,
+                }
+            )
+            k = len(timings["fit_wall"])
+            frames["timings"] = pa.table(
+                {
+                    "dataset_id": np.full(k, dataset_id, dtype=np.int16),
+                    "algorithm_id": np.full(k, algorithm_id, dtype=np.int16),
+                    "repeat": np.full(k, repeat, dtype=np.int16),
+                    "fold": np.arange(k, dtype=np.int16),
+                    **{
+                        c: np.asarray(timings[c], dtype=np.float64)
+                        for c in ("fit_wall", "fit_cpu", "predict_wall", "predict_cpu")
+                    },
+                }
+            )
+        values = [
+            status, error, _float(wall), _float(cpu),
+            None if n_folds is None else int(n_folds), warning,
+        ]
+        con.begin()
+        try:
+            row = _first(con.execute(
+                "SELECT status FROM tasks WHERE dataset_id = ? AND algorithm_id = ? "
+                "AND repeat = ?", key))
+            if row is None or row[0] == "done":
+                # Only a done task can have rows (they are committed with its status).
+                for table in ("scores", "timings"):
+                    con.execute(
+                        f"DELETE FROM {table} WHERE dataset_id = ? AND algorithm_id = ? "
+                        "AND repeat = ?",
+                        key,
+                    )
+            for table, frame in frames.items():
+                con.register("metaeval_new", frame)
+                con.execute(f"INSERT INTO {table} SELECT * FROM metaeval_new")
+                con.unregister("metaeval_new")
+            if row is None:
+                con.execute(
+                    "INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())", key + values
+                )
+            else:
+                con.execute(
+                    """
+                    UPDATE tasks SET status = ?, error = ?, wall = ?, cpu = ?, n_folds = ?,
+                        warning = ?, finished = now()
+                    WHERE dataset_id = ? AND algorithm_id = ? AND repeat = ?
+                    """,
+                    values + key,
+                )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+
+    def write_progress(self, progress: dict | None) -> None:
+        """Replace (atomically) or, with None, remove the run's progress file."""
+        target = self._progress_path()
+        if progress is None:
+            target.unlink(missing_ok=True)
+            return
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".progress-", suffix=".json")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(progress, fh)
+        os.replace(tmp, target)
+
+    # ------------------------------------------------------------------ helpers
+    def _progress_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".progress.json")
+
+    def _writer(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            raise RuntimeError(f"{self!r} is not open for writing: use `with store.writing():`.")
+        return self._con
+
+    def _id(self, table: str, name: str) -> int:
+        key = (table, name)
+        if key not in self._ids:
+            row = _first(self._writer().execute(f"SELECT id FROM {table} WHERE name = ?", [name]))
+            if row is None:
+                raise ValueError(f"Unknown {table[:-1]} {name!r}: register it with sync_study.")
+            self._ids[key] = int(row[0])
+        return self._ids[key]
+
+    def _dataset_id(self, dataset: str) -> tuple[int, int]:
+        if not isinstance(dataset, str):
+            raise ValueError(f"dataset must be a dataset name (str), got {dataset!r}.")
+        with self._reading() as con:
+            rows = con.execute("SELECT name, id, n_instances FROM datasets").fetchall()
+        known = {name: (int(i), int(n)) for name, i, n in rows}
+        if dataset not in known:
+            names = ", ".join(sorted(known)) or "none"
+            raise ValueError(f"Unknown dataset {dataset!r} in {self.path}; it holds: {names}.")
+        return known[dataset]
+
+
+def _first(result) -> tuple | None:
+    """First row of a result, fetching all of it (DuckDB wants results finished)."""
+    rows = result.fetchall()
+    return rows[0] if rows else None
+
+
+def _float(value) -> float | None:
+    return None if value is None else float(value)
+
+
+_LOCK_PID = re.compile(r"PID (\d+)")
+
+
+def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB file, turning DuckDB's lock conflicts into a clear StoreLockedError."""
+    last = None
+    for attempt in range(3):  # a few quick tries: a writer may be closing right now
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+            text = str(exc)
+            if "lock" not in text.lower() and "different configuration" not in text:
+                raise
+            last = exc
+            time.sleep(0.05 * (attempt + 1))
+    pid = _LOCK_PID.search(str(last))
+    holder = f"process {pid.group(1)}" if pid else "another connection"
+    raise StoreLockedError(
+        f"The store {path} is in use by {holder} (a `metaeval run` in progress?). "
+        "DuckDB allows one writer or many readers at a time: wait for the run to finish "
+        "(`metaeval status` shows its progress) or use another --store."
+    ) from last

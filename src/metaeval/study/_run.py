@@ -1,0 +1,292 @@
+"""Run one task: stratified k-fold cross-validation of one algorithm on one dataset.
+
+This is the code every executor runs in its workers. It never raises: whatever goes
+wrong (an exception in fit or score, scores outside [0, 1], the time limit) becomes a
+failed :class:`TaskResult` carrying the message, so that the study goes on.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import traceback
+import warnings
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from metaeval.study._plan import Task
+
+__all__ = ["TaskResult", "run_task", "TaskTimeout"]
+
+_MAX_TEXT = 2000
+
+
+class TaskTimeout(Exception):
+    """A task went over its time limit."""
+
+
+@dataclass
+class TaskResult:
+    """What a worker sends back for one task.
+
+    Attributes
+    ----------
+    dataset, algorithm : str
+    repeat : int
+    status : {'done', 'failed'}
+    error : str or None
+        Why the task failed.
+    wall, cpu : float
+        Seconds the whole task took (loading the data included): wall clock
+        (``time.perf_counter``) and CPU time of the thread that ran it
+        (``time.thread_time``; BLAS and OpenMP are held to that one thread).
+    n_folds : int or None
+        Folds actually used (fewer than asked when a class is smaller than that).
+    warning : str or None
+        Warnings raised while fitting and scoring (deduplicated), and fold reductions.
+    fold : ndarray of shape (n_instances,), dtype int16
+        The fold in which each instance was scored (in the test part).
+    y : ndarray of shape (n_instances,), dtype int8
+    score : ndarray of shape (n_instances,), dtype float64
+        Out-of-fold score of each instance, an estimate of P(y = 1).
+    fit_wall, fit_cpu, predict_wall, predict_cpu : ndarray of shape (n_folds,)
+        Seconds per fold.
+    """
+
+    dataset: str
+    algorithm: str
+    repeat: int
+    status: str
+    error: str | None = None
+    wall: float = 0.0
+    cpu: float = 0.0
+    n_folds: int | None = None
+    warning: str | None = None
+    fold: np.ndarray | None = None
+    y: np.ndarray | None = None
+    score: np.ndarray | None = None
+    fit_wall: np.ndarray | None = field(default=None, repr=False)
+    fit_cpu: np.ndarray | None = field(default=None, repr=False)
+    predict_wall: np.ndarray | None = field(default=None, repr=False)
+    predict_cpu: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """``(dataset, algorithm, repeat)``."""
+        return (self.dataset, self.algorithm, self.repeat)
+
+    @classmethod
+    def failure(cls, task: Task, error: str, *, wall: float = 0.0, cpu: float = 0.0):
+        """A failed result for ``task`` with message ``error``."""
+        return cls(task.dataset, task.algorithm.name, task.repeat, "failed",
+                   error=_clip(error), wall=wall, cpu=cpu)
+
+    def timings(self) -> dict[str, np.ndarray]:
+        """Per-fold times as a dict of arrays (the store's ``timings`` argument)."""
+        return {
+            "fit_wall": self.fit_wall,
+            "fit_cpu": self.fit_cpu,
+            "predict_wall": self.predict_wall,
+            "predict_cpu": self.predict_cpu,
+        }
+
+
+def _clip(text: str | None) -> str | None:
+    if text is None or len(text) <= _MAX_TEXT:
+        return text
+    return text[: _MAX_TEXT - 3] + "..."
+
+
+@functools.lru_cache(maxsize=2)
+def _load_builtin(name: str):
+    # Tasks come dataset after dataset, so a tiny cache saves reloading for each algorithm.
+    from metaeval.datasets import load_dataset
+
+    return load_dataset(name)
+
+
+_PINNED = False  # BLAS/OpenMP already held to one thread in this process
+
+
+def _pin_threads_in_this_process():
+    """Hold BLAS/OpenMP to one thread for good (worker processes only)."""
+    global _PINNED
+    if not _PINNED:
+        threadpool_limits(limits=1)
+        _PINNED = True
+
+
+@contextmanager
+def one_thread():
+    """Hold BLAS/OpenMP to one thread within a block (tasks run in this process).
+
+    Saves :func:`run_task` from setting and restoring the limits for every task.
+    """
+    global _PINNED
+    if _PINNED:
+        yield
+        return
+    with threadpool_limits(limits=1):
+        _PINNED = True
+        try:
+            yield
+        finally:
+            _PINNED = False
+
+
+def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
+    """Cross-validate ``task.algorithm`` on ``task.dataset``; never raises.
+
+    Folds come from ``StratifiedKFold(k, shuffle=True, random_state=task.fold_seed)``
+    where k is ``task.folds``, or the size of the smaller class when that is smaller
+    (recorded in the result's ``warning``; a class with fewer than 2 instances fails the
+    task). On each fold a fresh model, ``algorithm.build(..., random_state=
+    task.model_seed(fold))``, is fitted on the training part and scores the test part.
+    BLAS and OpenMP run on one thread while it does (bit-identical results whatever the
+    executor, and no oversubscription when several workers share a machine).
+
+    The time limit (``task.timeout``) counts the cross-validation (not loading the data)
+    and is checked after every fold; a fold that runs on and on is only stopped by the
+    local executor's process pool, which kills the worker process.
+
+    Parameters
+    ----------
+    task : Task
+    pin_threads : bool, default=False
+        Limit BLAS/OpenMP to one thread for the rest of the process's life (for worker
+        processes) instead of for the duration of the call only.
+
+    Returns
+    -------
+    result : TaskResult
+
+    Examples
+    --------
+    >>> from metaeval.algorithms import get_algorithm
+    >>> result = run_task(Task("labor", get_algorithm("NB"), repeat=0, folds=3, seed=0))
+    >>> result.status, result.n_folds, result.score.shape, sorted(set(result.fold.tolist()))
+    ('done', 3, (57,), [0, 1, 2])
+    """
+    wall0, cpu0 = time.perf_counter(), time.thread_time()
+    stage = "loading the dataset"
+    if pin_threads:
+        _pin_threads_in_this_process()
+    limits = nullcontext() if _PINNED else threadpool_limits(limits=1)
+    try:
+        with limits, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = task.data if task.data is not None else _load_builtin(task.dataset)
+            stage = "splitting"
+            n_folds, splits, note = _folds(task, data.y)
+            # the time limit counts the cross-validation, not loading the data
+            result = _cross_validate(task, data, n_folds, splits, time.perf_counter())
+            stage = "done"
+        notes = ([note] if note else []) + _warning_lines(caught)
+        result.warning = _clip("; ".join(notes)) if notes else None
+        result.wall = time.perf_counter() - wall0
+        result.cpu = time.thread_time() - cpu0
+        return result
+    except TaskTimeout as exc:
+        message = str(exc)
+    except _FoldError as exc:
+        message = str(exc)
+    except Exception as exc:  # noqa: BLE001 - any failure of the user's model is recorded
+        message = f"{type(exc).__name__} while {stage}: {exc}\n" + "".join(
+            traceback.format_exception(exc)[-3:]
+        )
+    return TaskResult.failure(
+        task, message, wall=time.perf_counter() - wall0, cpu=time.thread_time() - cpu0
+    )
+
+
+class _FoldError(Exception):
+    pass
+
+
+def _folds(task: Task, y: np.ndarray):
+    from sklearn.model_selection import StratifiedKFold
+
+    counts = np.bincount(y, minlength=2)
+    smallest = int(counts.min())
+    if smallest < 2:
+        raise _FoldError(
+            f"class {int(counts.argmin())} of dataset {task.dataset!r} has {smallest} "
+            "instance(s); stratified cross-validation needs at least 2 per class."
+        )
+    n_folds = min(task.folds, smallest)
+    note = None
+    if n_folds < task.folds:
+        note = (
+            f"class {int(counts.argmin())} has only {smallest} instances: "
+            f"{n_folds} folds used instead of {task.folds}"
+        )
+    cv = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=task.fold_seed)
+    return n_folds, list(cv.split(np.zeros((y.shape[0], 1)), y)), note
+
+
+def _cross_validate(task: Task, data, n_folds: int, splits, clock0: float) -> TaskResult:
+    algorithm = task.algorithm
+    X, y = data.X, data.y
+    n = y.shape[0]
+    categorical = list(data.categorical)
+    cats = set(categorical)
+    numeric = [c for c in X.columns if c not in cats]
+    score = np.full(n, np.nan)
+    fold_of = np.full(n, -1, dtype=np.int16)
+    times = np.zeros((4, n_folds))
+    for k, (train, test) in enumerate(splits):
+        model = algorithm.build(categorical, numeric, random_state=task.model_seed(k))
+        w0, c0 = time.perf_counter(), time.thread_time()
+        try:
+            model.fit(X.iloc[train], y[train])
+        except Exception as exc:
+            raise _FoldError(_describe(exc, "fit", k, n_folds)) from exc
+        w1, c1 = time.perf_counter(), time.thread_time()
+        try:
+            s = algorithm.score(model, X.iloc[test])
+        except Exception as exc:
+            raise _FoldError(_describe(exc, "score", k, n_folds)) from exc
+        w2, c2 = time.perf_counter(), time.thread_time()
+        times[:, k] = (w1 - w0, c1 - c0, w2 - w1, c2 - c1)
+        s = np.asarray(s, dtype=np.float64)
+        if s.shape != (test.shape[0],):
+            raise _FoldError(
+                f"{algorithm.name}.score returned shape {s.shape} for {test.shape[0]} "
+                f"instances (fold {k} of {n_folds})."
+            )
+        if not np.all(np.isfinite(s)) or s.min() < 0.0 or s.max() > 1.0:
+            raise _FoldError(
+                f"{algorithm.name}.score returned values outside [0, 1] or not finite "
+                f"(fold {k} of {n_folds}); scores must estimate P(y = 1)."
+            )
+        score[test] = s
+        fold_of[test] = k
+        if task.timeout is not None and time.perf_counter() - clock0 > task.timeout:
+            raise TaskTimeout(
+                f"time limit of {task.timeout:g} s exceeded after fold {k + 1} of {n_folds} "
+                f"({time.perf_counter() - clock0:.1f} s elapsed)."
+            )
+    return TaskResult(
+        task.dataset, algorithm.name, task.repeat, "done", n_folds=n_folds,
+        fold=fold_of, y=y.astype(np.int8, copy=True), score=score,
+        fit_wall=times[0], fit_cpu=times[1], predict_wall=times[2], predict_cpu=times[3],
+    )
+
+
+def _describe(exc: Exception, stage: str, k: int, n_folds: int) -> str:
+    tail = "".join(traceback.format_exception(exc)[-3:])
+    return f"{type(exc).__name__} in {stage} (fold {k} of {n_folds}): {exc}\n{tail}"
+
+
+def _warning_lines(caught) -> list[str]:
+    seen = []
+    for w in caught:
+        line = f"{w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}"
+        if line not in seen:
+            seen.append(line)
+    if len(seen) > 5:
+        seen = seen[:5] + [f"... and {len(seen) - 5} more"]
+    return seen

@@ -1,0 +1,41 @@
+"""The Dask executor on a real LocalCluster gives the local executor's scores, bit for bit."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from metaeval.algorithms import get_algorithm
+from metaeval.store import Store
+from metaeval.study import DaskExecutor, LocalExecutor, Study, run_study
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_matches_the_local_executor(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    bad = replace(get_algorithm("LR", C=-1.0), name="LR_bad")
+    local = Study(datasets=["labor", "fertility", "haberman"],
+                  algorithms=["NB", "DT", "RF", bad], folds=3, seed=3,
+                  executor=LocalExecutor(jobs=1), store=tmp_path / "local.duckdb")
+    expected = run_study(local)
+    assert (expected.n_done, expected.n_failed) == (9, 3)
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster:
+        on_dask = replace(local, executor=DaskExecutor(scheduler=cluster.scheduler_address),
+                          store=tmp_path / "dask.duckdb")
+        summary = run_study(on_dask)
+    assert (summary.n_done, summary.n_failed, summary.exit_code) == (9, 3, 1)
+    assert {a for _, a, _, _ in summary.failed} == {"LR_bad"}
+    want, got = Store(local.store), Store(on_dask.store)
+    pd.testing.assert_frame_equal(got.scores_frame(), want.scores_frame())
+    assert (got.scores_frame()["score"].to_numpy().tobytes()
+            == want.scores_frame()["score"].to_numpy().tobytes())
+    timings = got.timings()
+    assert len(timings) == 9 * 3 and (timings[["fit_wall", "fit_cpu"]] >= 0).all().all()
+    failed = got.tasks().set_index(["dataset", "algorithm"])
+    assert "InvalidParameterError" in failed.at[("labor", "LR_bad"), "error"]
