@@ -1,0 +1,24 @@
+"""Figures of the seeds and the self-contained HTML report of a study.
+
+- :mod:`metaeval.report.figures`: drawing functions, each returning a new
+  :class:`matplotlib.figure.Figure` from precomputed arrays or frames.
+- :mod:`metaeval.report.data`: the computations those figures show (cost
+  curves, hardness maps, PCA projection, linkage, rank tables), no drawing.
+- :func:`plot`: any figure of a study by name (``metaeval plot KIND``);
+  :data:`PLOT_KINDS` lists the names and their options.
+- :func:`write_report`: ``DIR/index.html``, one file with every figure inlined
+  (``metaeval report``).
+"""
+
+from metaeval.report._plots import PLOT_KINDS, StudyView, parse_plot_options, plot
+from metaeval.report.html import figure_to_png_uri, figure_to_svg, write_report
+
+__all__ = [
+    "PLOT_KINDS",
+    "StudyView",
+    "figure_to_png_uri",
+    "figure_to_svg",
+    "parse_plot_options",
+    "plot",
+    "write_report",
+]

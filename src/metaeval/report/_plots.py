@@ -1,0 +1,777 @@
+"""Figures of a study by name: read the store, compute, then draw.
+
+:func:`plot` is what ``metaeval plot KIND`` calls; :mod:`metaeval.report.html`
+draws the report through the same builders and the same cached
+:class:`StudyView`, so a figure in the report and its ``metaeval plot`` twin are
+one and the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from metaeval.report import data, figures
+
+__all__ = ["PLOT_KINDS", "StudyView", "parse_plot_options", "plot"]
+
+_SCORE_METHODS = ("score-driven", "rate-driven")
+
+
+def _all_methods() -> tuple[str, ...]:
+    from metaeval.hardness import METHODS
+
+    return tuple(METHODS)
+
+
+class StudyView:
+    """Cached, read-only view of a results store for figures and the report.
+
+    Parameters
+    ----------
+    store : metaeval.store.Store or path-like
+        The store (a DuckDB file written by ``metaeval run``).
+    methods : sequence of str, optional
+        Threshold choice methods shown (default all five).
+    t : float, default 0.5
+        Threshold of the score-fixed method.
+    measure : str, default "accuracy"
+        Success measure of the rankings: a metric of
+        :data:`metaeval.benchmark.METRICS` (e.g. ``"auc"``,
+        ``"hardness:rate-driven"``).
+
+    Examples
+    --------
+    >>> StudyView("missing.duckdb").store.path.name
+    'missing.duckdb'
+    """
+
+    def __init__(self, store, *, methods=None, t=0.5, measure="accuracy"):
+        if isinstance(store, StudyView):
+            store = store.store
+        if isinstance(store, (str, os.PathLike)):
+            from metaeval.store import Store
+
+            store = Store(store)
+        for attr in ("scores", "scores_frame", "timings", "datasets", "algorithms", "tasks"):
+            if not callable(getattr(store, attr, None)):
+                raise ValueError(f"store must be a metaeval Store or a path to one, got "
+                                 f"{type(store).__name__} without {attr}()")
+        self.store = store
+        self.methods = tuple(methods) if methods is not None else _all_methods()
+        unknown = set(self.methods) - set(_all_methods())
+        if unknown or not self.methods:
+            raise ValueError(f"methods must be threshold choice methods of {_all_methods()}, "
+                             f"got {list(self.methods)}")
+        self.t = float(t)
+        self.measure = measure
+        self._cache: dict = {}
+
+    def _cached(self, key, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    # ------------------------------------------------------------------ store reads
+    def datasets(self) -> pd.DataFrame:
+        return self._cached("datasets", self.store.datasets)
+
+    def dataset_names(self) -> list[str]:
+        return [str(v) for v in self.datasets()["name"]]
+
+    def algorithms(self) -> pd.DataFrame:
+        return self._cached("algorithms", self.store.algorithms)
+
+    def tasks(self) -> pd.DataFrame:
+        return self._cached("tasks", self.store.tasks)
+
+    def _check_dataset(self, dataset) -> str:
+        if dataset is None:
+            raise ValueError("dataset must name a dataset of the store")
+        names = self.dataset_names()
+        if str(dataset) not in names:
+            raise ValueError(f"dataset {dataset!r} is not in the store; it holds {names}")
+        return str(dataset)
+
+    def scores(self, dataset):
+        """``(y, S, algorithms)`` of a dataset (repeat 0), cached."""
+        dataset = self._check_dataset(dataset)
+        return self._cached(("scores", dataset), lambda: self.store.scores(dataset))
+
+    def scores_frame(self) -> pd.DataFrame:
+        return self._cached("scores_frame", self.store.scores_frame)
+
+    def times(self) -> pd.DataFrame:
+        """``[dataset, algorithm, time]``: fit + predict wall seconds over the folds.
+
+        Summed over the folds of a repeat, then averaged over repeats.
+        """
+        def compute():
+            tm = self.store.timings()
+            if tm.empty:
+                return pd.DataFrame(columns=["dataset", "algorithm", "time"])
+            tm = tm.assign(time=tm["fit_wall"] + tm["predict_wall"])
+            per_repeat = tm.groupby(["dataset", "algorithm", "repeat"], sort=False)["time"].sum()
+            out = per_repeat.groupby(level=["dataset", "algorithm"], sort=False).mean()
+            out = out.reset_index()
+            # a task faster than the clock's resolution still needs a positive time
+            out["time"] = out["time"].clip(lower=1e-6)
+            return out
+        return self._cached("times", compute)
+
+    # ------------------------------------------------------------------ features
+    def dataset(self, dataset):
+        """The :class:`metaeval.datasets.Dataset` when it reloads unchanged, else None.
+
+        Built-in datasets are reloaded by name and used only when their SHA-256
+        matches the one recorded in the store.
+        """
+        dataset = self._check_dataset(dataset)
+
+        def compute():
+            from metaeval.datasets import load_dataset
+
+            row = self.datasets().set_index("name").loc[dataset]
+            try:
+                ds = load_dataset(dataset)
+            except ValueError:
+                return None
+            if str(ds.sha256) != str(row["sha256"]):
+                return None
+            return ds
+        return self._cached(("dataset", dataset), compute)
+
+    def features(self, dataset):
+        """The dataset's features (a DataFrame) when they reload unchanged, else None."""
+        ds = self.dataset(dataset)
+        return None if ds is None else ds.X
+
+    def projection(self, dataset):
+        """``(xy, explained)`` of the PCA projection, or None without features."""
+        dataset = self._check_dataset(dataset)
+
+        def compute():
+            X = self.features(dataset)
+            if X is None:
+                return None
+            y, _, _ = self.scores(dataset)
+            if X.shape[0] != y.shape[0]:
+                return None
+            return data.pca_projection(X)
+        return self._cached(("projection", dataset), compute)
+
+    # ------------------------------------------------------------------ hardness
+    def hardness(self, dataset) -> np.ndarray:
+        """Pool hardness, shape (n_instances, n_methods)."""
+        y, S, _ = self.scores(dataset)
+        return self._cached(("hardness", dataset),
+                            lambda: data.hardness_matrix(y, S, self.methods, t=self.t))
+
+    def mean_hardness(self, dataset) -> pd.DataFrame:
+        y, S, algs = self.scores(dataset)
+        return self._cached(("mean_hardness", dataset),
+                            lambda: data.mean_hardness_table(y, S, algs, self.methods, t=self.t))
+
+    def dissimilarities(self, dataset) -> dict:
+        y, S, _ = self.scores(dataset)
+        return self._cached(("dissimilarity", dataset),
+                            lambda: data.dissimilarity_matrices(y, S, self.methods, t=self.t))
+
+    def usable_datasets(self) -> list[str]:
+        """Datasets with finished scores of at least two algorithms."""
+        def compute():
+            ok = []
+            for name in self.dataset_names():
+                try:
+                    _, S, _ = self.scores(name)
+                except ValueError:
+                    continue
+                if S.shape[1] >= 2:
+                    ok.append(name)
+            return ok
+        return self._cached("usable", compute)
+
+    def common_algorithms(self) -> list[str]:
+        """Algorithms with finished scores on every usable dataset, in store order."""
+        def compute():
+            names = self.usable_datasets()
+            if not names:
+                return []
+            common = set(self.scores(names[0])[2])
+            for name in names[1:]:
+                common &= set(self.scores(name)[2])
+            return [a for a in self.scores(names[0])[2] if a in common]
+        return self._cached("common", compute)
+
+    def aggregated_dissimilarity(self, how="mean") -> tuple[dict, list[str]]:
+        """Per-method dissimilarity aggregated over datasets (seed 001 eq. 25)."""
+        def compute():
+            from metaeval.similarity import aggregate_dissimilarity
+
+            algs = self.common_algorithms()
+            names = self.usable_datasets()
+            if len(algs) < 2 or not names:
+                raise ValueError("fewer than two algorithms finished on every dataset: "
+                                 "no aggregated dissimilarity")
+            out = {}
+            for m in self.methods:
+                mats = []
+                for name in names:
+                    own = self.scores(name)[2]
+                    idx = [own.index(a) for a in algs]
+                    mats.append(self.dissimilarities(name)[m][np.ix_(idx, idx)])
+                out[m] = np.asarray(aggregate_dissimilarity(mats, how=how), dtype=float)
+            return out, algs
+        return self._cached(("aggregated", how), compute)
+
+    def instance_space(self, dataset):
+        """``(frame, xy)``: classic and cost-sensitive hardness, and the 2-D projection.
+
+        Uses :mod:`metaeval.instance_space`; None when the features are unavailable.
+        """
+        dataset = self._check_dataset(dataset)
+
+        def compute():
+            from metaeval.instance_space import hardness_frame, project_instances
+
+            ds = self.dataset(dataset)
+            if ds is None:
+                return None
+            y, S, algs = self.scores(dataset)
+            frame = hardness_frame(ds.X, y, S, algs, categorical=list(ds.categorical),
+                                   t=self.t)
+            xy = project_instances(ds.X, categorical=list(ds.categorical))
+            return frame, xy
+        return self._cached(("instance_space", dataset), compute)
+
+    # ------------------------------------------------------------------ rankings
+    def _metric(self, name):
+        from metaeval.benchmark import METRICS
+
+        if name not in METRICS:
+            raise ValueError(f"measure must be one of {list(METRICS)}, got {name!r}")
+        return METRICS[name]
+
+    def _complete_scores(self) -> pd.DataFrame:
+        """Scores of the common algorithms on the usable datasets."""
+        def compute():
+            sf = self.scores_frame()
+            keep = sf["dataset"].isin(self.usable_datasets()) & sf["algorithm"].isin(
+                self.common_algorithms())
+            done = self.tasks()
+            done = done[done["status"] == "done"][["dataset", "algorithm", "repeat"]]
+            return sf[keep].merge(done, on=["dataset", "algorithm", "repeat"], how="inner")
+        return self._cached("complete_scores", compute)
+
+    def success(self, measure=None) -> tuple[pd.DataFrame, bool]:
+        """``[dataset, algorithm, fold, value]`` per fold and whether higher is better."""
+        measure = measure or self.measure
+
+        def compute():
+            from metaeval.benchmark import compute_metrics
+
+            metric = self._metric(measure)
+            m = compute_metrics(self._complete_scores(), metrics=[measure], level="fold",
+                                threshold=self.t)
+            if "repeat" in m.columns:
+                n_folds = int(m["fold"].max()) + 1
+                m = m.assign(fold=m["repeat"].astype(int) * n_folds + m["fold"].astype(int))
+            return m[["dataset", "algorithm", "fold", "value"]].reset_index(drop=True), bool(
+                metric.higher_is_better)
+        return self._cached(("success", measure), compute)
+
+    def rankings(self, measure=None, *, accd=0.1, n=8) -> dict[str, pd.DataFrame]:
+        """The five rankings (AR, SRR, SW, ARR, A3R), each a tidy frame best first."""
+        measure = measure or self.measure
+
+        def compute():
+            import warnings
+
+            from metaeval.ranking import rank_algorithms
+
+            success, hib = self.success(measure)
+            times = self.times()
+            times = times[times["dataset"].isin(success["dataset"].unique())
+                          & times["algorithm"].isin(success["algorithm"].unique())]
+            out = {"AR": rank_algorithms(success, method="ar", higher_is_better=hib),
+                   "SRR": rank_algorithms(success, method="srr", higher_is_better=hib),
+                   "SW": rank_algorithms(success, method="sw", higher_is_better=hib)}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # ARR's pole, shown in the table
+                out[f"ARR (AccD={accd:g})"] = rank_algorithms(
+                    success, times, method="arr", accd=accd, higher_is_better=hib)
+            out[f"A3R (n={n:g})"] = rank_algorithms(success, times, method="a3r", n=n,
+                                                    higher_is_better=hib)
+            return out
+        return self._cached(("rankings", measure, accd, n), compute)
+
+    # ------------------------------------------------------------------ benchmark
+    def metrics(self) -> pd.DataFrame:
+        """Seed 004's ten metrics per (dataset, algorithm), folds pooled."""
+        def compute():
+            from metaeval.benchmark import SKLEARN_METRICS, compute_metrics
+
+            m = compute_metrics(self._complete_scores(), metrics=list(SKLEARN_METRICS),
+                                threshold=self.t)
+            return m[["dataset", "algorithm", "metric", "value"]]
+        return self._cached("metrics", compute)
+
+    def value_captured(self) -> pd.DataFrame:
+        def compute():
+            from metaeval.benchmark import value_captured
+
+            return value_captured(self.metrics())
+        return self._cached("value_captured", compute)
+
+
+# ---------------------------------------------------------------------------- builders
+def _axis_labels(explained) -> tuple[str, str]:
+    return (f"PC1 ({100 * explained[0]:.0f} % of variance)",
+            f"PC2 ({100 * explained[1]:.0f} % of variance)")
+
+
+#: Most instances a map draws; larger datasets are drawn from a seeded random sample.
+MAX_MAP_POINTS = 3000
+
+
+def _sample(n, max_points):
+    """Rows a map draws (all, or a seeded sample) and the note saying so."""
+    max_points = int(max_points)
+    if max_points < 1:
+        raise ValueError(f"max_points must be a positive integer, got {max_points}")
+    if n <= max_points:
+        return np.arange(n), None
+    rows = np.sort(np.random.default_rng(0).choice(n, size=max_points, replace=False))
+    return rows, f"{max_points} of {n} instances drawn (random sample)"
+
+
+def _projection_or_raise(view, dataset):
+    proj = view.projection(dataset)
+    if proj is None:
+        raise ValueError(f"the features of dataset {dataset!r} cannot be reloaded unchanged "
+                         "(not a built-in dataset, or its file changed): no map")
+    return proj
+
+
+def _methods_option(view, methods):
+    if methods is None:
+        return view.methods
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    unknown = set(methods) - set(_all_methods())
+    if unknown:
+        raise ValueError(f"methods has unknown threshold choice methods {sorted(unknown)}")
+    return methods
+
+
+def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algorithms=None):
+    y, S, algs = view.scores(dataset)
+    methods = _methods_option(view, methods)
+    if algorithms is not None:
+        algorithms = [algorithms] if isinstance(algorithms, str) else list(algorithms)
+        missing = [a for a in algorithms if a not in algs]
+        if missing:
+            raise ValueError(f"algorithms {missing} have no scores on {dataset!r}; it has {algs}")
+        idx = [algs.index(a) for a in algorithms]
+        S, algs = S[:, idx], algorithms
+    if rows is None:
+        rows = data.choose_instances(y, view.hardness(dataset))
+    d = data.cost_curve_data(y, S, rows, methods=methods, t=view.t)
+    return figures.instance_cost_curves(d.c, d.curves, methods=d.methods, instances=d.labels,
+                                        models=algs, interpolated=d.interpolated,
+                                        hardness=d.hardness)
+
+
+def _class_cost_curves(view, *, dataset=None, methods=None):
+    y, S, _ = view.scores(dataset)
+    d = data.class_cost_curve_data(y, S, methods=_methods_option(view, methods), t=view.t)
+    return figures.class_cost_curves(d.c, d.curves, d.hardness, methods=d.methods)
+
+
+def _projection(view, *, dataset=None, max_points=MAX_MAP_POINTS):
+    y, _, _ = view.scores(dataset)
+    xy, ev = _projection_or_raise(view, dataset)
+    rows, note = _sample(y.size, max_points)
+    return figures.projection_map(xy[rows], y[rows], axis_labels=_axis_labels(ev),
+                                  title=f"{dataset}: PCA of the features", note=note)
+
+
+def _hardness_maps(view, *, dataset=None, methods=None, max_points=MAX_MAP_POINTS):
+    y, _, _ = view.scores(dataset)
+    xy, ev = _projection_or_raise(view, dataset)
+    methods = _methods_option(view, methods)
+    H = view.hardness(dataset)[:, [view.methods.index(m) for m in methods]] \
+        if set(methods) <= set(view.methods) else None
+    if H is None:
+        _, S, _ = view.scores(dataset)
+        H = data.hardness_matrix(y, S, methods, t=view.t)
+    rows, note = _sample(y.size, max_points)
+    return figures.hardness_maps(xy[rows], y[rows], H[rows], methods=methods,
+                                 axis_labels=_axis_labels(ev), note=note)
+
+
+def _cost_hardness_maps(view, *, dataset=None, target_class=1, cost_proportions=(0.2, 0.5, 0.8),
+                        methods=_SCORE_METHODS, max_points=MAX_MAP_POINTS):
+    y, S, _ = view.scores(dataset)
+    xy, ev = _projection_or_raise(view, dataset)
+    methods = _methods_option(view, methods)
+    target_class = int(target_class)
+    cost_proportions = np.atleast_1d(np.asarray(cost_proportions, dtype=float))
+    losses = data.loss_at_costs(y, S, cost_proportions, methods, t=view.t)
+    rows, note = _sample(y.size, max_points)
+    return figures.cost_hardness_maps(xy[rows], y[rows], losses[rows], methods=methods,
+                                      cost_proportions=cost_proportions,
+                                      target_class=target_class, axis_labels=_axis_labels(ev),
+                                      note=note)
+
+
+def _dendrograms(view, *, dataset=None, cut_height=None, how="mean"):
+    if dataset is None:
+        D, algs = view.aggregated_dissimilarity(how)
+        label = f"{how} over {len(view.usable_datasets())} datasets"
+    else:
+        D = view.dissimilarities(dataset)
+        algs = view.scores(dataset)[2]
+        label = str(dataset)
+        if len(algs) < 2:
+            raise ValueError(f"dataset {dataset!r} has fewer than two algorithms: no dendrogram")
+    from metaeval.similarity import average_linkage
+
+    Z = {m: average_linkage(D[m]) for m in view.methods}
+    cut = {m: (data.default_cut_height(Z[m]) if cut_height is None else float(cut_height))
+           for m in view.methods}
+    titles = {m: f"{figures.METHOD_ABBREVIATIONS.get(m, m)} · {label}" for m in view.methods}
+    return figures.dendrograms(Z, algs, cut_height=cut, titles=titles,
+                               ylabel="dissimilarity (mean |ΔIH|)")
+
+
+def _fine_log2():
+    return np.linspace(-20.0, 20.0, 801)
+
+
+def _arr(view, *, accd=(0.2, 0.3, 0.7)):
+    from metaeval.ranking import arr_pole, arr_sweep
+
+    accd = np.atleast_1d(np.asarray(accd, dtype=float))
+    x = _fine_log2()
+    sweep = arr_sweep(accd, log2_ratio=x)
+    values = sweep["value"].to_numpy().reshape(accd.size, x.size)
+    with np.errstate(divide="ignore"):
+        poles = np.log2(np.atleast_1d(arr_pole(accd)))
+    poles = np.where((poles >= x[0]) & (poles <= x[-1]), poles, np.nan)
+    return figures.arr_curves(x, values, accd=accd, poles=poles)
+
+
+def _a3r(view, *, n=(4, 8, 16)):
+    from metaeval.ranking import a3r_sweep
+
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    x = _fine_log2()
+    values = a3r_sweep(n, log2_ratio=x)["value"].to_numpy().reshape(n.size, x.size)
+    return figures.a3r_curves(x, values, n_roots=n)
+
+
+def _iso_a3r(view, *, levels=(0.9, 1.0, 1.1), n=8):
+    from metaeval.ranking import iso_a3r_curves
+
+    levels = np.atleast_1d(np.asarray(levels, dtype=float))
+    x = _fine_log2()
+    srr = iso_a3r_curves(levels, n=n, log2_ratio=x)["srr"].to_numpy().reshape(levels.size,
+                                                                               x.size)
+    return figures.iso_a3r_curves(x, srr, levels=levels, n_root=n)
+
+
+def _rank_table(view, *, measure=None, accd=0.1, n=8):
+    ranks, scores = data.ranks_table(view.rankings(measure, accd=accd, n=n))
+    return figures.rank_table(ranks, scores=scores,
+                              title=f"Rankings on {measure or view.measure} (1 = best)")
+
+
+def _critical_difference(view, *, measure=None, alpha=0.05):
+    from metaeval.ranking import critical_difference_data
+
+    success, hib = view.success(measure)
+    cdd = critical_difference_data(success, alpha=alpha, higher_is_better=hib)
+    ranks = cdd.average_ranks.set_index("algorithm")["score"]
+    return figures.critical_difference_diagram(
+        ranks, cdd.cd, cdd.groups,
+        title=f"{measure or view.measure}: average ranks over {cdd.n_datasets} datasets, "
+              f"Nemenyi CD at α = {alpha:g}")
+
+
+def _value_captured(view):
+    from metaeval.benchmark import overall_value
+
+    ov = overall_value(view.value_captured()).set_index("algorithm")["score"]
+    return figures.ranked_bars(ov, xlabel="value captured (%, mean over datasets and metrics)",
+                               title="Value captured per algorithm", fmt="{:.1f}")
+
+
+def _runtime_scores(view, *, n_slowest=20):
+    from metaeval.benchmark import runtime_score
+
+    times = view.times()
+    times = times[times["algorithm"].isin(view.common_algorithms())
+                  & times["dataset"].isin(view.usable_datasets())]
+    rs = runtime_score(times, n_slowest=n_slowest).set_index("algorithm")["score"]
+    return figures.ranked_bars(rs, xlabel="runtime score: mean log2(time / fastest)",
+                               title=f"Runtime score (over the {n_slowest} slowest datasets)",
+                               higher_is_better=False)
+
+
+def _heatmap_datasets(view):
+    from metaeval.benchmark import value_heatmap
+
+    m = value_heatmap(view.value_captured(), by="dataset")
+    return figures.heatmap(m, title="Value captured by dataset (mean over metrics)",
+                           value_label="value captured (%)", vmin=0, vmax=100, fmt="{:.0f}")
+
+
+def _heatmap_metrics(view):
+    from metaeval.benchmark import value_heatmap
+
+    m = value_heatmap(view.value_captured(), by="metric")
+    return figures.heatmap(m, title="Value captured by metric (mean over datasets)",
+                           value_label="value captured (%)", vmin=0, vmax=100, fmt="{:.0f}")
+
+
+def _error_cases(view, *, k=2):
+    from metaeval.benchmark import metric_disagreement
+
+    md = metric_disagreement(view.metrics(), k=k)
+    rates = md.per_metric.set_index("metric")["error_rate"] * 100
+    return figures.ranked_bars(
+        rates, xlabel=f"error-case rate (%): at most {k} other metrics agree",
+        title=f"Metric error cases\n(all metrics agree on {100 * md.all_agree:.0f} % "
+              f"of {md.n_comparisons} comparisons)", higher_is_better=False, fmt="{:.1f}")
+
+
+def _bootstrap(view, *, draws=2000, seed=0):
+    from metaeval.benchmark import bootstrap_stability
+
+    metrics = view.metrics()
+    n_d = metrics["dataset"].nunique()
+    n_m = metrics["metric"].nunique()
+    d_values = sorted(set(np.unique(np.linspace(1, n_d, min(n_d, 12)).round().astype(int))))
+    m_values = list(range(1, n_m + 1))
+    grid = bootstrap_stability(metrics, d_values, m_values, B=int(draws), seed=seed)
+    table = grid.pivot(index="n_datasets", columns="n_metrics", values="p_different")
+    return figures.stability_grid(table, title=f"Bootstrap stability ({draws} draws per cell)")
+
+
+def _portfolio(view, *, cost_aware=False):
+    from metaeval.benchmark import greedy_portfolio
+
+    times = view.times()
+    steps = greedy_portfolio(view.value_captured(), times if cost_aware else None,
+                             cost_aware=cost_aware)
+    return figures.portfolio_curve(steps)
+
+
+def has_instance_space() -> bool:
+    """Whether :mod:`metaeval.instance_space` can be imported."""
+    try:
+        import metaeval.instance_space  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _instance_space_or_raise(view, dataset):
+    if not has_instance_space():
+        raise ValueError("metaeval.instance_space is not available")
+    got = view.instance_space(dataset)
+    if got is None:
+        raise ValueError(f"the features of dataset {dataset!r} cannot be reloaded unchanged: "
+                         "no instance-space view")
+    return got
+
+
+_INSTANCE_SPACE_MEASURES = ("kDN", "rate-driven")
+
+
+def _instance_space(view, *, dataset=None, measures=_INSTANCE_SPACE_MEASURES,
+                    max_points=MAX_MAP_POINTS):
+    frame, xy = _instance_space_or_raise(view, dataset)
+    rows, note = _sample(len(frame), max_points)
+    frame, xy = frame.iloc[rows], xy[rows]
+    measures = [measures] if isinstance(measures, str) else list(measures)
+    missing = [m for m in measures if m not in frame.columns]
+    if missing:
+        raise ValueError(f"measures {missing} are not columns of the hardness frame; "
+                         f"choose from {list(frame.columns)}")
+    return figures.instance_space_map(xy, frame[measures], axis_labels=("PC1", "PC2"),
+                                      title=f"{dataset}: instance space (PCA of the encoded "
+                                            "features)", note=note)
+
+
+def _instance_space_correlation(view, *, dataset=None, method="spearman"):
+    from metaeval.instance_space import hardness_correlations
+
+    frame, _ = _instance_space_or_raise(view, dataset)
+    corr = hardness_correlations(frame, method=method)
+    return figures.correlation_heatmap(
+        corr, title=f"{dataset}: {method} correlation of classic and cost-sensitive hardness")
+
+
+@dataclass(frozen=True)
+class _Kind:
+    build: Callable[..., Figure]
+    needs_store: bool
+    per_dataset: bool
+    description: str
+
+
+#: Figure kinds for :func:`plot` (and ``metaeval plot KIND``), with their options.
+PLOT_KINDS: dict[str, _Kind] = {
+    "instance-cost-curves": _Kind(_instance_cost_curves, True, True,
+                                  "instance cost curves of chosen rows under each method "
+                                  "(seed 003 Figs 1-6); options: dataset, rows, methods, "
+                                  "algorithms"),
+    "class-cost-curves": _Kind(_class_cost_curves, True, True,
+                               "class cost curves with class hardness (seed 003 Fig 7); "
+                               "options: dataset, methods"),
+    "projection": _Kind(_projection, True, True,
+                        "PCA of the features coloured by class (seed 003 Fig 8); "
+                        "options: dataset"),
+    "hardness-maps": _Kind(_hardness_maps, True, True,
+                           "PCA maps coloured by hardness per class and method (seed 003 "
+                           "Figs 9, 12); options: dataset, methods"),
+    "cost-hardness-maps": _Kind(_cost_hardness_maps, True, True,
+                                "PCA maps of the loss at chosen cost proportions for one class "
+                                "(seed 003 Figs 10-11); options: dataset, target_class, "
+                                "cost_proportions, methods"),
+    "dendrograms": _Kind(_dendrograms, True, False,
+                         "dendrograms of algorithm dissimilarity per method, cut marked (seed "
+                         "001 Figs 3-8); options: dataset (default: aggregated), cut_height, "
+                         "how"),
+    "arr": _Kind(_arr, False, False,
+                 "ARR against log2 time ratio with its pole (seed 002 Fig 1); options: accd"),
+    "a3r": _Kind(_a3r, False, False,
+                 "A3R against log2 time ratio (seed 002 Fig 2); options: n"),
+    "iso-a3r": _Kind(_iso_a3r, False, False,
+                     "iso-A3R curves (seed 002 Fig 3); options: levels, n"),
+    "rank-table": _Kind(_rank_table, True, False,
+                        "ranks under AR, SRR, SW, ARR, A3R; options: measure, accd, n"),
+    "critical-difference": _Kind(_critical_difference, True, False,
+                                 "critical-difference diagram, best on the left; options: "
+                                 "measure, alpha"),
+    "value-captured": _Kind(_value_captured, True, False,
+                            "value captured per algorithm (seed 004)"),
+    "runtime-scores": _Kind(_runtime_scores, True, False,
+                            "runtime score per algorithm (seed 004); options: n_slowest"),
+    "heatmap-datasets": _Kind(_heatmap_datasets, True, False,
+                              "value captured, algorithm x dataset (seed 004)"),
+    "heatmap-metrics": _Kind(_heatmap_metrics, True, False,
+                             "value captured, algorithm x metric (seed 004)"),
+    "error-cases": _Kind(_error_cases, True, False,
+                         "error-case rate per metric (seed 004); options: k"),
+    "bootstrap-stability": _Kind(_bootstrap, True, False,
+                                 "bootstrap stability grid (seed 004); options: draws, seed"),
+    "portfolio": _Kind(_portfolio, True, False,
+                       "greedy portfolio curve (seed 004); options: cost_aware"),
+    "instance-space": _Kind(_instance_space, True, True,
+                            "instance space: PCA coloured by classic and cost-sensitive "
+                            "hardness (issue 6); options: dataset, measures"),
+    "instance-space-correlation": _Kind(_instance_space_correlation, True, True,
+                                        "rank correlation of classic and cost-sensitive "
+                                        "hardness; options: dataset, method"),
+}
+
+
+def _scalar(text: str):
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def parse_plot_options(pairs) -> dict:
+    """Turn ``KEY=VALUE`` strings (a command line's) into :func:`plot` options.
+
+    Values are read as int, float, true/false or none where they parse as one,
+    else kept as text; a value with commas is a list. Dashes in keys become
+    underscores.
+
+    Parameters
+    ----------
+    pairs : sequence of str
+        E.g. ``["dataset=ecoli1", "cost_proportions=0.2,0.5", "target-class=0"]``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> parse_plot_options(["dataset=ecoli1", "cost_proportions=0.2,0.5", "target-class=0"])
+    {'dataset': 'ecoli1', 'cost_proportions': [0.2, 0.5], 'target_class': 0}
+    """
+    out = {}
+    for pair in pairs:
+        if not isinstance(pair, str) or "=" not in pair:
+            raise ValueError(f"plot options must be KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        key = key.strip().replace("-", "_")
+        if not key.isidentifier():
+            raise ValueError(f"plot option name {key!r} is not a valid name")
+        out[key] = [_scalar(v) for v in value.split(",")] if "," in value else _scalar(value)
+    return out
+
+
+def plot(kind, store=None, **options) -> Figure:
+    """Draw one figure of a study by name.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`PLOT_KINDS` (``sorted(PLOT_KINDS)`` lists them with
+        ``PLOT_KINDS[kind].description``).
+    store : metaeval.store.Store, path-like or StudyView, optional
+        The results store; not needed by ``"arr"``, ``"a3r"`` and ``"iso-a3r"``.
+    **options
+        Options of the kind (e.g. ``dataset="ecoli1"``, ``methods=[...]``,
+        ``cut_height=0.3``), plus ``t`` (score-fixed threshold) and
+        ``threshold_methods`` (the methods a view shows) for the store.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Save it with ``fig.savefig("out.svg")`` (png, svg or pdf).
+
+    Examples
+    --------
+    >>> fig = plot("arr", accd=[0.2, 0.7])
+    >>> fig.axes[0].get_xlabel()
+    'log2 time ratio'
+    """
+    if kind not in PLOT_KINDS:
+        raise ValueError(f"kind must be one of {sorted(PLOT_KINDS)}, got {kind!r}")
+    spec = PLOT_KINDS[kind]
+    view_options = {k: options.pop(k) for k in ("t", "threshold_methods") if k in options}
+    if store is None:
+        if spec.needs_store:
+            raise ValueError(f"plot kind {kind!r} needs a store")
+        view = None
+    else:
+        view = store if isinstance(store, StudyView) and not view_options else StudyView(
+            store, methods=view_options.get("threshold_methods"), t=view_options.get("t", 0.5))
+    if spec.per_dataset and options.get("dataset") is None:
+        raise ValueError(f"plot kind {kind!r} needs dataset=<name>")
+    try:
+        return spec.build(view, **options)
+    except TypeError as exc:
+        if "unexpected keyword argument" in str(exc):
+            raise ValueError(f"plot kind {kind!r}: {exc}") from None
+        raise

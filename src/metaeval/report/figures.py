@@ -1,0 +1,1276 @@
+"""Figures of the seeds, drawn from precomputed arrays and frames.
+
+Every public function here only draws: it takes arrays or tidy frames that a
+computing function (:mod:`metaeval.report.data`, :mod:`metaeval.hardness`,
+:mod:`metaeval.ranking`, :mod:`metaeval.benchmark`) produced and returns a new
+:class:`matplotlib.figure.Figure`. No function touches pyplot's global state
+and none saves anything: ``fig.savefig(path)`` is the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+__all__ = [
+    "METHOD_ABBREVIATIONS",
+    "a3r_curves",
+    "arr_curves",
+    "class_cost_curves",
+    "correlation_heatmap",
+    "cost_hardness_maps",
+    "critical_difference_diagram",
+    "dendrograms",
+    "hardness_maps",
+    "heatmap",
+    "instance_cost_curves",
+    "instance_space_map",
+    "iso_a3r_curves",
+    "portfolio_curve",
+    "projection_map",
+    "rank_table",
+    "ranked_bars",
+    "stability_grid",
+]
+
+#: Short names the seeds use for the threshold choice methods.
+METHOD_ABBREVIATIONS = {
+    "score-fixed": "SF",
+    "score-driven": "SD",
+    "rate-driven": "RD",
+    "score-uniform": "SU",
+    "rate-uniform": "RU",
+}
+
+_CLASS_COLOURS = ("#1f77b4", "#d62728")  # class 0 (the seeds' positive), class 1
+_HARDNESS_CMAP = "YlOrRd"
+
+
+# --------------------------------------------------------------------------- helpers
+def _method_title(method: str) -> str:
+    abbrev = METHOD_ABBREVIATIONS.get(method)
+    return f"{method} ({abbrev})" if abbrev else str(method)
+
+
+def _figure(nrows: int, ncols: int, *, panel=(3.2, 2.6), sharex=False, sharey=False):
+    fig = Figure(figsize=(panel[0] * ncols, panel[1] * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, sharex=sharex, sharey=sharey, squeeze=False)
+    return fig, axes
+
+
+def _grid(nrows: int, ncols: int, *, panel=(2.5, 2.2), left=0.55, right=0.15, bottom=0.5,
+          top=0.35, wgap=0.25, hgap=0.45, sharex=False, sharey=False):
+    """A grid of panels with fixed margins in inches (no layout engine: fast to draw)."""
+    pw, ph = panel
+    width = left + ncols * pw + (ncols - 1) * wgap + right
+    height = top + nrows * ph + (nrows - 1) * hgap + bottom
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
+                        top=1 - top / height, wspace=wgap / pw, hspace=hgap / ph)
+    axes = fig.subplots(nrows, ncols, sharex=sharex, sharey=sharey, squeeze=False)
+    return fig, axes
+
+
+def _side_colorbar(fig, mappable, *, right, top, bottom, label):
+    """A colour bar in the right margin reserved by :func:`_grid`."""
+    width, height = fig.get_size_inches()
+    cax = fig.add_axes([(width - right + 0.2) / width, bottom / height, 0.14 / width,
+                        (height - top - bottom) / height])
+    cb = fig.colorbar(mappable, cax=cax)
+    cb.set_label(label, fontsize=8)
+    cb.ax.tick_params(labelsize=7)
+    return cb
+
+
+def _note(fig, note):
+    if note:
+        fig.text(0.995, 0.005, str(note), ha="right", va="bottom", fontsize=7, color="0.35")
+
+
+def _clear_ticks(ax):
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _array(x, name: str, *, ndim=None, allow_nan=False) -> np.ndarray:
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric, got {type(x).__name__}") from exc
+    if ndim is not None:
+        ndims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if a.ndim not in ndims:
+            raise ValueError(f"{name} must have {' or '.join(map(str, ndims))} dimensions, "
+                             f"got shape {a.shape}")
+    if allow_nan:
+        if np.isinf(a).any():
+            raise ValueError(f"{name} contains infinite values")
+    elif not np.isfinite(a).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return a
+
+
+def _labels(labels, n: int, name: str) -> list[str]:
+    labels = [str(v) for v in labels]
+    if len(labels) != n:
+        raise ValueError(f"{name} has {len(labels)} labels, expected {n}")
+    return labels
+
+
+def _binary(y, n: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if not np.isin(y, (0, 1)).all():
+        raise ValueError("y must hold the labels 0 and 1 only")
+    return y.astype(np.int8)
+
+
+def _algorithm_colours(names: Sequence[str]) -> dict[str, str]:
+    palette = [f"C{i}" for i in range(10)]
+    return {name: palette[i % 10] for i, name in enumerate(names)}
+
+
+def _point_size(n: int) -> float:
+    return float(np.clip(3000.0 / max(n, 1), 1.5, 24.0))
+
+
+# --------------------------------------------------------------------------- seed 003
+def instance_cost_curves(c, curves, *, methods, instances, models=None, interpolated=None,
+                         hardness=None) -> Figure:
+    r"""Instance cost curves, one panel per (threshold choice method, instance).
+
+    Draws :math:`QI(x, T(c), c)` against the cost proportion :math:`c`, as in seed
+    003 Figs. 1-6: rows are methods, columns are instances, one line per model.
+    Where ``interpolated`` gives an interval, the stretch of the curve inside it
+    is dashed and hatched: for the rate-driven method that is
+    :math:`[R(s) - l/n, R(s)]`, the rates no threshold can produce, whose loss
+    is the stochastic interpolation of seed 003 eqs. 21 and 25.
+
+    .. math::
+
+        IH^T(x) = \int_0^1 QI(x, T(c), c)\, dc
+
+    Parameters
+    ----------
+    c : array-like of shape (n_c,)
+        Increasing cost proportions in [0, 1].
+    curves : array-like of shape (n_methods, n_instances, n_models, n_c)
+        The losses; shape (n_methods, n_instances, n_c) for one model.
+    methods : sequence of str of length n_methods
+        Row titles (canonical method names are shown with their abbreviation).
+    instances : sequence of str of length n_instances
+        Column titles, e.g. ``"row 17 (class 0)"``.
+    models : sequence of str of length n_models, optional
+        Legend entries; omitted for a single model.
+    interpolated : array-like of shape (n_methods, n_instances, n_models, 2), optional
+        ``[low, high]`` of the interpolated stretch, NaN where there is none;
+        shape (n_methods, n_instances, 2) for one model.
+    hardness : array-like of shape (n_methods, n_instances), optional
+        Pool hardness (area under the mean curve), shown in each panel title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Prudêncio, "Cost Sensitive Evaluation of Instance Hardness in Machine
+    Learning" (seed 003), eqs. 5-34 and Figs. 1-6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.linspace(0, 1, 11)
+    >>> curves = np.stack([2 * c * (c < 0.6)])[None]  # one method, one instance
+    >>> fig = instance_cost_curves(c, curves, methods=["score-driven"], instances=["x1"])
+    >>> len(fig.axes)
+    1
+    """
+    c = _array(c, "c", ndim=1)
+    if c.size < 2 or np.any(np.diff(c) < 0) or c[0] < 0 or c[-1] > 1:
+        raise ValueError("c must be an increasing array of at least 2 values in [0, 1]")
+    curves = _array(curves, "curves", ndim=(3, 4))
+    single = curves.ndim == 3
+    if single:
+        curves = curves[:, :, None, :]
+    n_methods, n_instances, n_models, n_c = curves.shape
+    if n_c != c.size:
+        raise ValueError(f"curves has {n_c} cost proportions on its last axis, c has {c.size}")
+    methods = _labels(methods, n_methods, "methods")
+    instances = _labels(instances, n_instances, "instances")
+    if models is None:
+        if n_models != 1:
+            raise ValueError("models must name the models when curves holds more than one")
+        models = [""]
+    models = _labels(models, n_models, "models")
+    if interpolated is None:
+        interpolated = np.full((n_methods, n_instances, n_models, 2), np.nan)
+    else:
+        interpolated = _array(interpolated, "interpolated", ndim=(3, 4), allow_nan=True)
+        if interpolated.ndim == 3:
+            interpolated = interpolated[:, :, None, :]
+        expected = (n_methods, n_instances, n_models, 2)
+        if interpolated.shape != expected:
+            raise ValueError(f"interpolated must have shape {expected}, "
+                             f"got {interpolated.shape}")
+    if hardness is not None:
+        hardness = _array(hardness, "hardness", ndim=2)
+        if hardness.shape != (n_methods, n_instances):
+            raise ValueError(f"hardness must have shape {(n_methods, n_instances)}, "
+                             f"got {hardness.shape}")
+
+    from matplotlib.ticker import FixedLocator
+
+    colours = _algorithm_colours(models)
+    legend_rows = 0 if single else int(np.ceil(n_models / 8))
+    fig, axes = _grid(n_methods, n_instances, panel=(2.3, 1.55), left=0.95, right=0.15,
+                      bottom=0.5 + 0.22 * legend_rows, top=0.45, wgap=0.3, hgap=0.35,
+                      sharex=True, sharey=True)
+    for i, method in enumerate(methods):
+        for j, instance in enumerate(instances):
+            ax = axes[i, j]
+            for k, model in enumerate(models):
+                q = curves[i, j, k]
+                colour = "black" if single else colours[model]
+                lo, hi = interpolated[i, j, k]
+                if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+                    inside = (c >= lo) & (c <= hi)
+                    ax.plot(c, np.where(inside, np.nan, q), color=colour, lw=1.4,
+                            label=model or None, gid="solid")
+                    # the interpolated stretch, boundary points shared with the solid part
+                    ax.plot(c[inside], q[inside], color=colour, lw=1.4, ls="--",
+                            gid="interpolated")
+                    ax.fill_between(c, 0, q, where=inside, facecolor="none",
+                                    edgecolor=colour, hatch="///", lw=0, alpha=0.6)
+                else:
+                    ax.plot(c, q, color=colour, lw=1.4, label=model or None, gid="solid")
+                if single:
+                    ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=0)
+            lines = [instance] if i == 0 else []
+            if hardness is not None:
+                lines.append(f"IH = {hardness[i, j]:.3f}")
+            ax.set_title("\n".join(lines), fontsize=8)
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 2.05)
+            ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+            ax.yaxis.set_major_locator(FixedLocator([0, 1, 2]))
+            ax.tick_params(labelsize=7)
+            if j == 0:
+                ax.set_ylabel(f"{_method_title(method)}\nloss QI", fontsize=8)
+            if i == n_methods - 1:
+                ax.set_xlabel("cost proportion c", fontsize=8)
+    if not single:
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncols=min(n_models, 8),
+                   fontsize=8, frameon=False, borderaxespad=0.1)
+    return fig
+
+
+def class_cost_curves(c, curves, class_hardness, *, methods,
+                      classes=("class 0", "class 1")) -> Figure:
+    r"""Class cost curves with the class hardness in the legend (seed 003 Fig. 7).
+
+    A class cost curve is the mean of the instance cost curves of the class; its
+    area is the class hardness, the mean instance hardness of the class:
+
+    .. math::
+
+        CH_k = \frac{1}{|D_k|} \sum_{x \in D_k} IH^T(x)
+             = \int_0^1 \frac{1}{|D_k|} \sum_{x \in D_k} QI(x, T(c), c)\, dc
+
+    Parameters
+    ----------
+    c : array-like of shape (n_c,)
+        Increasing cost proportions in [0, 1].
+    curves : array-like of shape (n_methods, 2, n_c)
+        Mean loss of each class at each ``c``.
+    class_hardness : array-like of shape (n_methods, 2)
+        Class hardness of class 0 and class 1 under each method (NaN for a class
+        absent from the data).
+    methods : sequence of str of length n_methods
+        Panel titles.
+    classes : pair of str, default ("class 0", "class 1")
+        Legend names of the two classes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 003, Section 4 and Fig. 7.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.linspace(0, 1, 5)
+    >>> curves = np.stack([2 * c, 2 * (1 - c)])[None] / 2
+    >>> fig = class_cost_curves(c, curves, [[0.5, 0.5]], methods=["score-fixed"])
+    >>> fig.axes[0].get_legend().get_texts()[0].get_text()
+    'class 0 (CH = 0.500)'
+    """
+    c = _array(c, "c", ndim=1)
+    curves = _array(curves, "curves", ndim=3, allow_nan=True)
+    class_hardness = _array(class_hardness, "class_hardness", ndim=2, allow_nan=True)
+    n_methods = curves.shape[0]
+    if curves.shape[1:] != (2, c.size):
+        raise ValueError(f"curves must have shape (n_methods, 2, {c.size}), got {curves.shape}")
+    if class_hardness.shape != (n_methods, 2):
+        raise ValueError(f"class_hardness must have shape {(n_methods, 2)}, "
+                         f"got {class_hardness.shape}")
+    methods = _labels(methods, n_methods, "methods")
+    classes = _labels(classes, 2, "classes")
+    from matplotlib.ticker import FixedLocator
+
+    fig, axes = _grid(1, n_methods, panel=(2.3, 2.0), left=0.55, bottom=0.5, top=0.3,
+                      wgap=0.15, sharey=True)
+    finite = curves[np.isfinite(curves)]
+    y_top = float(np.clip(1.25 * finite.max(), 0.5, 2.05)) if finite.size else 2.05
+    for i, method in enumerate(methods):
+        ax = axes[0, i]
+        for k in range(2):
+            if not np.isfinite(curves[i, k]).any():
+                continue
+            ax.plot(c, curves[i, k], color=_CLASS_COLOURS[k], lw=1.6,
+                    label=f"{classes[k]} (CH = {class_hardness[i, k]:.3f})")
+        ax.set_title(_method_title(method), fontsize=9)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, y_top)
+        ax.xaxis.set_major_locator(FixedLocator([0, 0.25, 0.5, 0.75, 1]))
+        ax.set_xlabel("cost proportion c", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=7, loc="upper center", frameon=False)
+    axes[0, 0].set_ylabel("mean loss", fontsize=8)
+    return fig
+
+
+def projection_map(xy, y, *, classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
+                   title=None, note=None) -> Figure:
+    """Instances on a 2-D projection, coloured by class (seed 003 Fig. 8).
+
+    Parameters
+    ----------
+    xy : array-like of shape (n_instances, 2)
+        Projected coordinates, e.g. from :func:`metaeval.report.data.pca_projection`.
+    y : array-like of shape (n_instances,)
+        Class labels 0/1.
+    classes : pair of str
+        Legend names of class 0 and class 1.
+    axis_labels : pair of str
+        Axis names, e.g. with the explained variance.
+    title : str, optional
+
+    note : str, optional
+        A line printed under the panels (e.g. how many instances are drawn).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = projection_map([[0, 0], [1, 1], [2, 0]], [0, 1, 1])
+    >>> len(fig.axes[0].collections)
+    2
+    """
+    xy = _array(xy, "xy", ndim=2)
+    if xy.shape[1] != 2:
+        raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
+    y = _binary(y, xy.shape[0])
+    classes = _labels(classes, 2, "classes")
+    fig, axes = _grid(1, 1, panel=(3.6, 3.0), left=0.35, bottom=0.35, top=0.3)
+    ax = axes[0, 0]
+    _clear_ticks(ax)
+    size = _point_size(xy.shape[0])
+    for k in range(2):
+        m = y == k
+        ax.scatter(xy[m, 0], xy[m, 1], s=size, color=_CLASS_COLOURS[k], alpha=0.7, lw=0,
+                   label=f"{classes[k]} ({int(m.sum())})")
+    ax.set_xlabel(axis_labels[0], fontsize=8)
+    ax.set_ylabel(axis_labels[1], fontsize=8)
+    ax.legend(fontsize=7, markerscale=2)
+    if title:
+        ax.set_title(title, fontsize=9)
+    _note(fig, note)
+    return fig
+
+
+def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=_HARDNESS_CMAP):
+    ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.6, color="0.88", lw=0)
+    order = np.argsort(values[mask], kind="stable")  # hardest drawn on top
+    pts = xy[mask][order]
+    # an outline keeps pale (easy) points visible, unless the points are tiny
+    return ax.scatter(pts[:, 0], pts[:, 1], c=values[mask][order], s=size, cmap=cmap,
+                      vmin=0.0, vmax=vmax, lw=0.2 if size >= 8 else 0.0, edgecolors="0.4")
+
+
+def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
+                  axis_labels=("PC1", "PC2"), vmax=1.0, note=None) -> Figure:
+    """Hardness maps: instances of each class coloured by hardness (seed 003 Figs. 9, 12).
+
+    Rows are the two classes, columns the threshold choice methods. Instances of
+    the other class are drawn in light grey for context; the hardest instances
+    are drawn on top.
+
+    Parameters
+    ----------
+    xy : array-like of shape (n_instances, 2)
+        Projected coordinates.
+    y : array-like of shape (n_instances,)
+        Class labels 0/1.
+    hardness : array-like of shape (n_instances, n_methods)
+        Instance (pool) hardness under each method.
+    methods : sequence of str of length n_methods
+        Column titles.
+    classes : pair of str
+        Row names.
+    axis_labels : pair of str
+    vmax : float, default 1.0
+        Top of the shared colour scale (instance hardness lies in [0, 1]).
+
+    note : str, optional
+        A line printed under the panels (e.g. how many instances are drawn).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 003, Section 4, Figs. 9 and 12.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = hardness_maps(np.eye(3)[:, :2], [0, 1, 1], np.full((3, 2), 0.5),
+    ...                     methods=["score-driven", "rate-driven"])
+    >>> len(fig.axes)  # 2 x 2 panels and the colour bar
+    5
+    """
+    xy = _array(xy, "xy", ndim=2)
+    if xy.shape[1] != 2:
+        raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
+    n = xy.shape[0]
+    y = _binary(y, n)
+    hardness = _array(hardness, "hardness", ndim=2)
+    if hardness.shape[0] != n:
+        raise ValueError(f"hardness has {hardness.shape[0]} rows, xy has {n}")
+    methods = _labels(methods, hardness.shape[1], "methods")
+    classes = _labels(classes, 2, "classes")
+    fig, axes = _grid(2, len(methods), panel=(2.0, 1.8), left=0.3, right=1.0, bottom=0.3,
+                      top=0.3, wgap=0.1, hgap=0.3, sharex=True, sharey=True)
+    size = _point_size(n)
+    sc = None
+    for k in range(2):
+        for j, method in enumerate(methods):
+            ax = axes[k, j]
+            mask = y == k
+            sc = _map_panel(ax, xy, hardness[:, j], mask, vmax=vmax, size=size)
+            ch = hardness[mask, j].mean() if mask.any() else float("nan")
+            ax.set_title(f"{classes[k]} · {METHOD_ABBREVIATIONS.get(method, method)}"
+                         f" · CH = {ch:.2f}", fontsize=8)
+            _clear_ticks(ax)
+            if k == 1:
+                ax.set_xlabel(axis_labels[0], fontsize=7)
+            if j == 0:
+                ax.set_ylabel(axis_labels[1], fontsize=7)
+    _side_colorbar(fig, sc, right=1.0, top=0.3, bottom=0.3, label="instance hardness")
+    _note(fig, note)
+    return fig
+
+
+def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class,
+                       classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
+                       vmax=2.0, note=None) -> Figure:
+    """Instance loss at chosen cost proportions for one class (seed 003 Figs. 10-11).
+
+    Rows are cost proportions, columns are methods; the instances of
+    ``target_class`` are coloured by their loss :math:`QI(x, T(c), c)` (pool
+    mean), which lies in [0, 2].
+
+    Parameters
+    ----------
+    xy : array-like of shape (n_instances, 2)
+    y : array-like of shape (n_instances,)
+    losses : array-like of shape (n_instances, n_methods, n_c)
+        Pool-mean instance loss at each cost proportion.
+    methods : sequence of str of length n_methods
+    cost_proportions : sequence of float of length n_c
+    target_class : {0, 1}
+        The class whose instances are coloured.
+    classes : pair of str
+    axis_labels : pair of str
+    vmax : float, default 2.0
+
+    note : str, optional
+        A line printed under the panels (e.g. how many instances are drawn).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 003, Section 4, Figs. 10 and 11.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = cost_hardness_maps(np.eye(3)[:, :2], [0, 1, 1], np.zeros((3, 1, 2)),
+    ...                          methods=["rate-driven"], cost_proportions=[0.2, 0.8],
+    ...                          target_class=1)
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['class 1 · RD · c = 0.2', 'class 1 · RD · c = 0.8']
+    """
+    xy = _array(xy, "xy", ndim=2)
+    if xy.shape[1] != 2:
+        raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
+    n = xy.shape[0]
+    y = _binary(y, n)
+    losses = _array(losses, "losses", ndim=3)
+    cost_proportions = _array(cost_proportions, "cost_proportions", ndim=1)
+    if losses.shape[0] != n or losses.shape[2] != cost_proportions.size:
+        raise ValueError(f"losses must have shape ({n}, n_methods, {cost_proportions.size}), "
+                         f"got {losses.shape}")
+    methods = _labels(methods, losses.shape[1], "methods")
+    if target_class not in (0, 1):
+        raise ValueError(f"target_class must be 0 or 1, got {target_class!r}")
+    classes = _labels(classes, 2, "classes")
+    n_c = cost_proportions.size
+    fig, axes = _grid(n_c, len(methods), panel=(2.0, 1.8), left=0.3, right=1.0, bottom=0.3,
+                      top=0.3, wgap=0.1, hgap=0.3, sharex=True, sharey=True)
+    size = _point_size(n)
+    mask = y == target_class
+    sc = None
+    for i, cp in enumerate(cost_proportions):
+        for j, method in enumerate(methods):
+            ax = axes[i, j]
+            sc = _map_panel(ax, xy, losses[:, j, i], mask, vmax=vmax, size=size)
+            ax.set_title(f"{classes[target_class]} · {METHOD_ABBREVIATIONS.get(method, method)}"
+                         f" · c = {cp:g}", fontsize=8)
+            _clear_ticks(ax)
+            if i == n_c - 1:
+                ax.set_xlabel(axis_labels[0], fontsize=7)
+            if j == 0:
+                ax.set_ylabel(axis_labels[1], fontsize=7)
+    _side_colorbar(fig, sc, right=1.0, top=0.3, bottom=0.3, label="loss QI at c")
+    _note(fig, note)
+    return fig
+
+
+# --------------------------------------------------------------------------- seeds 000/001
+def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissimilarity"
+                ) -> Figure:
+    """Dendrograms of algorithm dissimilarity, one panel per method (seed 001 Figs. 3-8).
+
+    Draws each average-linkage tree with :func:`scipy.cluster.hierarchy.dendrogram`
+    on its own axes; clusters below the cut height are coloured and the cut is a
+    dashed horizontal line.
+
+    Parameters
+    ----------
+    linkages : mapping of str to array-like of shape (n_models - 1, 4)
+        Linkage matrix per method (e.g. from
+        :func:`metaeval.similarity.average_linkage`).
+    labels : sequence of str of length n_models
+        Leaf names, in the order of the dissimilarity matrix rows.
+    cut_height : float or mapping of str to float, optional
+        Where the tree is cut into clusters; None draws no cut.
+    titles : mapping of str to str, optional
+        Panel titles per method (default: the method with its abbreviation).
+    ylabel : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Melo & Prudêncio (seed 001), Section 7-8, Figs. 3-8.
+
+    Examples
+    --------
+    >>> from scipy.cluster.hierarchy import linkage
+    >>> Z = linkage([0.1, 0.5, 0.45], method="average")
+    >>> fig = dendrograms({"score-driven": Z}, ["3NN", "5NN", "NB"], cut_height=0.3)
+    >>> [line.get_gid() for line in fig.axes[0].lines]
+    ['cut']
+    """
+    from scipy.cluster.hierarchy import dendrogram, is_valid_linkage
+
+    if not isinstance(linkages, Mapping) or not linkages:
+        raise ValueError("linkages must be a non-empty mapping of method to linkage matrix")
+    labels = [str(v) for v in labels]
+    longest = max((len(v) for v in labels), default=1)
+    fig, axes = _grid(1, len(linkages), panel=(2.3, 2.0), left=0.65,
+                      bottom=0.15 + 0.075 * longest, top=0.3, wgap=0.45)
+    for col, (ax, (method, Z)) in enumerate(zip(axes[0], linkages.items(), strict=True)):
+        Z = _array(Z, f"linkages[{method!r}]", ndim=2)
+        if not is_valid_linkage(Z) or Z.shape[0] + 1 != len(labels):
+            raise ValueError(f"linkages[{method!r}] is not a valid linkage matrix for "
+                             f"{len(labels)} labels")
+        cut = cut_height.get(method) if isinstance(cut_height, Mapping) else cut_height
+        dendrogram(Z, labels=labels, ax=ax, leaf_rotation=90, leaf_font_size=8,
+                   color_threshold=cut if cut is not None else 0.0,
+                   above_threshold_color="0.35")
+        top = float(Z[:, 2].max())
+        if cut is not None:
+            ax.axhline(cut, color="crimson", ls="--", lw=1.0, gid="cut")
+            ax.text(0.02, cut, f"cut {cut:.3g}", transform=ax.get_yaxis_transform(),
+                    color="crimson", fontsize=7, va="bottom", ha="left",
+                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
+            top = max(top, float(cut))
+        ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)
+        title = titles.get(method, method) if titles else _method_title(method)
+        ax.set_title(title, fontsize=9)
+        if col == 0:
+            ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+    return fig
+
+
+# --------------------------------------------------------------------------- seed 002
+def _line_family(x, values, labels, *, xlabel, ylabel, title, ylim=None, legend_title=None):
+    fig, axes = _figure(1, 1, panel=(4.6, 3.2))
+    ax = axes[0, 0]
+    for k, label in enumerate(labels):
+        ax.plot(x, values[k], lw=1.6, color=f"C{k}", label=label)
+    ax.set_xlabel(xlabel, fontsize=9)
+    ax.set_ylabel(ylabel, fontsize=9)
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(labelsize=8)
+    ax.grid(alpha=0.3)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.legend(fontsize=8, title=legend_title, title_fontsize=8)
+    return fig, ax
+
+
+def _check_family(log2_time_ratio, values, name):
+    x = _array(log2_time_ratio, "log2_time_ratio", ndim=1)
+    v = _array(values, name, ndim=(1, 2), allow_nan=True)
+    if v.ndim == 1:
+        v = v[None]
+    if v.shape[1] != x.size:
+        raise ValueError(f"{name} must have {x.size} columns (one per time ratio), "
+                         f"got shape {v.shape}")
+    return x, v
+
+
+def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> Figure:
+    r"""ARR against the log time ratio for several AccD, pole marked (seed 002 Fig. 1).
+
+    .. math::
+
+        ARR = \frac{SR_p / SR_q}{1 + AccD \cdot \log_{10}(T_p / T_q)}
+
+    The denominator vanishes at :math:`T_p/T_q = 10^{-1/AccD}`, where ARR jumps from
+    :math:`+\infty` to :math:`-\infty`: that pole is drawn as a dotted vertical line
+    and the curve is broken there instead of joined across it.
+
+    Parameters
+    ----------
+    log2_time_ratio : array-like of shape (n_points,)
+        :math:`\log_2(T_p/T_q)`, increasing.
+    arr : array-like of shape (n_accd, n_points)
+        ARR at SRR = 1 (infinite or NaN values allowed at the pole).
+    accd : sequence of float of length n_accd
+    poles : sequence of float of length n_accd, optional
+        :math:`\log_2` time ratio of each pole (NaN if none in range).
+    ylim : pair of float
+        Vertical range; values beyond it are clipped away so the pole shows.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Abdulrahman & Brazdil (seed 002), eq. 1 and Fig. 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.linspace(-20, 20, 401)
+    >>> arr = 1 / (1 + 0.3 * np.log10(2.0 ** x))
+    >>> fig = arr_curves(x, arr[None], accd=[0.3], poles=[-np.log2(10) / 0.3])
+    >>> [line.get_gid() for line in fig.axes[0].lines]
+    [None, 'pole']
+    """
+    x, v = _check_family(log2_time_ratio, np.where(np.isinf(arr), np.nan, arr), "arr")
+    accd = _array(accd, "accd", ndim=1)
+    if accd.size != v.shape[0]:
+        raise ValueError(f"accd has {accd.size} values, arr has {v.shape[0]} rows")
+    lo, hi = ylim
+    span = hi - lo
+    v = v.copy()
+    v[(v < lo - span) | (v > hi + span)] = np.nan
+    # break the line where it jumps across the pole
+    jump = np.abs(np.diff(v, axis=1)) > span / 2
+    v[:, 1:][jump] = np.nan
+    fig, ax = _line_family(x, v, [f"AccD = {a:g}" for a in accd], xlabel="log2 time ratio",
+                           ylabel="ARR (SRR = 1)", title="ARR: not monotonic, with a pole",
+                           ylim=ylim)
+    if poles is not None:
+        poles = _array(poles, "poles", ndim=1, allow_nan=True)
+        if poles.size != accd.size:
+            raise ValueError(f"poles has {poles.size} values, accd has {accd.size}")
+        for k, p in enumerate(poles):
+            if np.isfinite(p):
+                ax.axvline(p, color=f"C{k}", ls=":", lw=1.2, gid="pole")
+                ax.text(p, hi, f" pole {p:.1f}", color=f"C{k}", fontsize=7, rotation=90,
+                        va="top", ha="right")
+    return fig
+
+
+def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
+    r"""A3R against the log time ratio for several n-th roots (seed 002 Fig. 2).
+
+    .. math::
+
+        A3R = \frac{SR_p / SR_q}{(T_p / T_q)^{1/n}}
+
+    Parameters
+    ----------
+    log2_time_ratio : array-like of shape (n_points,)
+    a3r : array-like of shape (n_roots, n_points)
+        A3R at SRR = 1.
+    n_roots : sequence of int of length n_roots
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 002, eq. 2 and Fig. 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.linspace(-20, 20, 41)
+    >>> fig = a3r_curves(x, [2.0 ** (-x / 4), 2.0 ** (-x / 8)], n_roots=[4, 8])
+    >>> len(fig.axes[0].lines)
+    2
+    """
+    x, v = _check_family(log2_time_ratio, a3r, "a3r")
+    n_roots = _array(n_roots, "n_roots", ndim=1)
+    if n_roots.size != v.shape[0]:
+        raise ValueError(f"n_roots has {n_roots.size} values, a3r has {v.shape[0]} rows")
+    fig, ax = _line_family(x, v, [f"n = {k:g}" for k in n_roots], xlabel="log2 time ratio",
+                           ylabel="A3R (SRR = 1)", title="A3R: monotonic in the time ratio")
+    ax.set_yscale("log", base=2)
+    return fig
+
+
+def iso_a3r_curves(log2_time_ratio, srr, *, levels, n_root) -> Figure:
+    r"""Iso-A3R curves: the SRR that keeps A3R constant (seed 002 Fig. 3).
+
+    .. math::
+
+        SRR = A3R \cdot (T_p / T_q)^{1/n}
+
+    Parameters
+    ----------
+    log2_time_ratio : array-like of shape (n_points,)
+    srr : array-like of shape (n_levels, n_points)
+        The success rate ratio on each iso-curve.
+    levels : sequence of float of length n_levels
+        The constant A3R values.
+    n_root : int
+        The root used.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 002, Fig. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.linspace(-20, 20, 41)
+    >>> fig = iso_a3r_curves(x, [0.9 * 2.0 ** (x / 8), 2.0 ** (x / 8)], levels=[0.9, 1.0],
+    ...                      n_root=8)
+    >>> fig.axes[0].get_title()
+    'iso-A3R curves (n = 8)'
+    """
+    x, v = _check_family(log2_time_ratio, srr, "srr")
+    levels = _array(levels, "levels", ndim=1)
+    if levels.size != v.shape[0]:
+        raise ValueError(f"levels has {levels.size} values, srr has {v.shape[0]} rows")
+    fig, _ = _line_family(x, v, [f"A3R = {a:g}" for a in levels], xlabel="log2 time ratio",
+                          ylabel="success rate ratio SRR",
+                          title=f"iso-A3R curves (n = {n_root:g})")
+    return fig
+
+
+def rank_table(ranks, *, scores=None, title="Rankings (1 = best)") -> Figure:
+    """A table of ranks: algorithms by ranking method, coloured by rank.
+
+    Parameters
+    ----------
+    ranks : pandas.DataFrame
+        Index: algorithms; columns: ranking methods (e.g. AR, SRR, SW, ARR, A3R);
+        values: rank, 1 = best. Rows are drawn in the given order.
+    scores : pandas.DataFrame, optional
+        Same shape; each cell shows ``rank (score)``.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"AR": [1.0, 2.0], "A3R": [2.0, 1.0]}, index=["LR", "NB"])
+    >>> fig = rank_table(r)
+    >>> fig.axes[0].get_xticklabels()[1].get_text()
+    'A3R'
+    """
+    if not isinstance(ranks, pd.DataFrame) or ranks.empty:
+        raise ValueError("ranks must be a non-empty DataFrame (algorithms x ranking methods)")
+    values = _array(ranks.to_numpy(dtype=float), "ranks", ndim=2, allow_nan=True)
+    if scores is not None and tuple(scores.shape) != values.shape:
+        raise ValueError(f"scores must have the shape of ranks {values.shape}, "
+                         f"got {tuple(scores.shape)}")
+    n_alg, n_rank = values.shape
+    fig, axes = _figure(1, 1, panel=(1.1 * n_rank + 1.6, 0.38 * n_alg + 1.0))
+    ax = axes[0, 0]
+    ax.imshow(values, cmap="RdYlGn_r", vmin=1, vmax=max(n_alg, 2), aspect="auto", alpha=0.45)
+    for i in range(n_alg):
+        for j in range(n_rank):
+            text = "–" if not np.isfinite(values[i, j]) else f"{values[i, j]:g}"
+            if scores is not None:
+                s = float(scores.iat[i, j])
+                text += f"\n({s:.3g})" if np.isfinite(s) else ""
+            ax.text(j, i, text, ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(n_rank), [str(c) for c in ranks.columns], fontsize=8)
+    ax.set_yticks(range(n_alg), [str(a) for a in ranks.index], fontsize=8)
+    ax.xaxis.tick_top()
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def critical_difference_diagram(average_ranks, cd, groups=(), *, title=None) -> Figure:
+    """Critical-difference diagram (Demšar 2006): best on the left, CD bar drawn.
+
+    Algorithms are placed on a rank axis that increases to the right (rank 1,
+    the best, is the left end). The critical difference is drawn as a bar of
+    that length above the axis, and each group of algorithms whose ranks are
+    not significantly different is joined by a thick horizontal line.
+
+    Parameters
+    ----------
+    average_ranks : mapping of str to float or pandas.Series
+        Average rank of each algorithm over the datasets (1 = best).
+    cd : float
+        The Nemenyi critical difference, in rank units.
+    groups : sequence of sequences of str
+        Groups (cliques) not significantly different; groups of one are ignored.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Artists carry gids: ``"cd-bar"``, ``"group"`` and ``"rank:<name>"``.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), Section 3.2.2 and Fig. 1.
+
+    Examples
+    --------
+    >>> fig = critical_difference_diagram({"RF": 1.5, "LR": 2.0, "NB": 2.5}, 1.2,
+    ...                                   [["RF", "LR", "NB"]])
+    >>> ax = fig.axes[0]
+    >>> [line.get_gid() for line in ax.lines if line.get_gid() == "group"]
+    ['group']
+    """
+    ranks = pd.Series(average_ranks, dtype=float)
+    if ranks.empty:
+        raise ValueError("average_ranks must name at least one algorithm")
+    if not np.isfinite(ranks.to_numpy()).all():
+        raise ValueError("average_ranks contains NaN or infinite values")
+    cd = float(cd)
+    if not np.isfinite(cd) or cd < 0:
+        raise ValueError(f"cd must be a finite non-negative number, got {cd}")
+    for g in groups:
+        missing = set(map(str, g)) - set(map(str, ranks.index))
+        if missing:
+            raise ValueError(f"groups names unknown algorithms: {sorted(missing)}")
+    ranks.index = ranks.index.map(str)
+    ranks = ranks.sort_values(kind="stable")
+    k = len(ranks)
+    lo, hi = 1.0, float(max(k, np.ceil(ranks.max())))
+    half = (k + 1) // 2
+    n_side = max(half, k - half)
+    real_groups = [sorted(map(str, g), key=lambda a: ranks[a]) for g in groups if len(g) > 1]
+    height = 1.6 + 0.28 * n_side + 0.12 * len(real_groups)
+    fig, axes = _figure(1, 1, panel=(6.4, height))
+    ax = axes[0, 0]
+    ax.set_xlim(lo - 0.6 * (hi - lo + 1) / 2.5 - 0.3, hi + 0.6 * (hi - lo + 1) / 2.5 + 0.3)
+    axis_y = 0.0
+    ax.hlines(axis_y, lo, hi, color="black", lw=1.2)
+    for t in range(int(lo), int(hi) + 1):
+        ax.vlines(t, axis_y, axis_y + 0.12, color="black", lw=1.0)
+        ax.text(t, axis_y + 0.17, str(t), ha="center", va="bottom", fontsize=8)
+    # the CD bar, above the axis, starting at rank 1
+    bar_y = axis_y + 0.75
+    ax.plot([lo, lo + cd], [bar_y, bar_y], color="black", lw=1.6, gid="cd-bar",
+            solid_capstyle="butt")
+    ax.vlines([lo, lo + cd], bar_y - 0.07, bar_y + 0.07, color="black", lw=1.2)
+    ax.text(lo + cd / 2, bar_y + 0.1, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=8)
+    # groups joined by thick lines just below the axis
+    gy = axis_y - 0.22
+    for g in real_groups:
+        a, b = ranks[g[0]], ranks[g[-1]]
+        ax.plot([a - 0.03, b + 0.03], [gy, gy], color="black", lw=4.0, gid="group",
+                solid_capstyle="round")
+        gy -= 0.14
+    # algorithm labels: best half to the left, the rest to the right
+    label_top = gy - 0.15
+    for i, (name, r) in enumerate(ranks.items()):
+        left = i < half
+        row = i if left else k - 1 - i
+        y_text = label_top - 0.28 * row
+        x_text = ax.get_xlim()[0] + 0.05 if left else ax.get_xlim()[1] - 0.05
+        ax.plot([r, r, x_text], [axis_y, y_text, y_text], color="0.3", lw=0.9,
+                gid=f"rank:{name}")
+        ax.text(x_text, y_text + 0.03, f"{name} ({r:.2f})", fontsize=8, va="bottom",
+                ha="left" if left else "right")
+    ax.set_ylim(label_top - 0.28 * n_side, bar_y + 0.45)
+    ax.axis("off")
+    ax.set_title(title or "Critical difference (Nemenyi), best on the left", fontsize=9)
+    return fig
+
+
+# --------------------------------------------------------------------------- seed 004
+def ranked_bars(values, *, xlabel, title, higher_is_better=True, fmt="{:.2f}") -> Figure:
+    """Horizontal bars, best first (value captured, runtime score, error-case rates).
+
+    Parameters
+    ----------
+    values : mapping of str to float or pandas.Series
+        One value per item (algorithm or metric).
+    xlabel : str
+    title : str
+    higher_is_better : bool, default True
+        Orders the bars best first, top to bottom.
+    fmt : str
+        Format of the value printed at the end of each bar.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 004 (value captured, runtime score, metric error cases).
+
+    Examples
+    --------
+    >>> fig = ranked_bars({"LR": 80.0, "NB": 60.0}, xlabel="value", title="t")
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['LR', 'NB']
+    """
+    s = pd.Series(values, dtype=float).dropna()
+    if s.empty:
+        raise ValueError("values must hold at least one finite value")
+    s.index = s.index.map(str)
+    s = s.sort_values(ascending=not higher_is_better, kind="stable")
+    fig, axes = _figure(1, 1, panel=(4.8, 0.32 * len(s) + 1.0))
+    ax = axes[0, 0]
+    pos = np.arange(len(s))
+    ax.barh(pos, s.to_numpy(), color="C0", height=0.7)
+    ax.set_yticks(pos, list(s.index), fontsize=8)
+    ax.invert_yaxis()
+    for p, v in zip(pos, s.to_numpy(), strict=True):
+        ax.text(v, p, " " + fmt.format(v), va="center", fontsize=7)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.tick_params(axis="x", labelsize=7)
+    ax.margins(x=0.15)
+    return fig
+
+
+def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
+            annotate=None, fmt="{:.2f}") -> Figure:
+    """A labelled heatmap of a frame (algorithm x dataset, algorithm x metric, ...).
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        Rows and columns are drawn in the given order.
+    title : str
+    value_label : str
+        Colour bar label.
+    cmap : str
+    vmin, vmax : float, optional
+    annotate : bool, optional
+        Print values in the cells (default: when the grid has at most 400 cells).
+    fmt : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 004 (performance heatmaps by dataset and by metric).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = pd.DataFrame([[0.1, 0.9]], index=["LR"], columns=["d1", "d2"])
+    >>> fig = heatmap(m, title="t", value_label="v")
+    >>> len(fig.axes)  # the heatmap and its colour bar
+    2
+    """
+    if not isinstance(matrix, pd.DataFrame) or matrix.empty:
+        raise ValueError("matrix must be a non-empty DataFrame")
+    values = _array(matrix.to_numpy(dtype=float), "matrix", ndim=2, allow_nan=True)
+    n_rows, n_cols = values.shape
+    if annotate is None:
+        annotate = n_rows * n_cols <= 400
+    width = min(max(0.32 * n_cols + 2.4, 4.0), 16.0)
+    height = min(max(0.3 * n_rows + 1.6, 2.4), 12.0)
+    fig, axes = _figure(1, 1, panel=(width, height))
+    ax = axes[0, 0]
+    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax,
+                   aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(n_cols), [str(c) for c in matrix.columns], rotation=90,
+                  fontsize=7 if n_cols <= 30 else 5)
+    ax.set_yticks(range(n_rows), [str(r) for r in matrix.index],
+                  fontsize=7 if n_rows <= 30 else 5)
+    if annotate:
+        finite = values[np.isfinite(values)]
+        mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+        for i in range(n_rows):
+            for j in range(n_cols):
+                if np.isfinite(values[i, j]):
+                    ax.text(j, i, fmt.format(values[i, j]), ha="center", va="center",
+                            fontsize=6, color="white" if values[i, j] < mid else "black")
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(im, ax=ax, label=value_label, shrink=0.9)
+    return fig
+
+
+def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
+    """The bootstrap stability grid of seed 004 (datasets x metrics sampled).
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        Index: number of datasets sampled; columns: number of metrics sampled;
+        values: share of draws whose conclusion differs from the full one.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A contour marks the 10 % level the seed discusses.
+
+    References
+    ----------
+    Seed 004 (bootstrap of datasets and metrics).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> g = pd.DataFrame([[0.4, 0.3], [0.2, 0.05]], index=[1, 2], columns=[1, 2])
+    >>> fig = stability_grid(g)
+    >>> fig.axes[0].get_xlabel()
+    'metrics sampled'
+    """
+    if not isinstance(grid, pd.DataFrame) or grid.empty:
+        raise ValueError("grid must be a non-empty DataFrame (datasets x metrics)")
+    values = _array(grid.to_numpy(dtype=float), "grid", ndim=2, allow_nan=True)
+    fig, axes = _figure(1, 1, panel=(4.6, 3.8))
+    ax = axes[0, 0]
+    rows = np.asarray(grid.index, dtype=float)
+    cols = np.asarray(grid.columns, dtype=float)
+    im = ax.pcolormesh(_edges(cols), _edges(rows), values, cmap="magma_r", vmin=0,
+                       vmax=max(0.5, float(np.nanmax(values))), shading="flat")
+    if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 0.1:
+        cs = ax.contour(cols, rows, values, levels=[0.1], colors="cyan", linewidths=1.2)
+        ax.clabel(cs, fmt={0.1: "10 %"}, fontsize=7)
+    from matplotlib.ticker import MaxNLocator
+
+    for axis, centres in ((ax.xaxis, cols), (ax.yaxis, rows)):
+        if centres.size <= 15:  # a tick on each sampled size
+            axis.set_ticks(centres, [f"{v:g}" for v in centres])
+        else:
+            axis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("metrics sampled", fontsize=8)
+    ax.set_ylabel("datasets sampled", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.tick_params(labelsize=7)
+    fig.colorbar(im, ax=ax, label="P(different conclusion)")
+    return fig
+
+
+def _edges(centres: np.ndarray) -> np.ndarray:
+    if centres.size == 1:
+        return np.array([centres[0] - 0.5, centres[0] + 0.5])
+    mid = (centres[1:] + centres[:-1]) / 2
+    return np.concatenate([[centres[0] - (mid[0] - centres[0])], mid,
+                           [centres[-1] + (centres[-1] - mid[-1])]])
+
+
+def portfolio_curve(steps, *, title="Greedy portfolio: value captured by the best so far"
+                    ) -> Figure:
+    """The greedy portfolio curve: value of the best-of-portfolio after each step.
+
+    Parameters
+    ----------
+    steps : pandas.DataFrame
+        One row per step in order, with columns ``algorithm`` and ``value``
+        (the portfolio's value after adding it); optional ``cost`` (cumulative
+        seconds) adds a second axis.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Seed 004 (submodular selection of a sequence of algorithms).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"algorithm": ["RF", "NB"], "value": [80.0, 90.0]})
+    >>> fig = portfolio_curve(s)
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['1. RF', '2. NB']
+    """
+    if not isinstance(steps, pd.DataFrame) or steps.empty:
+        raise ValueError("steps must be a non-empty DataFrame")
+    for col in ("algorithm", "value"):
+        if col not in steps.columns:
+            raise ValueError(f"steps must have a column {col!r}")
+    v = _array(steps["value"].to_numpy(dtype=float), "steps['value']", ndim=1)
+    fig, axes = _figure(1, 1, panel=(max(4.6, 0.55 * len(v) + 1.5), 3.2))
+    ax = axes[0, 0]
+    x = np.arange(1, len(v) + 1)
+    ax.plot(x, v, marker="o", color="C0", lw=1.6)
+    for xi, vi in zip(x, v, strict=True):
+        ax.annotate(f"{vi:.1f}", (xi, vi), textcoords="offset points", xytext=(0, 5),
+                    ha="center", fontsize=7)
+    labels = [f"{i}. {a}" for i, a in zip(x, steps["algorithm"].astype(str), strict=True)]
+    ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=7)
+    ax.set_xlabel("algorithms in the portfolio (greedy order)", fontsize=8)
+    ax.set_ylabel("value captured", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+# --------------------------------------------------------------------------- instance space
+def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), title=None,
+                       cmap="viridis", note=None) -> Figure:
+    """Instances on a 2-D projection coloured by per-instance measures, one panel each.
+
+    The instance-space view: the same projection coloured by each measure (classic
+    data-based hardness such as kDN, or cost-sensitive hardness), each panel with
+    its own colour bar; NaN values are drawn grey.
+
+    Parameters
+    ----------
+    xy : array-like of shape (n_instances, 2)
+    values : pandas.DataFrame of shape (n_instances, n_measures)
+        One column per panel, named by the measure (or one array-like of shape
+        (n_instances,), named by ``label``).
+    label : str, optional
+        Name of the measure when ``values`` is one array.
+    axis_labels : pair of str
+    title : str, optional
+        Figure title.
+    cmap : str
+
+    note : str, optional
+        A line printed under the panels (e.g. how many instances are drawn).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    Smith, Martinez & Giraud-Carrier (2014); Paiva et al. (2022), instance space.
+
+    Examples
+    --------
+    >>> fig = instance_space_map([[0, 0], [1, 1]], [0.2, 0.8], label="kDN")
+    >>> fig.axes[0].get_title(), len(fig.axes)  # the panel and its colour bar
+    ('kDN', 2)
+    """
+    xy = _array(xy, "xy", ndim=2)
+    if xy.shape[1] != 2:
+        raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
+    if not isinstance(values, pd.DataFrame):
+        v = _array(values, "values", ndim=1, allow_nan=True)
+        values = pd.DataFrame({label or "value": v})
+    if values.shape[0] != xy.shape[0] or values.shape[1] == 0:
+        raise ValueError(f"values must have {xy.shape[0]} rows and at least one column, "
+                         f"got shape {values.shape}")
+    V = _array(values.to_numpy(dtype=float), "values", ndim=2, allow_nan=True)
+    k = V.shape[1]
+    fig, axes = _grid(1, k, panel=(2.4, 2.2), left=0.35, right=0.2, bottom=0.35,
+                      top=0.55 if title else 0.3, wgap=0.75)
+    size = _point_size(xy.shape[0])
+    for j, name in enumerate(values.columns):
+        ax = axes[0, j]
+        _clear_ticks(ax)
+        ok = np.isfinite(V[:, j])
+        ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", lw=0)
+        order = np.argsort(V[ok, j], kind="stable")
+        sc = ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
+                        cmap=cmap, lw=0)
+        cb = fig.colorbar(sc, ax=ax, fraction=0.06, pad=0.02)
+        cb.ax.tick_params(labelsize=6)
+        ax.set_title(str(name), fontsize=9)
+        ax.set_xlabel(axis_labels[0], fontsize=7)
+        if j == 0:
+            ax.set_ylabel(axis_labels[1], fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    _note(fig, note)
+    return fig
+
+
+def correlation_heatmap(corr, *, title="Rank correlation") -> Figure:
+    """A square correlation matrix on a diverging scale from -1 to 1.
+
+    Parameters
+    ----------
+    corr : pandas.DataFrame
+        Square correlation matrix with matching labels.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = pd.DataFrame([[1.0, -0.5], [-0.5, 1.0]], index=["a", "b"], columns=["a", "b"])
+    >>> correlation_heatmap(m).axes[0].get_title()
+    'Rank correlation'
+    """
+    if not isinstance(corr, pd.DataFrame) or corr.shape[0] != corr.shape[1] or corr.empty:
+        raise ValueError("corr must be a non-empty square DataFrame")
+    return heatmap(corr, title=title, value_label="correlation", cmap="RdBu_r", vmin=-1,
+                   vmax=1)

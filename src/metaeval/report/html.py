@@ -1,0 +1,574 @@
+"""The self-contained HTML report of a study: ``DIR/index.html``.
+
+One file, figures inlined (small vector figures as SVG markup, scatter-heavy
+ones as palette PNG in ``data:`` URIs), no scripts, no fonts or style sheets
+from elsewhere, every text escaped. Per-dataset sections are collapsed
+``<details>`` so a 50-dataset study stays readable and small.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import itertools
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from metaeval.report import _template
+from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
+from metaeval.report.figures import METHOD_ABBREVIATIONS
+
+__all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
+
+_SALT = itertools.count()
+
+
+def _esc(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+# ---------------------------------------------------------------------------- embedding
+def figure_to_svg(fig: Figure) -> str:
+    """SVG markup of a figure, ready to inline in HTML (no XML prolog, unique ids).
+
+    Text stays text (``svg.fonttype = "none"``), so the markup is small and the
+    browser's own sans-serif font draws it; every element id (and every
+    reference to one) is prefixed per figure so several figures share a page.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    str
+        Markup starting with ``<svg``.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(figsize=(1, 1))
+    >>> _ = fig.add_subplot().plot([0, 1])
+    >>> figure_to_svg(fig).startswith("<svg")
+    True
+    """
+    import matplotlib
+
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    buf = io.StringIO()
+    prefix = f"f{next(_SALT)}-"
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": prefix}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg"):].strip()
+    # every id and every reference to one gets the figure's prefix: unique on the page
+    text = re.sub(r'( id="|url\(#|href="#)', lambda m: m.group(1) + prefix, text)
+    # artists' gids repeat within a figure (e.g. one "cut" line per panel): number them
+    seen: dict[str, int] = {}
+
+    def number(m):
+        n = seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+        return m.group(0) if n == 1 else f' id="{m.group(1)}-{n}"'
+    return re.sub(r' id="([^"]+)"', number, text)
+
+
+def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
+    """A ``data:image/png;base64,...`` URI of a figure, as a 128-colour palette PNG.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    dpi : float, default 72
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> figure_to_png_uri(Figure(figsize=(1, 1))).startswith("data:image/png;base64,")
+    True
+    """
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    raw = buf.getvalue()
+    try:
+        from PIL import Image
+
+        img = Image.open(io.BytesIO(raw)).convert("RGB")
+        small = io.BytesIO()
+        img.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(
+            small, format="PNG", optimize=True)
+        if small.tell() < len(raw):
+            raw = small.getvalue()
+    except ImportError:  # pragma: no cover - Pillow ships with matplotlib
+        pass
+    return "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
+
+
+# ---------------------------------------------------------------------------- pieces
+class _Page:
+    """Collects figures and the problems met while drawing them."""
+
+    def __init__(self, view: StudyView, *, dpi, strict):
+        self.view = view
+        self.dpi = dpi
+        self.strict = strict
+        self.problems: list[str] = []
+        self.n_figures = 0
+
+    def figure(self, kind, caption, *, fmt="svg", alt=None, **options) -> str:
+        build: Callable[..., Figure] = PLOT_KINDS[kind].build
+        try:
+            fig = build(self.view, **options)
+            if fmt == "svg":
+                body = figure_to_svg(fig)
+            else:  # shown at 96 CSS px per inch, the scale of the inline SVG figures
+                w, h = (round(float(v) * 96) for v in fig.get_size_inches())
+                body = (f'<img src="{figure_to_png_uri(fig, dpi=self.dpi)}" width="{w}" '
+                        f'height="{h}" alt="{_esc(alt or caption)}">')
+        except Exception as exc:
+            if self.strict:
+                raise
+            where = f" ({options['dataset']})" if "dataset" in options else ""
+            msg = f"{kind}{where}: {type(exc).__name__}: {exc}"
+            self.problems.append(msg)
+            return f'<p class="problem">Figure not drawn — {_esc(msg)}</p>'
+        self.n_figures += 1
+        return f"<figure>{body}<figcaption>{_esc(caption)}</figcaption></figure>"
+
+    def attempt(self, what, compute, default=None):
+        try:
+            return compute()
+        except Exception as exc:
+            if self.strict:
+                raise
+            self.problems.append(f"{what}: {type(exc).__name__}: {exc}")
+            return default
+
+
+def _row(*figures_html: str) -> str:
+    return '<div class="row">' + "".join(figures_html) + "</div>"
+
+
+def _table(frame: pd.DataFrame, *, fmt="{:.4f}", best=None, text_columns=(), index=True,
+           index_name=None, formats=None) -> str:
+    """An escaped HTML table; ``best`` = "min" or "max" bolds the best of each column.
+
+    ``formats`` maps a column to its own format (default ``fmt``).
+    """
+    formats = formats or {}
+    cols = list(frame.columns)
+    head = ""
+    if index:
+        head += f'<th class="text">{_esc(index_name or frame.index.name or "")}</th>'
+    head += "".join(
+        f'<th class="{"text" if c in text_columns else ""}">{_esc(c)}</th>' for c in cols)
+    best_rows = {}
+    if best in ("min", "max"):
+        for c in cols:
+            if c in text_columns:
+                continue
+            v = pd.to_numeric(frame[c], errors="coerce")
+            if v.notna().any():
+                target = v.min() if best == "min" else v.max()
+                best_rows[c] = set(np.flatnonzero(np.isclose(v.to_numpy(), target)))
+    rows = []
+    for i, (label, row) in enumerate(frame.iterrows()):
+        cells = f'<td class="text">{_esc(label)}</td>' if index else ""
+        for c in cols:
+            v = row[c]
+            if c in text_columns or isinstance(v, str):
+                cls = "error" if c == "error" else "text"
+                cells += f'<td class="{cls}">{_esc("" if v is None else v)}</td>'
+                continue
+            if v is None or (isinstance(v, float) and not np.isfinite(v)):
+                text = "–"
+            elif isinstance(v, (int, np.integer)):
+                text = str(int(v))
+            else:
+                text = formats.get(c, fmt).format(float(v))
+            cls = ' class="best"' if i in best_rows.get(c, ()) else ""
+            cells += f"<td{cls}>{_esc(text)}</td>"
+        rows.append(f"<tr>{cells}</tr>")
+    return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _method_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.rename(columns=lambda m: f"IH {METHOD_ABBREVIATIONS.get(m, m)}")
+
+
+def _card(value, label, bad=False) -> str:
+    cls = "card bad" if bad else "card"
+    return f'<div class="{cls}"><b>{_esc(value)}</b><span>{_esc(label)}</span></div>'
+
+
+# ---------------------------------------------------------------------------- sections
+def _summary(page: _Page) -> str:
+    view = page.view
+    ds = view.datasets()
+    algs = view.algorithms()
+    tasks = view.tasks()
+    n_done = int((tasks["status"] == "done").sum()) if not tasks.empty else 0
+    failed = tasks[tasks["status"] == "failed"] if not tasks.empty else tasks
+    out = ['<div class="cards">', _card(len(ds), "datasets"), _card(len(algs), "algorithms"),
+           _card(n_done, "tasks done"), _card(len(failed), "tasks failed", bad=len(failed) > 0),
+           "</div>"]
+    cfg = page.attempt("study configuration", view.store.study_config) \
+        if hasattr(view.store, "study_config") else None
+    if cfg:
+        keys = [k for k in ("folds", "repeats", "seed", "executor") if k in cfg]
+        if keys:
+            out.append('<p class="note">Study: ' + ", ".join(
+                f"{_esc(k)} = {_esc(cfg[k])}" for k in keys) + ".</p>")
+    if len(failed):
+        out.append("<h3>Failed tasks</h3>")
+        f = failed[["dataset", "algorithm", "repeat", "error"]].copy()
+        f["error"] = f["error"].fillna("").astype(str).str.slice(0, 400)
+        out.append(_table(f.set_index("dataset"), text_columns=("algorithm", "error"),
+                          index_name="dataset"))
+    out.append("<h3>Datasets</h3>")
+    d = ds.set_index("name")[["family", "n_instances", "n_features", "positive_fraction"]]
+    d = d.rename(columns={"n_instances": "instances", "n_features": "features",
+                          "positive_fraction": "class 1 share"})
+    if not tasks.empty:
+        done = tasks[tasks["status"] == "done"].groupby("dataset").size()
+        d["tasks done"] = [int(done.get(n, 0)) for n in d.index]
+    out.append(_table(d, fmt="{:.3f}", text_columns=("family",), index_name="dataset"))
+    out.append("<h3>Algorithms</h3>")
+    a = algs.set_index("name")[["estimator", "score_method"]]
+    out.append(_table(a, text_columns=("estimator", "score_method"), index_name="algorithm"))
+    return "\n".join(out)
+
+
+def _findings(page: _Page, *, accd, a3r_n) -> str:
+    view = page.view
+    items = []
+    agg = page.attempt("aggregated dissimilarity", lambda: view.aggregated_dissimilarity("mean"))
+    if agg is not None:
+        D, algs = agg
+        for m, M in D.items():
+            off = M + np.diag(np.full(len(algs), np.inf))
+            i, j = np.unravel_index(np.argmin(off), off.shape)
+            spread = (M.sum(axis=1)) / (len(algs) - 1)
+            far = int(np.argmax(spread))
+            items.append(
+                f"<li><b>{_esc(m)}</b>: closest pair <b>{_esc(algs[i])}</b> – "
+                f"<b>{_esc(algs[j])}</b> (mean dissimilarity {M[i, j]:.3f}); most apart: "
+                f"<b>{_esc(algs[far])}</b> (mean {spread[far]:.3f} to the others).</li>")
+    ranks = page.attempt("rankings", lambda: view.rankings(accd=accd, n=a3r_n))
+    if ranks:
+        best = ", ".join(f"{_esc(name)}: <b>{_esc(f['algorithm'].iloc[0])}</b>"
+                         for name, f in ranks.items())
+        items.append(f"<li>Best algorithm by ranking on {_esc(view.measure)} — {best}.</li>")
+    cd = page.attempt("critical difference", lambda: _cd_summary(view)) \
+        if len(view.usable_datasets()) >= 2 else None
+    if cd:
+        items.append(f"<li>{cd}</li>")
+    vc = page.attempt("value captured", lambda: _best_value(view))
+    if vc:
+        items.append(f"<li>{vc}</li>")
+    hard = page.attempt("hardest datasets", lambda: _hardest(view))
+    if hard:
+        items.append(f"<li>{hard}</li>")
+    if not items:
+        return '<p class="note">No finding could be computed from this store.</p>'
+    return '<ul class="findings">' + "".join(items) + "</ul>"
+
+
+def _cd_summary(view: StudyView) -> str:
+    from metaeval.ranking import critical_difference_data
+
+    success, hib = view.success()
+    cdd = critical_difference_data(success, higher_is_better=hib)
+    ranks = cdd.average_ranks
+    best = ranks["algorithm"].iloc[0]
+    tied = sorted({a for g in cdd.groups if best in g for a in g} - {best})
+    p = getattr(cdd.friedman, "p_value", None)
+    ptxt = f"Friedman p = {p:.3g}; " if p is not None else ""
+    same = (", not significantly different from " + ", ".join(map(_esc, tied))) if tied else \
+        ", significantly better than all others"
+    return (f"{ptxt}best average rank: <b>{_esc(best)}</b> ({ranks['score'].iloc[0]:.2f})"
+            f"{same} (Nemenyi CD = {cdd.cd:.2f}, {cdd.n_datasets} datasets).")
+
+
+def _best_value(view: StudyView) -> str:
+    from metaeval.benchmark import overall_value, runtime_score
+
+    ov = overall_value(view.value_captured())
+    times = view.times()
+    times = times[times["algorithm"].isin(view.common_algorithms())
+                  & times["dataset"].isin(view.usable_datasets())]
+    rs = runtime_score(times)
+    return (f"Most value captured: <b>{_esc(ov['algorithm'].iloc[0])}</b> "
+            f"({ov['score'].iloc[0]:.1f} %); fastest: <b>{_esc(rs['algorithm'].iloc[0])}</b>; "
+            f"slowest: <b>{_esc(rs['algorithm'].iloc[-1])}</b> "
+            f"(runtime score {rs['score'].iloc[-1]:.2f}).")
+
+
+def _hardest(view: StudyView) -> str:
+    names = view.usable_datasets()
+    if not names:
+        return ""
+    means = pd.DataFrame({n: view.hardness(n).mean(axis=0) for n in names},
+                         index=view.methods).T
+    parts = [f"{_esc(METHOD_ABBREVIATIONS.get(m, m))}: {_esc(means[m].idxmax())} "
+             f"({means[m].max():.3f})" for m in view.methods]
+    return "Hardest dataset (mean pool hardness) — " + "; ".join(parts) + "."
+
+
+def _mean_hardness_overall(page: _Page) -> str:
+    view = page.view
+    names = view.usable_datasets()
+    algs = view.common_algorithms()
+    if not names or not algs:
+        return '<p class="note">No dataset has finished scores.</p>'
+    tables = [view.mean_hardness(n).loc[algs] for n in names]
+    mean = sum(tables) / len(tables)
+    return ('<p class="note">Mean instance hardness of each algorithm, averaged over '
+            f"{len(names)} datasets (lower is easier; best of each method in bold).</p>"
+            + _table(_method_columns(mean), best="min", index_name="algorithm"))
+
+
+def _similarity(page: _Page, *, cut_height) -> str:
+    return page.figure(
+        "dendrograms",
+        "Average-linkage dendrograms of the dissimilarity between algorithms (mean absolute "
+        "difference of instance hardness, seed 001 eq. 24), averaged over datasets (eq. 25); "
+        "one per threshold choice method. Dashed line: the cut height "
+        + ("given." if cut_height is not None else "(middle of the widest gap between merges)."),
+        cut_height=cut_height)
+
+
+def _rankings(page: _Page, *, accd, a3r_n) -> str:
+    view = page.view
+    out = []
+    ranks = page.attempt("rankings", lambda: view.rankings(accd=accd, n=a3r_n))
+    if ranks:
+        from metaeval.report.data import ranks_table
+
+        R, Sc = ranks_table(ranks)
+        tbl = pd.concat({"rank": R, "score": Sc}, axis=1)
+        tbl.columns = [f"{b} {a}" for a, b in tbl.columns]
+        order = [f"{c} {k}" for c in R.columns for k in ("rank", "score")]
+        out.append(f'<p class="note">Success measure: {_esc(view.measure)}; time: fit + '
+                   "predict wall seconds over the folds. AR: lower score is better; the others: "
+                   "higher is better. Rank 1 = best.</p>")
+        out.append(_table(tbl[order], fmt="{:.3f}", index_name="algorithm",
+                          formats={c: "{:g}" for c in order if c.endswith(" rank")}))
+    if len(view.usable_datasets()) >= 2:
+        out.append(page.figure("critical-difference",
+                               "Critical-difference diagram (Demšar 2006): average ranks over "
+                               "the datasets, best on the left; the bar is the Nemenyi critical "
+                               "difference; thick lines join algorithms not significantly "
+                               "different."))
+    else:
+        out.append('<p class="note">The critical-difference diagram needs at least two '
+                   "datasets.</p>")
+    out.append(page.figure("rank-table", "Ranks under the five ranking methods (cell: rank "
+                           "and score).", accd=accd, n=a3r_n))
+    out.append("<h3>Combining accuracy and time: ARR and A3R (seed 002)</h3>")
+    out.append(_row(
+        page.figure("arr", "ARR at SRR = 1 for AccD = 0.2, 0.3, 0.7: the denominator "
+                           "1 + AccD·log10(T ratio) vanishes at the dotted lines (the pole), "
+                           "so ARR is neither monotonic nor bounded."),
+        page.figure("a3r", "A3R at SRR = 1 for n = 4, 8, 16: monotonic in the time ratio."),
+        page.figure("iso-a3r", "Iso-A3R curves (n = 8): the success rate ratio an algorithm "
+                               "needs for A3R = 0.9, 1.0, 1.1.")))
+    return "\n".join(out)
+
+
+def _benchmark(page: _Page, *, bootstrap_draws) -> str:
+    out = [_row(page.figure("value-captured", "Value captured (seed 004): per dataset and "
+                            "metric, 100·(p − Q1)/(max − Q1), averaged."),
+                page.figure("runtime-scores", "Runtime score (seed 004): mean log2 of the time "
+                            "over the fastest time, over the slowest datasets.")),
+           page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
+                       "the comparison dataset-neutral, each row would have one colour."),
+           _row(page.figure("heatmap-metrics", "Value captured per algorithm and metric."),
+                page.figure("portfolio", "Greedy portfolio: value captured by the best "
+                            "algorithm of the portfolio after each step (submodular greedy).")),
+           _row(page.figure("error-cases", "Error cases per metric (seed 004): the metric "
+                            "prefers one algorithm and at most k = 2 others agree."),
+                page.figure("bootstrap-stability", "Bootstrap over datasets and metrics: the "
+                            "probability that a subset leads to a different pairwise "
+                            "conclusion than all the data.", draws=bootstrap_draws))]
+    return "\n".join(out)
+
+
+def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
+                     instance_space_max_rows) -> str:
+    view = page.view
+    row = view.datasets().set_index("name").loc[name]
+    meta = (f"{int(row['n_instances'])} instances · {int(row['n_features'])} features · "
+            f"class 1 share {float(row['positive_fraction']):.2f} · {row['family']}")
+    head = f"<summary>{_esc(name)}<span>{_esc(meta)}</span></summary>"
+    if name not in view.usable_datasets():
+        note = "fewer than two algorithms finished on this dataset: nothing to compare."
+        return f'<details>{head}<div><p class="problem">{_esc(note)}</p></div></details>'
+    parts = ["<h4>Mean instance hardness (seed 001 Table 1 layout)</h4>"]
+    table = page.attempt(f"mean hardness ({name})", lambda: view.mean_hardness(name))
+    if table is not None:
+        parts.append(_table(_method_columns(table), best="min", index_name="algorithm"))
+    parts.append("<h4>Cost curves</h4>")
+    parts.append(page.figure("class-cost-curves", "Class cost curves (seed 003 Fig. 7): mean "
+                             "loss of each class over the pool; CH = class hardness.",
+                             fmt="png", dataset=name))
+    parts.append(page.figure("instance-cost-curves", "Instance cost curves (seed 003 Figs. "
+                             "1–6) of the hardest and a typical instance of each class, one "
+                             "line per algorithm; dashed and hatched: the rate-driven "
+                             "stretch where the loss is interpolated (Figs. 3–4).",
+                             fmt="png", dataset=name))
+    if view.projection(name) is not None:
+        parts.append("<h4>Hardness maps (PCA of the features)</h4>")
+        parts.append(page.figure("projection", "The instances on their first two principal "
+                                 "components (seed 003 Fig. 8).", fmt="png", dataset=name))
+        parts.append(page.figure("hardness-maps", "Pool instance hardness per class and "
+                                 "method (seed 003 Figs. 9 and 12); the other class in grey.",
+                                 fmt="png", dataset=name))
+        parts.append(_row(*(page.figure(
+            "cost-hardness-maps", f"Loss of class {k} instances at c = "
+            + ", ".join(f"{c:g}" for c in cost_proportions)
+            + f" (seed 003 Fig. {10 if k == 1 else 11}).", fmt="png", dataset=name,
+            target_class=k, cost_proportions=cost_proportions) for k in (1, 0))))
+    else:
+        parts.append('<p class="note">Features not available (not a built-in dataset, or '
+                     "its file changed since the study): no hardness maps.</p>")
+    parts.append("<h4>Algorithm similarity on this dataset</h4>")
+    parts.append(page.figure("dendrograms", "Dendrograms of algorithm dissimilarity on this "
+                             "dataset (seed 001 Figs. 3–5).", fmt="png", dataset=name,
+                             cut_height=cut_height))
+    if has_instance_space() and view.projection(name) is not None:
+        parts.append("<h4>Instance space: classic beside cost-sensitive hardness</h4>")
+        if int(row["n_instances"]) > instance_space_max_rows:
+            parts.append(f'<p class="note">Skipped: {int(row["n_instances"])} instances, over '
+                         f"the limit of {instance_space_max_rows} set for the report "
+                         "(<code>metaeval plot instance-space</code> draws it).</p>")
+        else:
+            parts.append(page.figure("instance-space", "The instances on the first two "
+                                     "principal components of the encoded features, coloured "
+                                     "by a classic measure (k-disagreeing neighbours, kDN) and "
+                                     "by the rate-driven pool hardness.", fmt="png",
+                                     dataset=name))
+            parts.append(page.figure("instance-space-correlation", "Spearman correlation "
+                                     "between the classic measures and the cost-sensitive "
+                                     "hardness of the instances.", fmt="png", dataset=name))
+    return f'<details>{head}<div>{"".join(parts)}</div></details>'
+
+
+# ---------------------------------------------------------------------------- entry point
+def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accuracy",
+                 datasets=None, cut_height=None, cost_proportions=(0.2, 0.5, 0.8), accd=0.1,
+                 a3r_n=8, bootstrap_draws=2000, dpi=96, instance_space_max_rows=5000,
+                 strict=False, title="metaeval report") -> Path:
+    """Write the self-contained HTML report of a study to ``out_dir/index.html``.
+
+    Parameters
+    ----------
+    store_or_path : metaeval.store.Store or path-like
+        The results store.
+    out_dir : path-like
+        Directory to write ``index.html`` into (created if missing).
+    methods : sequence of str, optional
+        Threshold choice methods shown (default all five).
+    t : float, default 0.5
+        Threshold of the score-fixed method and of crisp metrics.
+    measure : str, default "accuracy"
+        Success measure of the rankings (a metric of :data:`metaeval.benchmark.METRICS`).
+    datasets : sequence of str, optional
+        Datasets that get a per-dataset section (default all).
+    cut_height : float, optional
+        Dendrogram cut height (default: middle of the widest gap between merges).
+    cost_proportions : sequence of float, default (0.2, 0.5, 0.8)
+        Cost proportions of the loss maps (seed 003 Figs. 10-11).
+    accd : float, default 0.1
+        AccD of the ARR ranking (accuracy traded for a 10x speed-up).
+    a3r_n : float, default 8
+        Root of the A3R ranking.
+    bootstrap_draws : int, default 2000
+        Draws per cell of the bootstrap stability grid.
+    dpi : float, default 96
+        Resolution of the PNG figures (they are shown at 96 CSS pixels per inch,
+        like the SVG ones; lower it to shrink the file).
+    instance_space_max_rows : int, default 5000
+        Datasets with more instances get no instance-space view in the report
+        (the classic measures are the slowest part on large data).
+    strict : bool, default False
+        Raise on the first figure that cannot be drawn, instead of noting it
+        in the report.
+    title : str
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``index.html``.
+
+    Examples
+    --------
+    >>> write_report("no-such-store.duckdb", "out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: No metaeval store at ...
+    """
+    view = StudyView(store_or_path, methods=methods, t=t, measure=measure)
+    view._metric(measure)  # an unknown measure fails before any work
+    all_names = view.dataset_names()  # fails early on a missing or foreign file
+    if datasets is None:
+        chosen = all_names
+    else:
+        chosen = [str(d) for d in datasets]
+        unknown = [d for d in chosen if d not in all_names]
+        if unknown:
+            raise ValueError(f"datasets {unknown} are not in the store")
+    from metaeval._validation import check_cost_proportions
+
+    cost_proportions = tuple(float(c) for c in check_cost_proportions(
+        cost_proportions, name="cost_proportions"))
+    out_dir = Path(out_dir)
+    page = _Page(view, dpi=dpi, strict=strict)
+
+    sections = [("summary", "Study summary", _summary(page))]
+    findings = _findings(page, accd=accd, a3r_n=a3r_n)
+    sections.append(("findings", "Aggregated findings", findings))
+    sections.append(("hardness", "Mean instance hardness", _mean_hardness_overall(page)))
+    sections.append(("similarity", "Algorithm similarity", _similarity(page,
+                                                                       cut_height=cut_height)))
+    sections.append(("rankings", "Rankings", _rankings(page, accd=accd, a3r_n=a3r_n)))
+    sections.append(("benchmark", "Benchmark analytics",
+                     _benchmark(page, bootstrap_draws=bootstrap_draws)))
+    per = [_dataset_section(page, n, cost_proportions=cost_proportions, cut_height=cut_height,
+                            instance_space_max_rows=instance_space_max_rows) for n in chosen]
+    sections.append(("datasets", "Per dataset",
+                     '<p class="note">Click a dataset to open its section.</p>' + "".join(per)))
+    if page.problems:
+        items = "".join(f"<li>{_esc(p)}</li>" for p in page.problems)
+        sections.insert(1, ("problems", "Problems",
+                            '<p class="problem">Some parts could not be computed:</p>'
+                            f"<ul>{items}</ul>"))
+
+    from metaeval import __version__
+
+    body = "\n".join(f'<section id="{a}"><h2>{_esc(t_)}</h2>\n{content}</section>'
+                     for a, t_, content in sections)
+    nav = "".join(f'<a href="#{a}">{_esc(t_)}</a>' for a, t_, _ in sections)
+    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    store_path = getattr(view.store, "path", "")
+    subtitle = f"Store {store_path} · {len(all_names)} datasets · generated {stamp}"
+    doc = _template.PAGE.format(title=_esc(title), subtitle=_esc(subtitle), nav=nav,
+                                body=body, css=_template.CSS, version=_esc(__version__))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "index.html"
+    path.write_text(doc, encoding="utf-8")
+    return path
