@@ -307,6 +307,130 @@ def hardness(
             out.print(table)
 
 
+@app.command()
+def rank(
+    store: StoreOption = Path(DEFAULT_STORE),
+    measure: Annotated[
+        str, typer.Option(help="Success measure: accuracy, auc, ... or hardness:<method> "
+                          "(success = 1 - mean instance hardness).")
+    ] = "accuracy",
+    method: Annotated[
+        str | None, typer.Option(help="ar, srr, sw, arr or a3r [default: all five].")
+    ] = None,
+    accd: Annotated[float, typer.Option(help="ARR: accuracy traded for a 10x speed-up.")] = 0.1,
+    n: Annotated[float, typer.Option("--n", help="A3R: the n-th root of the time ratio.")] = 8,
+) -> None:
+    """Rank the algorithms by accuracy and time (AR, SRR, SW, ARR, A3R), best first."""
+    from metaeval.ranking import RANKING_METHODS
+    from metaeval.report import StudyView
+
+    with _bad_input():
+        if method is not None and method not in RANKING_METHODS:
+            raise ValueError(f"--method must be one of {', '.join(RANKING_METHODS)}; "
+                             f"got {method!r}.")
+        view = StudyView(Store(store), measure=measure)
+        frames = view.rankings(measure, accd=accd, n=n)
+        wanted = {"ar": "AR", "srr": "SRR", "sw": "SW", "arr": "ARR", "a3r": "A3R"}
+        for title, frame in frames.items():
+            if method is not None and not title.startswith(wanted[method]):
+                continue
+            table = Table("rank", "algorithm", "score", title=f"{title}, measure: {measure}")
+            for row in frame.itertuples(index=False):
+                table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.4f}")
+            out.print(table)
+
+
+@app.command()
+def benchmark(
+    store: StoreOption = Path(DEFAULT_STORE),
+    k: Annotated[int, typer.Option(help="Metric disagreement: an error case is when at "
+                                   "most k other metrics agree.")] = 2,
+    n_slowest: Annotated[int, typer.Option(help="Runtime score over this many of the "
+                                           "slowest datasets.")] = 20,
+) -> None:
+    """Seed 004's analytics: value captured, runtime score, metric disagreement, portfolio."""
+    from metaeval.benchmark import (
+        greedy_portfolio,
+        metric_disagreement,
+        overall_value,
+        runtime_score,
+    )
+    from metaeval.report import StudyView
+
+    with _bad_input():
+        view = StudyView(Store(store))
+        vc = view.value_captured()
+        tables = [
+            ("Value captured (mean over datasets and metrics, %)", overall_value(vc)),
+            (f"Runtime score (log2 of time / fastest, {n_slowest} slowest datasets; "
+             "lower is faster)", runtime_score(view.times(), n_slowest=n_slowest)),
+        ]
+        for title, frame in tables:
+            table = Table("rank", "algorithm", "score", title=title)
+            for row in frame.itertuples(index=False):
+                table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.3f}")
+            out.print(table)
+        dis = metric_disagreement(view.metrics(), k=k)
+        table = Table("metric", "error cases", "error rate",
+                      title=f"Metric disagreement (k = {k}; all metrics agree on "
+                      f"{100 * dis.all_agree:.1f} % of {dis.n_comparisons} comparisons)")
+        for row in dis.per_metric.itertuples(index=False):
+            table.add_row(str(row.metric), str(row.error_cases), f"{row.error_rate:.3f}")
+        out.print(table)
+        port = greedy_portfolio(vc)
+        table = Table("step", "algorithm", "gain", "value", title="Greedy portfolio")
+        for row in port.itertuples(index=False):
+            table.add_row(str(row.step), str(row.algorithm), f"{row.gain:.2f}",
+                          f"{row.value:.2f}")
+        out.print(table)
+
+
+@app.command()
+def report(
+    store: StoreOption = Path(DEFAULT_STORE),
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html.")] = Path(
+        "metaeval-results/report"),
+) -> None:
+    """Write the self-contained HTML report of a store (DIR/index.html)."""
+    from metaeval.report import write_report
+
+    with _bad_input():
+        path = write_report(Store(store), out_dir)
+    out.print(f"Report written to {path}", markup=False)
+
+
+@app.command()
+def plot(
+    kind: Annotated[str, typer.Argument(help="The figure: see --list.")] = "",
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", help="FILE.png, FILE.svg or FILE.pdf.")] = None,
+    store: StoreOption = Path(DEFAULT_STORE),
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="KEY=VALUE options of the figure (repeatable).")] = None,
+    list_kinds: Annotated[bool, typer.Option("--list", help="List the figures.")] = False,
+) -> None:
+    """Write any single figure of the report to a file."""
+    from metaeval.report import PLOT_KINDS, parse_plot_options
+    from metaeval.report import plot as make_plot
+
+    if list_kinds or not kind:
+        for name, spec in PLOT_KINDS.items():
+            out.print(f"{name:24s} {getattr(spec, 'description', '')}", markup=False)
+        return
+    with _bad_input():
+        if out_file is None:
+            raise ValueError("--out FILE.{png,svg,pdf} is required.")
+        if out_file.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise ValueError(f"--out must end in .png, .svg or .pdf; got {out_file.name!r}.")
+        options = parse_plot_options(option or [])
+        spec = PLOT_KINDS.get(kind)
+        fig = make_plot(kind, Store(store) if spec is None or spec.needs_store else None,
+                        **options)
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out_file)
+    out.print(f"Figure written to {out_file}", markup=False)
+
+
 def _mean_hardness(y, S) -> dict:
     """Mean instance hardness per model (column of S) for every method."""
     from metaeval.hardness import METHODS, instance_hardness

@@ -269,7 +269,10 @@ class StudyView:
         return self._cached("complete_scores", compute)
 
     def success(self, measure=None) -> tuple[pd.DataFrame, bool]:
-        """``[dataset, algorithm, fold, value]`` per fold and whether higher is better."""
+        """``[dataset, algorithm, fold, value]`` per fold and whether higher is better.
+
+        A ``hardness:<method>`` measure becomes the success ``1 - mean hardness``.
+        """
         measure = measure or self.measure
 
         def compute():
@@ -281,8 +284,12 @@ class StudyView:
             if "repeat" in m.columns:
                 n_folds = int(m["fold"].max()) + 1
                 m = m.assign(fold=m["repeat"].astype(int) * n_folds + m["fold"].astype(int))
-            return m[["dataset", "algorithm", "fold", "value"]].reset_index(drop=True), bool(
-                metric.higher_is_better)
+            m = m[["dataset", "algorithm", "fold", "value"]].reset_index(drop=True)
+            if measure.startswith("hardness:"):
+                # issue 4: the success of a hardness measure is 1 - mean instance hardness,
+                # so that the ratio methods (SRR, ARR, A3R) see a success rate
+                return m.assign(value=1.0 - m["value"]), True
+            return m, bool(metric.higher_is_better)
         return self._cached(("success", measure), compute)
 
     def rankings(self, measure=None, *, accd=0.1, n=8) -> dict[str, pd.DataFrame]:

@@ -1,0 +1,167 @@
+"""The analytics commands (rank, benchmark, report, plot) against a real small study.
+
+Each command's table is checked against the same quantity computed here
+independently, from the stored scores and scikit-learn.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score
+from typer.testing import CliRunner
+
+from metaeval.cli import app
+from metaeval.hardness import instance_hardness
+from metaeval.ranking import average_ranks, success_rate_ratios
+from metaeval.store import Store
+
+runner = CliRunner()
+
+
+def _run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """labor, fertility and haberman x NB, DT, 3NN, 3-fold CV: a finished study."""
+    path = tmp_path_factory.mktemp("analytics") / "study.duckdb"
+    result = _run("run", "--datasets", "labor,fertility,haberman", "--algorithms",
+                  "NB,DT,3NN", "--folds", "3", "--jobs", "1", "--quiet", "--store", path)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def _table_order(output, title):
+    """Algorithms in the order the table titled ``title`` lists them."""
+    block = output.split(title, 1)[1]
+    names = []
+    for line in block.splitlines():
+        cells = [c.strip() for c in re.split(r"[│┃]", line) if c.strip()]
+        if len(cells) == 3 and cells[0].replace(".", "").isdigit():
+            names.append(cells[1])
+        elif names and line.startswith("└"):
+            break
+    return names
+
+
+def _per_fold_success(path, value):
+    """[dataset, algorithm, fold, value] computed directly from the stored scores."""
+    import pandas as pd
+
+    sf = Store(path).scores_frame()
+    rows = [
+        {"dataset": d, "algorithm": a, "fold": f, "value": value(g["y"].to_numpy(),
+                                                                  g["score"].to_numpy())}
+        for (d, a, f), g in sf.groupby(["dataset", "algorithm", "fold"])
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_rank_average_ranks_match_accuracy_computed_with_sklearn(store):
+    success = _per_fold_success(store, lambda y, s: accuracy_score(y, (s > 0.5).astype(int)))
+    expected = average_ranks(success)["algorithm"].tolist()
+    result = _run("rank", "--store", store, "--method", "ar")
+    assert result.exit_code == 0, result.output
+    assert _table_order(result.output, "AR, measure: accuracy") == expected
+    assert "SRR" not in result.output  # only the requested method
+
+
+def test_rank_by_hardness_uses_one_minus_mean_hardness(store):
+    success = _per_fold_success(
+        store, lambda y, s: 1.0 - instance_hardness(y, s, "rate-driven").mean())
+    expected = success_rate_ratios(success)
+    result = _run("rank", "--store", store, "--method", "srr", "--measure",
+                  "hardness:rate-driven")
+    assert result.exit_code == 0, result.output
+    assert _table_order(result.output, "SRR") == expected["algorithm"].tolist()
+    top = expected.iloc[0]
+    assert f"{top['score']:.4f}" in result.output
+
+
+def test_rank_prints_all_five_rankings_by_default(store):
+    result = _run("rank", "--store", store)
+    assert result.exit_code == 0, result.output
+    for title in ("AR,", "SRR,", "SW,", "ARR (AccD=0.1)", "A3R (n=8)"):
+        assert title in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--method", "best"], "--method must be one of"),
+    (["--measure", "speed"], "measure must be one of"),
+])
+def test_rank_bad_input_exits_2(store, args, message):
+    result = _run("rank", "--store", store, *args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_rank_on_a_missing_store_exits_2(tmp_path):
+    result = _run("rank", "--store", tmp_path / "none.duckdb")
+    assert result.exit_code == 2
+    assert "does not exist" in result.output
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_benchmark_greedy_first_pick_is_the_best_value_captured(store):
+    # f({a}) is a's mean value captured, so the greedy portfolio's first pick must
+    # be the top of the value-captured table
+    result = _run("benchmark", "--store", store, "--k", "1")
+    assert result.exit_code == 0, result.output
+    value_order = _table_order(result.output, "Value captured")
+    assert sorted(value_order) == ["3NN", "DT", "NB"]
+    portfolio = result.output.split("Greedy portfolio", 1)[1]
+    first = next(line for line in portfolio.splitlines() if re.search(r"│\s*1\s*│", line))
+    assert value_order[0] in first
+    assert "Metric disagreement (k = 1" in result.output
+    assert "Runtime score" in result.output
+
+
+def test_report_writes_a_self_contained_page(store, tmp_path):
+    out = tmp_path / "report"
+    result = _run("report", "--store", store, "--out", out)
+    assert result.exit_code == 0, result.output
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert "fertility" in page and "haberman" in page
+    # nothing is loaded from elsewhere (namespace URIs inside inline SVG are not loads)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page.lower()
+
+
+def test_plot_writes_each_format(store, tmp_path):
+    for suffix, magic in ((".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")):
+        target = tmp_path / f"fig{suffix}"
+        result = _run("plot", "dendrograms", "--store", store, "--out", target,
+                      "-o", "dataset=haberman")
+        assert result.exit_code == 0, result.output
+        assert target.read_bytes().startswith(magic)
+    # a figure of seed 002 needs no store at all
+    result = _run("plot", "arr", "--out", tmp_path / "arr.png", "--store",
+                  tmp_path / "absent.duckdb")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["dendrograms", "--out", "x.gif"], "must end in .png, .svg or .pdf"),
+    (["dendrograms"], "--out FILE"),
+    (["dendrogram", "--out", "x.png"], "kind must be one of"),
+])
+def test_plot_bad_input_exits_2(store, args, message):
+    result = _run("plot", *args, "--store", store)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_plot_list_names_every_kind():
+    from metaeval.report import PLOT_KINDS
+
+    result = _run("plot", "--list")
+    assert result.exit_code == 0
+    listed = {line.split()[0] for line in result.output.splitlines() if line.strip()}
+    assert set(PLOT_KINDS) <= listed
+    assert np.all([len(k) > 0 for k in PLOT_KINDS])
