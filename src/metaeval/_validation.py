@@ -50,6 +50,15 @@ def check_binary_target(y, *, pos_label=1, name="y", require_both=False):
         raise ValueError(f"{name} contains NaN or infinite labels.")
     if y.dtype.kind == "O" and any(v is None for v in y.tolist()):
         raise ValueError(f"{name} contains missing labels (None).")
+    if y.dtype.kind in "biuf":
+        # O(n) fast path for numeric labels (no sort): valid when every label that is
+        # not pos_label is one and the same value. Anything else falls through to the
+        # exact checks below, which name the problem.
+        is_pos = y == pos_label
+        rest = y[~is_pos]
+        valid = rest.size == 0 or rest.min() == rest.max()
+        if valid and (not require_both or 0 < rest.size < y.size):
+            return is_pos.astype(np.int8)
     labels = np.unique(y)
     if labels.size > 2:
         shown = ", ".join(repr(v) for v in labels[:5].tolist())

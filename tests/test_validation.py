@@ -1,0 +1,51 @@
+"""Shared input validation: the numeric fast path agrees with the exact path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from metaeval._validation import check_binary_target
+
+
+def _outcome(y, pos_label, require_both):
+    try:
+        return check_binary_target(y, pos_label=pos_label, require_both=require_both)
+    except ValueError as exc:
+        return type(exc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    y=st.lists(st.integers(-1, 2), min_size=1, max_size=30),
+    pos_label=st.integers(-1, 3),
+    require_both=st.booleans(),
+)
+def test_numeric_labels_behave_like_the_same_labels_as_strings(y, pos_label, require_both):
+    # string labels never take the numeric fast path, so they are the reference
+    as_int = _outcome(np.array(y), pos_label, require_both)
+    as_str = _outcome(np.array([str(v) for v in y]), str(pos_label), require_both)
+    if isinstance(as_str, type):
+        assert as_int is as_str
+    else:
+        np.testing.assert_array_equal(as_int, as_str)
+        np.testing.assert_array_equal(as_int, (np.array(y) == pos_label).astype(np.int8))
+
+
+@pytest.mark.parametrize("y, pos_label, message", [
+    ([0, 1, 2], 1, "3 distinct labels"),
+    ([0, 2, 2], 1, "pos_label=1 is not one of the labels"),
+    ([1.0, np.nan], 1, "NaN or infinite"),
+    ([[0, 1]], 1, "1-dimensional"),
+    ([], 1, "empty"),
+])
+def test_bad_labels_name_the_problem(y, pos_label, message):
+    with pytest.raises(ValueError, match=message):
+        check_binary_target(np.array(y), pos_label=pos_label)
+
+
+def test_require_both_names_the_single_class():
+    with pytest.raises(ValueError, match="Only one class is present in y"):
+        check_binary_target(np.array([1, 1, 1]), require_both=True)
