@@ -165,3 +165,15 @@ def test_plot_list_names_every_kind():
     listed = {line.split()[0] for line in result.output.splitlines() if line.strip()}
     assert set(PLOT_KINDS) <= listed
     assert np.all([len(k) > 0 for k in PLOT_KINDS])
+
+
+def test_message_lines_are_not_wrapped_whatever_the_path_length(store, tmp_path):
+    # a non-terminal console is 120 columns wide; a long store path must not split the
+    # status line that scripts grep
+    deep = tmp_path / ("d" * 130)
+    deep.mkdir()
+    target = deep / "study.duckdb"
+    target.write_bytes(store.read_bytes())
+    result = _run("status", "--store", target)
+    assert result.exit_code == 0, result.output
+    assert f"{target}: 9 tasks: 9 done, 0 failed, 0 pending." in result.output

@@ -39,7 +39,7 @@ datasets_app = typer.Typer(help="The built-in datasets (list, or show one).",
 app.add_typer(datasets_app, name="datasets")
 
 # Not a terminal (a pipe, a file, CI logs): wide enough for a hardness table.
-out = Console(highlight=False, width=None if Console().is_terminal else 120)
+out = Console(highlight=False, soft_wrap=True, width=None if Console().is_terminal else 120)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 StoreOption = Annotated[
