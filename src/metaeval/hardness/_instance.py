@@ -457,8 +457,15 @@ def instance_hardness_at(y, s, method, c, *, t=0.5, pos_label=1, ties="interpola
     Examples
     --------
     >>> from metaeval.hardness import instance_hardness_at
-    >>> instance_hardness_at([0, 1], [0.3, 0.6], "score-driven", 0.5)  # only x1 errs
-    array([0., 0.])
+    At c = 0.5 the threshold is 0.5: the class-0 instance (s = 0.6 > 0.5) is predicted
+    class 1 and costs 2c = 1; the class-1 instance is right.
+
+    >>> instance_hardness_at([0, 1], [0.6, 0.6], "score-driven", 0.5)
+    array([1., 0.])
+
+    At c = 0.65 both err: 2c = 1.3 for class 0 (0.7 > 0.65), 2(1 - c) = 0.7 for class 1
+    (0.6 <= 0.65).
+
     >>> instance_hardness_at([0, 1], [0.7, 0.6], "score-driven", 0.65)
     array([1.3, 0.7])
     """
