@@ -457,6 +457,7 @@ def instance_hardness_at(y, s, method, c, *, t=0.5, pos_label=1, ties="interpola
     Examples
     --------
     >>> from metaeval.hardness import instance_hardness_at
+
     At c = 0.5 the threshold is 0.5: the class-0 instance (s = 0.6 > 0.5) is predicted
     class 1 and costs 2c = 1; the class-1 instance is right.
 
