@@ -193,17 +193,12 @@ def test_hardness_metrics_are_mean_instance_hardness(monkeypatch):
 
 
 def test_hardness_metrics_with_the_real_module():
-    from metaeval import hardness
-    from metaeval.hardness import instance_hardness
+    from metaeval.hardness import METHODS, instance_hardness
 
-    if hasattr(hardness, "METHODS"):
-        assert tuple(f"hardness:{m}" for m in hardness.METHODS) == HARDNESS_METRICS
+    assert tuple(f"hardness:{m}" for m in METHODS) == HARDNESS_METRICS
     y, s = np.array([0, 1, 1, 0]), np.array([0.2, 0.9, 0.3, 0.6])
-    try:
-        expected = [float(np.mean(instance_hardness(y, s, m.split(":")[1])))
-                    for m in HARDNESS_METRICS]
-    except NotImplementedError:
-        pytest.skip("metaeval.hardness is still a placeholder")
+    expected = [float(np.mean(instance_hardness(y, s, m.split(":")[1])))
+                for m in HARDNESS_METRICS]
     out = compute_metrics(pd.DataFrame({"dataset": "d", "algorithm": "A", "y": y, "score": s}))
     got = out.set_index("metric")["value"]
     np.testing.assert_allclose(got.loc[list(HARDNESS_METRICS)], expected)
