@@ -68,6 +68,7 @@ def test_rank_average_ranks_match_accuracy_computed_with_sklearn(store):
     assert result.exit_code == 0, result.output
     assert _table_order(result.output, "AR, measure: accuracy") == expected
     assert "SRR" not in result.output  # only the requested method
+    assert "ARR" not in result.output  # "AR" must not also match "ARR"
 
 
 def test_rank_by_hardness_uses_one_minus_mean_hardness(store):
@@ -177,3 +178,49 @@ def test_message_lines_are_not_wrapped_whatever_the_path_length(store, tmp_path)
     result = _run("status", "--store", target)
     assert result.exit_code == 0, result.output
     assert f"{target}: 9 tasks: 9 done, 0 failed, 0 pending." in result.output
+
+
+@pytest.fixture(scope="module")
+def extended_store(store, tmp_path_factory):
+    """The module's study plus LR on labor only: LR is not finished on every dataset."""
+    path = tmp_path_factory.mktemp("extended") / "study.duckdb"
+    path.write_bytes(store.read_bytes())
+    result = _run("run", "--datasets", "labor", "--algorithms", "LR", "--folds", "3",
+                  "--jobs", "1", "--quiet", "--store", path)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_rank_and_benchmark_say_what_they_leave_out(extended_store):
+    for command in ("rank", "benchmark"):
+        result = _run(command, "--store", extended_store)
+        assert result.exit_code == 0, result.output
+        assert "Note: left out LR: not finished on every dataset" in result.output
+    # the runtime score ranks the same algorithms as the value captured (LR, fastest on
+    # the one dataset it ran on, must not appear)
+    result = _run("benchmark", "--store", extended_store)
+    runtime = _table_order(result.output, "Runtime score")
+    assert sorted(runtime) == sorted(_table_order(result.output, "Value captured"))
+    assert "LR" not in runtime
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["--dataset", "nope"], 2, "'nope' not in the store"),
+    (["--repeat", "-1"], 2, "--repeat must be >= 0"),
+    (["--repeat", "3"], 1, "No dataset has finished scores for repeat 3"),
+])
+def test_hardness_rejects_what_it_cannot_show(store, args, code, message):
+    result = _run("hardness", "--store", store, *args)
+    assert result.exit_code == code, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unusable_output_paths_exit_2(store, tmp_path):
+    a_file = tmp_path / "taken"
+    a_file.write_text("not a folder")
+    for args in (["export", "--parquet", a_file], ["report", "--out", a_file]):
+        result = _run(*args, "--store", store)
+        assert result.exit_code == 2, result.output
+        assert "Error:" in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -49,10 +49,14 @@ StoreOption = Annotated[
 
 @contextmanager
 def _bad_input():
-    """Turn validation errors into a clean message and exit code 2 (no traceback)."""
+    """Turn validation errors into a clean message and exit code 2 (no traceback).
+
+    ``OSError`` covers paths that cannot be used (a file where a folder is wanted, a
+    folder where a file is wanted, no permission).
+    """
     try:
         yield
-    except (ValueError, StoreLockedError) as exc:
+    except (ValueError, StoreLockedError, OSError) as exc:
         err.print(f"Error: {exc}", markup=False)
         raise typer.Exit(2) from None
 
@@ -287,16 +291,25 @@ def hardness(
     from metaeval.hardness import METHODS
 
     with _bad_input():
+        if repeat < 0:
+            raise ValueError(f"--repeat must be >= 0; got {repeat}.")
         st = Store(store)
-        names = _split(dataset) or st.datasets()["name"].tolist()
+        known = st.datasets()["name"].tolist()
+        names = _split(dataset) or known
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise ValueError(f"--dataset: {', '.join(map(repr, unknown))} not in the store "
+                             f"(it holds {', '.join(known)}).")
         done = st.tasks()
         done = set(done.loc[(done["status"] == "done") & (done["repeat"] == repeat),
                             "dataset"])
+        printed = 0
         for name in names:
             if name not in done:
                 err.print(f"{name}: no finished scores (repeat {repeat}); skipped.",
                           markup=False)
                 continue
+            printed += 1
             y, S, algos = st.scores(name, repeat=repeat)
             means = _mean_hardness(y, S)
             table = Table("algorithm", title=f"{name} (n = {y.shape[0]})")
@@ -305,6 +318,9 @@ def hardness(
             for j, algo in enumerate(algos):
                 table.add_row(algo, *(f"{means[m][j]:.4f}" for m in METHODS))
             out.print(table)
+    if not printed:
+        err.print(f"No dataset has finished scores for repeat {repeat}.", markup=False)
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -330,9 +346,10 @@ def rank(
                              f"got {method!r}.")
         view = StudyView(Store(store), measure=measure)
         frames = view.rankings(measure, accd=accd, n=n)
-        wanted = {"ar": "AR", "srr": "SRR", "sw": "SW", "arr": "ARR", "a3r": "A3R"}
+        _note_exclusions(view)
         for title, frame in frames.items():
-            if method is not None and not title.startswith(wanted[method]):
+            # titles are "AR", "SRR", "SW", "ARR (AccD=...)", "A3R (n=...)"
+            if method is not None and title.split(" ")[0].lower() != method:
                 continue
             table = Table("rank", "algorithm", "score", title=f"{title}, measure: {measure}")
             for row in frame.itertuples(index=False):
@@ -359,11 +376,15 @@ def benchmark(
 
     with _bad_input():
         view = StudyView(Store(store))
+        _note_exclusions(view)
         vc = view.value_captured()
+        times = view.times()
+        times = times[times["algorithm"].isin(view.common_algorithms())
+                      & times["dataset"].isin(view.usable_datasets())]
         tables = [
             ("Value captured (mean over datasets and metrics, %)", overall_value(vc)),
             (f"Runtime score (log2 of time / fastest, {n_slowest} slowest datasets; "
-             "lower is faster)", runtime_score(view.times(), n_slowest=n_slowest)),
+             "lower is faster)", runtime_score(times, n_slowest=n_slowest)),
         ]
         for title, frame in tables:
             table = Table("rank", "algorithm", "score", title=title)
@@ -429,6 +450,23 @@ def plot(
         out_file.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_file)
     out.print(f"Figure written to {out_file}", markup=False)
+
+
+def _note_exclusions(view) -> None:
+    """Say on stderr which algorithms and datasets the cross-dataset tables leave out.
+
+    Rankings and benchmark analytics need every algorithm on every dataset, so they use
+    the algorithms finished on every usable dataset (see ``StudyView.common_algorithms``).
+    """
+    algorithms = view.algorithms()["name"].tolist()
+    left_out = [a for a in algorithms if a not in view.common_algorithms()]
+    if left_out:
+        err.print(f"Note: left out {', '.join(left_out)}: not finished on every dataset "
+                  "(see `metaeval status`).", markup=False)
+    datasets = [d for d in view.dataset_names() if d not in view.usable_datasets()]
+    if datasets:
+        err.print(f"Note: left out {', '.join(datasets)}: fewer than two algorithms "
+                  "finished.", markup=False)
 
 
 def _mean_hardness(y, S) -> dict:
