@@ -216,6 +216,8 @@ class Store:
         ------
         StoreLockedError
             When another process has the file open.
+        ValueError
+            When the path is a directory or a file that is not a DuckDB database.
         """
         if self._con is not None:
             raise RuntimeError(f"{self!r} is already open for writing.")
@@ -243,6 +245,8 @@ class Store:
         if self._con is not None:  # the writer of this very object: read through it
             yield self._con.cursor()
             return
+        if self.path.is_dir():
+            raise _not_a_store(self.path)
         if not self.exists():
             raise ValueError(
                 f"No metaeval store at {str(self.path)!r}: the file does not exist "
@@ -711,14 +715,32 @@ def _float(value) -> float | None:
 _LOCK_PID = re.compile(r"PID (\d+)")
 
 
+def _not_a_store(path: Path) -> ValueError:
+    """The error for a path that names a directory or a file that is not a DuckDB database."""
+    problem = "is a directory" if path.is_dir() else "not a DuckDB database file"
+    return ValueError(
+        f"{str(path)!r} is not a metaeval store ({problem}); pass the path of a store "
+        "file (--store), or a new path to create one."
+    )
+
+
 def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the DuckDB file, turning DuckDB's lock conflicts into a clear StoreLockedError."""
+    """Open the DuckDB file, turning DuckDB's lock conflicts into a clear StoreLockedError.
+
+    A directory, or a file that is not a DuckDB database (a TOML file, an empty file),
+    is a ValueError naming the path.
+    """
+    if path.is_dir():
+        raise _not_a_store(path)
     last = None
     for attempt in range(3):  # a few quick tries: a writer may be closing right now
         try:
             return duckdb.connect(str(path), read_only=read_only)
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             text = str(exc)
+            # checked first: the message holds the path, which may contain "lock"
+            if "not a valid DuckDB database file" in text or path.is_dir():
+                raise _not_a_store(path) from None
             if "lock" not in text.lower() and "different configuration" not in text:
                 raise
             last = exc

@@ -137,6 +137,17 @@ def _as_number(v):
         return None
 
 
+def _as_zero_one(v):
+    """``v`` as a number for the default 0/1 rule: also ``"true"``/``"false"`` text (any case).
+
+    CSV files hold booleans as the text ``True``/``False``; Parquet keeps them as
+    booleans. Both must give True as class 1.
+    """
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return 1.0 if v.strip().lower() == "true" else 0.0
+    return _as_number(v)
+
+
 def _match_label(pos_label, labels):
     """Return the element of ``labels`` that ``pos_label`` designates, or None."""
     for lab in labels:
@@ -160,7 +171,8 @@ def binarize_target(values, *, target: str, pos_label=None):
     Rules: missing labels are an error; exactly two distinct labels are
     required. ``pos_label`` (matched exactly, then by its text, then by
     numeric value, so ``1`` finds ``"1"``) becomes class 1. When ``pos_label``
-    is None: if the labels are 0 and 1 (as numbers, text, or booleans), 1 is
+    is None: if the labels are 0 and 1 (as numbers, text, or booleans, the
+    text ``true``/``false`` in any case counting as 1/0), 1 (True) is
     class 1; otherwise the minority label is class 1, and a tie goes to the
     label that sorts last (numbers numerically, text lexicographically) —
     the same choice the 0/1 rule makes.
@@ -200,7 +212,7 @@ def binarize_target(values, *, target: str, pos_label=None):
                 f"{target!r}: {sorted(originals, key=_label_key)!r}."
             )
     else:
-        nums = [_as_number(v) for v in originals]
+        nums = [_as_zero_one(v) for v in originals]
         if None not in nums and sorted(nums) == [0.0, 1.0]:
             pos = originals[nums.index(1.0)]
         else:

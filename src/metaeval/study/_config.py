@@ -325,6 +325,12 @@ def _dataset_from_table(table, where, base, problems):
     name = table.get("name")
     if "path" not in table:
         if isinstance(name, str) and name:
+            extra = [k for k in ("target", "pos_label", "format") if k in table]
+            if extra:
+                problems.append((where + (extra[0],), (
+                    "target, pos_label and format apply to a file given by path; without "
+                    f"path, {name!r} is taken as a built-in dataset: remove "
+                    f"{' and '.join(extra)}, or give path to read your own file.")))
             return name  # a built-in dataset, checked with the others
         problems.append((where, "needs a name (built-in dataset) or a path (your own data)."))
         return _INVALID
