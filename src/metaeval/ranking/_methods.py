@@ -36,14 +36,21 @@ class ARRPoleWarning(RuntimeWarning):
     """
 
 
-def _check_accd(accd, name="accd"):
+def _check_number(value, name, *, positive=False):
+    """``value`` as a finite float that is >= 0 (or > 0 with ``positive``)."""
+    kind = "positive" if positive else "non-negative"
     try:
-        value = float(accd)
+        number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a non-negative number, got {accd!r}.") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be finite and >= 0, got {accd!r}.")
-    return value
+        raise ValueError(f"{name} must be a {kind} number, got {value!r}.") from None
+    if not np.isfinite(number) or number < 0 or (positive and number == 0):
+        raise ValueError(f"{name} must be finite and {'> 0' if positive else '>= 0'}, "
+                         f"got {value!r}.")
+    return number
+
+
+def _check_accd(accd, name="accd"):
+    return _check_number(accd, name)
 
 
 def _root_exponent(n, p):
@@ -51,21 +58,8 @@ def _root_exponent(n, p):
     if n is not None and p is not None:
         raise ValueError(f"give either n or p (= 1/n), not both; got n={n!r}, p={p!r}.")
     if p is not None:
-        try:
-            value = float(p)
-        except (TypeError, ValueError):
-            raise ValueError(f"p must be a non-negative number, got {p!r}.") from None
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"p must be finite and >= 0, got {p!r}.")
-        return value
-    n = 8 if n is None else n
-    try:
-        value = float(n)
-    except (TypeError, ValueError):
-        raise ValueError(f"n must be a positive number, got {n!r}.") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"n must be finite and > 0, got {n!r}.")
-    return 1.0 / value
+        return _check_number(p, "p")
+    return 1.0 / _check_number(8 if n is None else n, "n", positive=True)
 
 
 def _success_ratios(values, higher_is_better):
