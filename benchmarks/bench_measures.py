@@ -8,11 +8,16 @@ Prints, for scores with ties (rounded to 3 decimals) at n = 10**6 and 10**7:
 * the same / ``sklearn.metrics.roc_auc_score`` on the same data;
 * peak traced memory (tracemalloc) of one call / input size (target < 3).
 
+under Beta cost distributions (n = 10**6): all five methods / ``np.argsort``, for
+Beta(2, 5) and the concentrated Beta(10**5, 10**5), on 3-decimal scores (about a thousand
+tied groups) and on 6-decimal scores (mostly untied, many small tied groups);
+
 and, for a pool of 200 models x 10**5 instances, the dissimilarity matrix /
 ``scipy.spatial.distance.cdist(H.T, H.T, "cityblock") / n`` (target <= 1.2) with its
 peak memory / input size. Times are the best CPU times of a few interleaved repeats.
 
-Usage: ``python benchmarks/bench_measures.py [--quick]`` (``--quick``: 10x smaller).
+Usage: ``python benchmarks/bench_measures.py [--quick] [--only beta]`` (``--quick``: 10x
+smaller; ``--only beta``: the Beta part alone).
 """
 
 from __future__ import annotations
@@ -109,6 +114,33 @@ def bench_scores(n, repeats, rng):
     )
 
 
+def bench_beta(n, repeats, rng):
+    s3 = np.round(rng.random(n), 3)
+    s6 = np.round(rng.random(n), 6)  # about 0.6 n distinct values, many tied pairs
+    y = (rng.random(n) < s3).astype(np.int8)
+    cases = {
+        "argsort": lambda: np.argsort(s6),
+        "3 dec., Beta(2, 5)": lambda: instance_hardness_by_method(
+            y, s3, METHODS, cost_distribution=(2, 5)
+        ),
+        "3 dec., Beta(1e5, 1e5)": lambda: instance_hardness_by_method(
+            y, s3, METHODS, cost_distribution=(1e5, 1e5)
+        ),
+        "6 dec., Beta(2, 5)": lambda: instance_hardness_by_method(
+            y, s6, METHODS, cost_distribution=(2, 5)
+        ),
+        "6 dec., Beta(1e5, 1e5)": lambda: instance_hardness_by_method(
+            y, s6, METHODS, cost_distribution=(1e5, 1e5)
+        ),
+    }
+    times = best_times(cases, repeats)
+    t_sort = times.pop("argsort")
+    print(f"\nBeta cost distributions, n = {n:.0e}, five methods in one call, best of {repeats}")
+    print(f"  np.argsort (6 decimals)           {t_sort:8.3f} s")
+    for name, t in times.items():
+        print(f"  {name:<33} {t:8.3f} s   {t / t_sort:5.2f} x argsort")
+
+
 def bench_pool(n, n_models, repeats, rng):
     H = np.round(rng.random((n, n_models)), 3)
     times = best_times(
@@ -154,12 +186,17 @@ def bench_pool(n, n_models, repeats, rng):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10x smaller sizes")
+    parser.add_argument("--only", choices=["beta"], help="run one part only")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(20240611)
     scale = 10 if args.quick else 1
     print("metaeval core measures benchmark" + (" (quick)" if args.quick else ""))
+    if args.only == "beta":
+        bench_beta(10**6 // scale, 5, rng)
+        return
     bench_scores(10**6 // scale, 7, rng)
     bench_scores(10**7 // scale, 5, rng)
+    bench_beta(10**6 // scale, 5, rng)
     bench_pool(10**5 // scale, 200, 3, rng)
 
 

@@ -1,4 +1,7 @@
-"""Benchmark of the study runner on the quick suite with the seeds' 8 algorithms (10-fold CV).
+"""Benchmark of the study runner on the quick suite with 8 algorithms (10-fold CV).
+
+The algorithms are the 8 of Melo & Prudêncio (2014): 3NN, 5NN, DT, NB, LR, RF, SVM_LIN,
+SVM_RBF.
 
 (a) runner with 1 job / a plain scikit-learn loop doing the same fits  (target <= 1.05)
 (b) runner with 2 jobs / runner with 1 job                              (target <= 0.6)

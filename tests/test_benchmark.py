@@ -1,4 +1,4 @@
-"""Tests for metaeval.benchmark (seed 004 analytics)."""
+"""Tests for metaeval.benchmark (the analytics of the algorithm-benchmark web page)."""
 
 from __future__ import annotations
 
@@ -202,7 +202,8 @@ def test_hardness_metrics_with_the_real_module():
     out = compute_metrics(pd.DataFrame({"dataset": "d", "algorithm": "A", "y": y, "score": s}))
     got = out.set_index("metric")["value"]
     np.testing.assert_allclose(got.loc[list(HARDNESS_METRICS)], expected)
-    # seed 001: score-fixed hardness is the 0/1 loss, score-driven hardness the Brier score
+    # Melo & Prudêncio (2014): score-fixed hardness is the 0/1 loss, score-driven hardness
+    # the Brier score
     assert got["hardness:score-fixed"] == pytest.approx(1 - got["accuracy"])
     assert got["hardness:score-driven"] == pytest.approx(got["brier"])
 
@@ -326,8 +327,8 @@ def test_overall_value_ties_share_average_rank():
 # ---------------------------------------------------------------- runtime score
 
 
-def test_runtime_score_seed_example_and_selection():
-    # seed 004: fastest 2 minutes, another 8 minutes: log2(8 / 2) = 2 (the seed's prose says
+def test_runtime_score_web_page_example_and_selection():
+    # the web page: fastest 2 minutes, another 8 minutes: log2(8 / 2) = 2 (its prose says
     # "a score of three", which contradicts its own formula; the formula is the spec)
     times = pd.DataFrame({"dataset": "d", "algorithm": ["fast", "slow"], "time": [120., 480.]})
     assert runtime_score(times).set_index("algorithm")["score"].to_dict() == {"fast": 0.0,

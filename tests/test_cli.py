@@ -170,3 +170,109 @@ def test_python_dash_m_metaeval_runs_the_cli():
     assert result.returncode == 0
     for command in ("run", "status", "datasets", "algorithms", "export", "hardness"):
         assert command in result.stdout
+
+
+# ------------------------------------------------------------------ messages a user understands
+def test_version():
+    result = _run("--version")
+    assert result.exit_code == 0
+    from importlib.metadata import version
+
+    assert result.output.strip() == f"metaeval {version('metaeval')}"
+
+
+def test_datasets_show_an_unknown_name_points_to_the_list_and_the_closest_names():
+    result = _run("datasets", "show", "ecoli")
+    assert result.exit_code == 2
+    assert "`metaeval datasets list`" in result.output
+    assert "ecoli3, ecoli1, ecoli-0_vs_1" in result.output
+    assert "list_datasets()" not in result.output and "Traceback" not in result.output
+
+
+def _one_line_error(result, code=2):
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+def test_analyses_of_a_store_with_one_algorithm_or_only_failures_say_what_is_missing(tmp_path):
+    one = tmp_path / "one.duckdb"
+    assert _run("run", "--datasets", "labor", "--algorithms", "NB", "--folds", "3",
+                "--jobs", "1", "--store", one, "--quiet").exit_code == 0
+    for args in (["rank"], ["benchmark"], ["report", "--out", tmp_path / "r"],
+                 ["plot", "dendrograms", "--out", tmp_path / "d.png", "-o", "dataset=labor"]):
+        line = _one_line_error(_run(*args, "--store", one))
+        assert "needs at least 2 finished on one dataset" in line, line
+        assert "has only NB" in line and "--algorithms NB," in line
+    assert not (tmp_path / "r" / "index.html").exists()
+    assert _run("hardness", "--store", one).exit_code == 0  # one algorithm is enough
+
+    study = tmp_path / "bad.toml"
+    study.write_text(textwrap.dedent(f"""\
+        datasets = ["labor"]
+        folds = 3
+        store = "{tmp_path / 'failed.duckdb'}"
+        [executor]
+        jobs = 1
+        [[algorithms]]
+        name = "LR_bad"
+        base = "LR"
+        params = {{ C = -1.0 }}
+        """))
+    assert _run("run", study, "--quiet").exit_code == 1
+    for args in (["hardness"], ["rank"], ["benchmark"], ["report", "--out", tmp_path / "r"]):
+        line = _one_line_error(_run(*args, "--store", tmp_path / "failed.duckdb"))
+        assert "every task of the store" in line and "failed (1)" in line, line
+        assert "metaeval status --store" in line and "--retry-failed" in line
+
+
+def test_fewer_folds_than_asked_are_reported_by_run_and_status(tmp_path):
+    data = tmp_path / "small.csv"
+    rows = [f"{i},{'a' if i < 3 else 'b'}" for i in range(30)]  # class a: 3 rows
+    data.write_text("x,class\n" + "\n".join(rows) + "\n")
+    study = tmp_path / "small.toml"
+    study.write_text(textwrap.dedent("""\
+        folds = 10
+        algorithms = ["NB"]
+        [[datasets]]
+        name = "small"
+        path = "small.csv"
+        """))
+    store = tmp_path / "small.duckdb"
+    result = _run("run", study, "--jobs", "1", "--store", store, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert ("Note: fewer folds than the 10 asked, because a class has fewer instances than "
+            "that: small 3.") in result.output
+    status = _run("status", "--store", store)
+    assert ("Fewer folds than the 10 asked, because a class has fewer instances than that: "
+            "small 3.") in status.output
+    assert Store(store).tasks()["n_folds"].tolist() == [3]
+
+
+def test_status_says_which_failed_tasks_run_again_and_how_to_retry_the_others(tmp_path):
+    store = Store(tmp_path / "s.duckdb")
+    with store.writing():
+        store.sync_study({"folds": 3, "seed": 0}, datasets=[
+            {"name": "toy", "sha256": "0" * 64, "n_instances": 4, "n_features": 1,
+             "positive_fraction": 0.5, "family": "toy", "source": "test"}],
+            algorithms=[{"name": a, "estimator": "m.A", "params": "{}",
+                         "score_method": "predict_proba", "versions": "{}"}
+                        for a in ("A", "B", "C")],
+            tasks=[("toy", "A", 0), ("toy", "B", 0), ("toy", "C", 0)])
+        store.record_task("toy", "A", 0, status="failed",
+                          error="worker process died (killed by signal 9) while running "
+                          "the task.")
+        store.record_task("toy", "B", 0, status="failed",
+                          error="ValueError in fit (fold 0 of 3): bad")
+        store.record_task("toy", "C", 0, status="failed",
+                          error="time limit of 5 s exceeded (5.1 s elapsed; worker process "
+                          "killed).")
+    result = _run("status", "--store", store.path)
+    assert result.exit_code == 0
+    assert "worker died" in result.output and "time limit" in result.output
+    assert ("1 failed task whose worker process died will run again when the study is run "
+            "again.") in result.output
+    assert "2 failed tasks (error, time limit) stay failed" in result.output
+    assert "--retry-failed" in result.output

@@ -141,7 +141,7 @@ def test_plot_writes_each_format(store, tmp_path):
                       "-o", "dataset=haberman")
         assert result.exit_code == 0, result.output
         assert target.read_bytes().startswith(magic)
-    # a figure of seed 002 needs no store at all
+    # a figure of Abdulrahman & Brazdil (2014) needs no store at all
     result = _run("plot", "arr", "--out", tmp_path / "arr.png", "--store",
                   tmp_path / "absent.duckdb")
     assert result.exit_code == 0, result.output

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
+import textwrap
 from dataclasses import replace
 
 import pandas as pd
@@ -39,3 +42,22 @@ def test_dask_local_cluster_matches_the_local_executor(tmp_path):
     assert len(timings) == 9 * 3 and (timings[["fit_wall", "fit_cpu"]] >= 0).all().all()
     failed = got.tasks().set_index(["dataset", "algorithm"])
     assert "InvalidParameterError" in failed.at[("labor", "LR_bad"), "error"]
+
+
+@pytest.mark.slow
+def test_a_plain_script_without_a_main_guard_runs_on_a_local_dask_cluster(tmp_path):
+    # Dask starts its workers with multiprocessing's spawn, which would import the script
+    # again in each of them, and each would start the study (and a cluster) anew.
+    pytest.importorskip("dask.distributed")
+    (tmp_path / "on_dask.py").write_text(textwrap.dedent("""\
+        from metaeval.study import DaskExecutor, Study, run_study
+
+        summary = run_study(Study(datasets=["labor"], algorithms=["NB"], folds=2,
+                                  store="dask.duckdb", executor=DaskExecutor(n_workers=1)))
+        print(summary.message())
+        """))
+    done = subprocess.run([sys.executable, "on_dask.py"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "1 done, 0 failed" in done.stdout
+    assert "Traceback" not in done.stderr

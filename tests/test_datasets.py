@@ -42,7 +42,7 @@ ALL_NAMES = MANIFEST["name"].tolist()
 
 def test_lists_and_manifest():
     full, quick = list_datasets(), list_datasets("quick")
-    assert full == ALL_NAMES and len(full) == 50
+    assert full == ALL_NAMES and len(full) == 51
     assert len(quick) == 15 and set(quick) <= set(full)
     assert quick == [n for n in full if n in set(quick)]  # manifest order kept
     m = manifest()
@@ -509,3 +509,76 @@ def test_openml_bad_arguments(monkeypatch):
     monkeypatch.setitem(sys.modules, "openml", fake)
     with pytest.raises(ValueError, match="timeout"):
         load_openml(37, timeout=0)
+
+
+# ------------------------------------------------------------------ data that cannot lie
+def test_duplicated_column_names_are_an_error_naming_them(tmp_path):
+    # the first `class` would be the target and the second a feature (`class.1`) that
+    # gives the label away
+    p = _csv(tmp_path, "a,class,c,class\n1,x,2,x\n2,y,3,y\n3,x,1,x\n4,y,0,y\n")
+    with pytest.raises(ValueError, match=r"duplicated column names: 'class' \(columns 2, 4\)"):
+        read_dataset(p)
+    p = _csv(tmp_path, "a,b,a,class\n1,2,3,x\n2,3,4,y\n3,1,0,x\n4,0,1,y\n")
+    with pytest.raises(ValueError, match=r"'a' \(columns 1, 3\)"):
+        read_dataset(p)
+    import pyarrow as pa
+    import pyarrow.parquet
+
+    pq = tmp_path / "dup.parquet"
+    pyarrow.parquet.write_table(pa.Table.from_arrays(
+        [pa.array([1, 2]), pa.array(["x", "y"]), pa.array([2, 3])], names=["a", "class", "a"]),
+        pq)
+    with pytest.raises(ValueError, match="duplicated column names|not a readable Parquet"):
+        read_dataset(pq)
+
+
+def test_a_feature_that_copies_the_target_is_an_error(tmp_path):
+    p = _csv(tmp_path, "a,leak,class\n1,p,x\n2,q,y\n3,p,x\n4,q,y\n5,p,x\n")
+    with pytest.raises(ValueError, match="feature 'leak' is a copy of target column 'class'"):
+        read_dataset(p)
+    # recoded as numbers, it is still a copy
+    p = _csv(tmp_path, "a,code,class\n1,0,x\n2,1,y\n3,0,x\n4,1,y\n")
+    with pytest.raises(ValueError, match="'code' is a copy"):
+        read_dataset(p)
+    # one row of class 1 that differs is not enough to tell
+    ok = read_dataset(_csv(tmp_path, "a,b,class\n1,0,x\n2,1,y\n3,1,x\n4,1,y\n"))
+    assert ok.n_features == 2
+
+
+def test_the_study_refuses_infinite_cells_and_a_one_row_class_naming_file_column_row(
+        tmp_path):
+    from metaeval.study import Study
+
+    (tmp_path / "inf.csv").write_text("a,b,class\n1,2,x\n2,inf,y\n3,3,x\n4,1,y\n")
+    (tmp_path / "one.csv").write_text("a,b,class\n1,2,x\n2,3,y\n3,3,x\n4,1,x\n")
+    study = tmp_path / "s.toml"
+    study.write_text('[[datasets]]\npath = "inf.csv"\n\n[[datasets]]\npath = "one.csv"\n')
+    with pytest.raises(ValueError) as info:
+        Study.from_toml(study)
+    message = str(info.value)
+    assert (f"line 2: datasets[0].path: the file '{tmp_path / 'inf.csv'}': column 'b' holds "
+            "an infinite value (inf) in row 2") in message
+    assert (f"line 5: datasets[1].path: the file '{tmp_path / 'one.csv'}': class 'y' of target "
+            "column 'class' has 1 row (row 2)") in message
+    # a Dataset made in Python is checked the same way
+    data = Dataset("mine", pd.DataFrame({"x": [1.0, np.inf, 2.0, 3.0]}),
+                   np.array([0, 1, 0, 1]))
+    with pytest.raises(ValueError, match="dataset 'mine': column 'x' holds an infinite value"):
+        Study(datasets=[data])
+
+
+def test_the_datasets_readme_table_is_generated_from_the_data():
+    from metaeval.datasets._table import README_PATH, datasets_table, render_readme
+
+    text = README_PATH.read_text(encoding="utf-8")
+    assert render_readme(text) == text, (
+        "the table is out of date: run `python -m metaeval.datasets._table --write`")
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")
+            for line in datasets_table().splitlines()[2:]}
+    assert len(rows) == 51
+    # single rounding from the exact counts: 42/731 = 0.05746 -> 0.057 (not 0.0575 -> 0.058),
+    # 403/830 = 0.48554 -> 0.486, 329/2308 = 0.14255 -> 0.143
+    assert rows["abalone9-18"][2:7] == ["731", "8", "1", "0", "0.057"]
+    assert rows["mammographic"][6] == "0.486"
+    assert rows["segment0"][6] == "0.143"
+    assert int(load_dataset("abalone9-18").y.sum()) == 42

@@ -1,8 +1,9 @@
 """docs/reproduce.py: the reproduction document, on a tiny real study and on hand examples.
 
-The study: ecoli1, ecoli-0_vs_1 and credit-g, three of the seeds' algorithms (3NN,
-5NN, NB), 3-fold cross-validation, run by :func:`metaeval.study.run_study` into a
-temporary DuckDB file.
+The study: ecoli3, credit-g and labor, three of the 8 algorithms of Melo & Prudêncio
+(2014), namely 3NN, 5NN and NB, 3-fold cross-validation, run by
+:func:`metaeval.study.run_study` into a temporary DuckDB file; the script runs with a
+few bootstrap and null draws (``--draws``).
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from metaeval.hardness import instance_hardness
+from metaeval.hardness import instance_hardness, instance_hardness_by_method
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "docs" / "reproduce.py"
@@ -30,10 +33,17 @@ def _load():
 
 
 rp = _load()
-CLAIM = re.compile(r"^- \*\*\((?P<id>[A-Za-z0-9]+)\)\*\* .+ — \*\*(?P<status>"
-                   + "|".join(rp.STATUSES) + r")\*\*", re.M)
-DATASETS = ["ecoli1", "ecoli-0_vs_1", "credit-g"]
+VERDICT_WORDS = "|".join(re.escape(v) for v in (*rp.VERDICTS, *rp.UNCOUNTED, "exact: holds",
+                                                 "exact: fails"))
+CLAIM = re.compile(r"^- \*\*\((?P<id>[A-Za-z0-9-]+)\)\*\* .+ — \*\*(?P<verdict>"
+                   + VERDICT_WORDS + r")\*\*", re.M)
+NUMBERS = re.compile(
+    r"= (?P<value>-?[0-9.e+-]+) \(holds when (?P<op>[<≤=≥>]) (?P<thr>-?[0-9.]+)\); 95% "
+    r"interval .*?; (?P<share>[0-9.]+)% of them keep the verdict; null \(.*?\): holds in "
+    r"(?P<null>[0-9.]+)% of")
+DATASETS = ["ecoli3", "credit-g", "labor"]
 ALGORITHMS = ["3NN", "5NN", "NB"]
+DRAWS = ["--draws", "20", "--heavy-draws", "3", "--grid-draws", "500"]
 
 
 @pytest.fixture(scope="module")
@@ -45,120 +55,254 @@ def document(tmp_path_factory):
     summary = run_study(Study(datasets=DATASETS, algorithms=ALGORITHMS, folds=3,
                               executor=LocalExecutor(jobs=1), store=store))
     assert summary.exit_code == 0
+    (tmp / "tiny.log").write_text("Ran 9 tasks on 1 local process in 12.5 s: 9 done, "
+                                  "0 failed.\n", encoding="utf-8")
     out = tmp / "docs"
-    assert rp.main(["--store", str(store), "--out", str(out)]) == 0
+    assert rp.main(["--store", str(store), "--out", str(out), *DRAWS]) == 0
     return out, (out / "reproduction.md").read_text(encoding="utf-8")
 
 
-def test_document_has_every_section_and_claim_line(document):
+def test_document_has_every_section_and_a_verdict_per_claim(document):
     out, text = document
-    for heading in ("## 1. How this was produced", "## 2. Ecoli", "## 3. Aggregated",
-                    "## 4. German credit", "## 5. Where we differ"):
+    for heading in ("## How to read the verdicts", "## Summary", "## 1. How this was produced",
+                    "## 2. Melo & Prudêncio (2014): Ecoli", "## 3. Melo & Prudêncio (2014)",
+                    "## 4. Prudêncio (2019)", "## 5. Abdulrahman & Brazdil (2014)",
+                    "## 6. The algorithm-benchmark web page", "## 7. Where we differ"):
         assert heading in text
     assert "**Coverage: 3 of 3 datasets complete** (9 of 9 tasks done, 0 failed)" in text
-    assert "--folds 3" in text and "--datasets ecoli1,ecoli-0_vs_1,credit-g" in text
-    claims = {m["id"]: m["status"] for m in CLAIM.finditer(text)}
-    # (a) and (b) need only 3NN, 5NN, NB; the others name algorithms this study lacks.
-    assert set("abcdef") <= set(claims)
-    assert claims["a"] in ("reproduced", "partially reproduced", "not reproduced")
-    assert claims["b"] != "not evaluable"
-    assert {claims[c] for c in "cdef"} == {"not evaluable"}
-    assert {"G1", "G2", "G3", "E2", "E4"} <= set(claims)
-    # Seed 001's Table 1 sits beside ours (3NN: IH_rd 0.269, IH_sd 0.0694, IH_sf 0.0833).
-    row = next(line for line in text.splitlines() if line.startswith("| 3NN | "))
-    assert row.split(" | ")[-3:] == ["0.2690", "0.0694", "0.0833 |"]
-    for name in ("dendrograms_aggregated.png", "dendrograms_ecoli1.png",
-                 "dendrograms_ecoli-0_vs_1.png", "class_cost_curves_credit-g.png"):
+    assert "--folds 3" in text and "--datasets ecoli3,credit-g,labor" in text
+    assert "--draws 20 --heavy-draws 3 --grid-draws 500" in text
+    assert "`Ran 9 tasks on 1 local process in 12.5 s: 9 done, 0 failed` (its log)" in text
+    claims = {m["id"]: m["verdict"] for m in CLAIM.finditer(text)}
+    # claims that name algorithms this study lacks are not evaluable, the others are
+    assert claims["E1b"] == claims["A5b"] == claims["A7"] == "not evaluable"
+    for cid in ("A1b", "A1m", "A4b", "A6", "E2b", "E6m", "E7", "TIES", "T1-RD", "B3", "B4"):
+        assert claims[cid] in rp.VERDICTS, cid
+    assert claims["ID"] == claims["G3"] == "by construction"
+    assert claims["R1"] == claims["P1"] == "exact: holds"
+    assert claims["B6"] == "exact: fails"  # log2(8 / 2) = 2, not 3
+    # Table 1 of Melo & Prudêncio (2014, MetaSel) sits beside ours (3NN: 0.269, 0.0694)
+    row = next(line for line in text.splitlines() if line.startswith("| 3NN | 0."))
+    assert "| 0.2690 | 0.0694 | 0.0833 |" in row
+    for name in ("dendrograms_aggregated.png", "dendrograms_ecoli3.png",
+                 "class_cost_curves_credit-g.png", "arr_sweep.png", "a3r_sweep.png",
+                 "bootstrap_stability.png"):
         path = out / "figures" / name
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"(figures/{name})" in text
 
 
-def test_ecoli_table_matches_metaeval_hardness(document):
-    """The markdown numbers are the hardness means of the stored scores."""
-    from metaeval.store import Store
+def test_each_printed_verdict_follows_from_its_printed_numbers(document):
+    """Recompute every sampled claim's verdict from the numbers printed under it."""
+    _, text = document
+    ops = {"<": np.less, "≤": np.less_equal, "=": np.equal, "≥": np.greater_equal,
+           ">": np.greater}
+    checked = 0
+    for block in re.split(r"\n(?=- \*\*\()", text):
+        head = CLAIM.match(block.strip())
+        numbers = NUMBERS.search(block)
+        if not head or not numbers:
+            continue
+        value = float(numbers["value"])
+        holds = bool(ops[numbers["op"]](round(value, 3), float(numbers["thr"])))
+        expected = rp.verdict(rp.SAMPLED, holds, float(numbers["share"]) / 100,
+                              float(numbers["null"]) / 100)
+        assert head["verdict"] == expected, block.splitlines()[0]
+        checked += 1
+    assert checked >= 10
 
-    out, text = document
-    store = Store(next(out.parent.glob("*.duckdb")))
-    y, S, algs = store.scores("ecoli1")
-    rd = instance_hardness(y, S, "rate-driven").mean(axis=0)
-    block = text.split("### ecoli1")[1].split("###")[0]
-    for a, value in zip(algs, rd, strict=True):
-        line = next(ln for ln in block.splitlines() if ln.startswith(f"| {a} | "))
-        assert line.split(" | ")[1] == f"{value:.4f}"
+
+def _claim(criterion=None):
+    return rp.Claim("X", "doc", "§1", "a claim", "a statistic",
+                    criterion or rp.Criterion("<=", 0.01))
 
 
-def test_claims_on_a_hand_made_matrix():
+def test_verdicts_change_with_their_evidence():
+    rng = np.random.default_rng(0)
+    good_boot = rng.uniform(0.0, 0.009, 100)           # every resample holds
+    far_null = rng.uniform(0.05, 0.2, 100)             # the null never earns it
+    c = rp.assess(_claim(), 0.005, good_boot, far_null)
+    assert (c.holds, c.share, c.null_rate, c.verdict) == (True, 1.0, 0.0, "reproduced")
+    # the null earns it 10% of the time
+    null = far_null.copy()
+    null[:10] = 0.001
+    assert rp.assess(_claim(), 0.005, good_boot, null).verdict == "not above chance"
+    # only 80% of the resamples keep it
+    boot = good_boot.copy()
+    boot[:20] = 0.5
+    c = rp.assess(_claim(), 0.005, boot, far_null)
+    assert (c.share, c.verdict) == (0.8, "unstable")
+    # the statistic on our data misses the threshold
+    c = rp.assess(_claim(), 0.02, boot, far_null)
+    assert (c.holds, c.share, c.verdict) == (False, 0.2, "not reproduced")
+    # exactly at the thresholds: 90% of resamples and a 5% null rate still reproduce
+    boot = good_boot.copy()
+    boot[:10] = 0.5
+    null = far_null.copy()
+    null[:5] = 0.0
+    assert rp.assess(_claim(), 0.005, boot, null).verdict == "reproduced"
+    assert rp.verdict("by construction", True, None, None) == "by construction"
+    assert rp.verdict("exact", False, None, None) == "exact: fails"
+
+
+def test_criteria_and_intervals():
+    crit = rp.Criterion("==", 2)
+    assert crit([2, 2.0, 3, np.nan]).tolist() == [True, True, False, False]
+    assert str(rp.Criterion("<=", 0.01)) == "≤ 0.010"
+    # integer statistics get integer interval ends
+    c = rp.assess(_claim(rp.Criterion("==", 5)), 5, [5] * 60 + [6] * 40, [7] * 10)
+    assert c.interval == (5.0, 6.0)
+
+
+def test_aggregated_claims_follow_the_matrices():
+    """A1 (3NN-5NN closest) on hand-made matrices, then perturbed to fail."""
     labels = ["3NN", "5NN", "NB", "LR"]
-    # 3NN-5NN 0.1 is the smallest; LR joins them at (0.2 + 0.3) / 2 = 0.25; NB is 0.6
-    # from everything, so it joins last at 0.6.
+    # 3NN-5NN 0.1 is the smallest; LR joins them at (0.2 + 0.3) / 2 = 0.25; NB is 0.6 from
+    # everything, so it joins last at 0.6.
     D = np.array([[0.0, 0.1, 0.6, 0.2],
                   [0.1, 0.0, 0.6, 0.3],
                   [0.6, 0.6, 0.0, 0.6],
                   [0.2, 0.3, 0.6, 0.0]])
-    mats = {m: D for m in rp.SEED_METHODS}
-    verdicts = {v.id: v for v in rp.evaluate_claims(mats, labels)}
-    assert verdicts["a"].status == "reproduced"
-    assert "D(3NN,5NN) = 0.100, rank 1 of 6" in verdicts["a"].evidence[0]
-    assert verdicts["b"].status == "reproduced"
-    assert "joins at merge 3 of 3 (height 0.600" in verdicts["b"].evidence[0]
-    assert verdicts["c"].status == "not evaluable"
-
-    # Now 3NN-LR (0.05) is closer than 3NN-5NN under rate-driven only.
+    stack = np.repeat(np.repeat(D[None, None], 3, axis=1), 6, axis=0)  # 6 datasets alike
+    rng = np.random.default_rng(0)
+    batches = rp.aggregated_batches(stack, rng, 30, 60)
+    swap = rp.method_swap_null(stack, rng, 60)
+    claims = {c.id: c for c in rp.aggregated_claims(labels, batches, swap)}
+    a1 = claims["A1m"]
+    assert (a1.value, a1.holds, a1.share) == (1.0, True, 1.0)
+    assert "SF: D = 0.100, rank 1 of 6" in a1.evidence[0]
+    # labels permuted per dataset: 3NN-5NN is the closest pair only by chance
+    assert 0.0 < a1.null_rate < 0.6
+    assert claims["A4m"].holds and claims["A4m"].value == 3  # NB joins at the last merge
+    assert claims["A3m"].kind == "not evaluable"
+    # Now 3NN-LR (0.05) is closer than 3NN-5NN under SF in every dataset: A1m fails, A1b
+    # (SD only) still holds.
     D2 = D.copy()
     D2[0, 3] = D2[3, 0] = 0.05
-    verdicts = {v.id: v for v in rp.evaluate_claims({**mats, "rate-driven": D2}, labels)}
-    assert verdicts["a"].status == "partially reproduced"
-    assert "closest: 3NN–LR 0.050" in verdicts["a"].evidence[2]
-    # Under every method: not reproduced.
-    verdicts = {v.id: v for v in rp.evaluate_claims({m: D2 for m in mats}, labels)}
-    assert verdicts["a"].status == "not reproduced"
+    stack2 = stack.copy()
+    stack2[:, rp.SF] = D2
+    batches2 = rp.aggregated_batches(stack2, rng, 30, 60)
+    claims2 = {c.id: c for c in rp.aggregated_claims(labels, batches2, swap)}
+    assert claims2["A1m"].verdict == "not reproduced" and claims2["A1m"].value == 2
+    assert claims2["A1b"].holds
 
 
-def test_groups_and_clades_on_a_hand_made_tree():
-    from metaeval.similarity import average_linkage
-
+def test_trees_by_hand():
     labels = ["A", "B", "C", "D"]
-    # A-B 0.1, C-D 0.2, the two pairs at 0.9: one cut (0.2) separates {A, B} | {C, D}.
+    # A-B 0.1, C-D 0.2, the two pairs at 0.9
     D = np.array([[0.0, 0.1, 0.9, 0.9],
                   [0.1, 0.0, 0.9, 0.9],
                   [0.9, 0.9, 0.0, 0.2],
                   [0.9, 0.9, 0.2, 0.0]])
-    Z = average_linkage(D)
-    height, alone = rp.separated_groups(Z, labels, [("A", "B"), ("C", "D")])
-    assert height == pytest.approx(0.2) and alone == [True, True]
-    # {A, C} first meet at the root, with B; B's first merge is with A (of the other
-    # group): no cut of the tree (at a merge height) gives either group its own cluster.
-    height, alone = rp.separated_groups(Z, labels, [("A", "C"), ("B",)])
-    assert height is None and alone == [False, False]
-    height, alone = rp.separated_groups(Z, labels, [("A", "C"), ("D",)])
-    assert height is None and alone == [False, True]  # D alone at the cut 0.1
-    assert rp.clade(Z, labels, ("C", "D")) == (2, pytest.approx(0.2))
-    assert rp.clade(Z, labels, ("A", "C")) == (4, pytest.approx(0.9))
-    assert rp.merge_order(Z, labels) == "A+B 0.100 → C+D 0.200 → (A B)+(C D) 0.900"
+    t = rp.Trees(D[None, None])
+    assert t.clade_size([2, 3])[0, 0] == 2 and t.clade_size([0, 2])[0, 0] == 4
+    assert t.join_step(0)[0, 0] == 1 and t.join_step(3)[0, 0] == 2
+    assert t.clade_sets(0, 0) == frozenset({0b0011, 0b1100, 0b1111})
+    from metaeval.similarity import average_linkage
+
+    order = rp.merge_order(average_linkage(D), labels)
+    assert order == "A+B 0.100 → C+D 0.200 → (A B)+(C D) 0.900"
+    assert rp.pair_rank(D, 0, 1) == 1 and rp.pair_rank(D, 2, 3) == 2
 
 
-def test_rate_driven_floor_is_the_perfect_ranking_and_a_lower_bound():
-    rng = np.random.default_rng(0)
-    n, k = 40, 9
-    y = np.r_[np.zeros(n - k, int), np.ones(k, int)]
-    perfect = np.linspace(0.01, 0.99, n)  # class 0 scored lowest, all distinct
-    floor = rp.rate_driven_floor(k, n)
-    # sum_{i=1}^{31} i^2 = 10416, sum_{j=0}^{8} j^2 = 204; (10416 + 204) / 40^3
-    assert floor == pytest.approx(10620 / 64000)
-    assert instance_hardness(y, perfect, "rate-driven", ties="none").mean() == (
-        pytest.approx(floor))
-    shuffled = np.stack([rng.permutation(perfect) for _ in range(200)], axis=1)
-    assert instance_hardness(y, shuffled, "rate-driven").mean(axis=0).min() >= floor - 1e-12
+def test_ties_claim_decides_by_the_numbers():
+    labels = ["3NN", "5NN", "NB"]
+    common = labels
+    ties = np.array([1.0, 1.0, 0.0])  # 3NN and 5NN tied
+    paper = rp.PAPER_TABLE1.loc[labels, "rate-driven"].to_numpy()
+    means = np.zeros((5, 3))
+    means[rp.RD] = paper + 0.002        # tie-aware close to the paper
+    means[3] = paper + 0.3              # untied far above
+    means[4] = paper - 0.1              # untied, swapped, below
+    boot = np.repeat(means[None], 10, axis=0)
+    c = rp.ties_claim(rp.ecoli_claim_specs()["TIES"], labels, common, ties, means, boot)
+    assert c.holds and c.value == pytest.approx(0.002 - 0.1) and c.null_rate == 0.0
+    # if the paper's numbers were the swapped untied values, the claim fails
+    flipped = means.copy()
+    flipped[rp.RD], flipped[4] = means[4], means[rp.RD]
+    c = rp.ties_claim(rp.ecoli_claim_specs()["TIES"], labels, common, ties, flipped,
+                      np.repeat(flipped[None], 10, axis=0))
+    assert not c.holds and c.verdict == "not reproduced"
+
+
+def _literal_rate_losses(y, s):
+    """Mean RD and RU hardness by brute force: at rate c the c·n lowest scores are
+    predicted class 0, a tied group straddling the cut split by random tie-breaking
+    (expected counts), errors weighed 2c / 2(1 - c) (RD) or 1 (RU), integrated over c."""
+    n = y.size
+    order = np.argsort(s, kind="stable")
+    ys, ss = y[order], s[order]
+    groups = np.split(np.arange(n), np.flatnonzero(np.diff(ss)) + 1)
+    c = (np.arange(20000) + 0.5) / 20000
+    fn = np.zeros_like(c)  # expected class-0 instances predicted class 1
+    fp = np.zeros_like(c)  # expected class-1 instances predicted class 0
+    start = 0
+    for g in groups:
+        taken = np.clip(c * n - start, 0, len(g)) / len(g)  # share of the group predicted 0
+        n0 = np.sum(ys[g] == 0)
+        fn += n0 * (1 - taken)
+        fp += (len(g) - n0) * taken
+        start += len(g)
+    rd = np.mean(2 * c * fn + 2 * (1 - c) * fp) / n
+    ru = np.mean(fn + fp) / n
+    return rd, ru
+
+
+def test_rate_uniform_identity_by_brute_force():
+    """Mean RU − mean RD = 1/6 for tie-aware hardness, checked against a literal simulation
+    of the rate-driven threshold on heavily tied scores; the untied forms break it."""
+    rng = np.random.default_rng(3)
+    for n, levels in ((40, 3), (57, 6), (30, 30)):
+        y = rng.integers(0, 2, n)
+        s = rng.integers(0, levels, n) / max(levels - 1, 1)
+        rd, ru = _literal_rate_losses(y, s)
+        lib = instance_hardness_by_method(y, s, ("rate-driven", "rate-uniform"))
+        assert lib["rate-driven"].mean() == pytest.approx(rd, abs=1e-6)
+        assert lib["rate-uniform"].mean() == pytest.approx(ru, abs=1e-6)
+        assert ru - rd == pytest.approx(1 / 6, abs=1e-6)
+    y = np.array([0, 0, 1, 1, 0, 1])
+    s = np.array([0.2, 0.2, 0.2, 0.2, 0.9, 0.9])
+    untied = (instance_hardness(y, s, "rate-uniform", ties="none").mean()
+              - instance_hardness(y, s, "rate-driven", ties="none").mean())
+    # untied, every instance contributes R - R^2 (class 0) or (1 - R) - (1 - R)^2 = R - R^2
+    # (class 1): four instances at R = 4/6, two at R = 1 give (4 * 2/3 * 1/3) / 6 = 4/27
+    assert untied == pytest.approx(4 / 27)
+
+
+def test_label_free_hardness_is_the_library_under_permuted_labels():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 30)
+    S = np.round(rng.uniform(size=(30, 3)), 1)  # ties
+    LF = rp.label_free_hardness(y, S, rp.SEED_METHODS)
+    yp = rng.permutation(y)
+    H = instance_hardness_by_method(yp, S, rp.SEED_METHODS)
+    for m, name in enumerate(rp.SEED_METHODS):
+        np.testing.assert_allclose(LF[yp, np.arange(30), m], H[name])
+
+
+def test_rate_uniform_exact_claim_follows_the_printed_numbers(monkeypatch):
+    claim = rp.credit_claim_specs()["R1"]
+    c = rp.rate_uniform_exact(claim, 0.3)
+    # 0.3·(0.35 − 0.17) + 0.7·(0.39 − 0.25) = 0.152, ± 0.01 of rounding: 1/6 is outside
+    assert c.value == pytest.approx(0.152) and c.interval == pytest.approx((0.142, 0.162))
+    assert c.verdict == "exact: holds"
+    # printed values that satisfy the identity would make the claim fail
+    table = rp.PAPER_CREDIT.copy()
+    table.loc["rate-uniform"] = [0.17 + 1 / 6, 0.25 + 1 / 6]
+    monkeypatch.setattr(rp, "PAPER_CREDIT", table)
+    assert rp.rate_uniform_exact(claim, 0.3).verdict == "exact: fails"
 
 
 def test_helpers_by_hand():
     # 1/3 and 2/3 are multiples of 1/3; with n = 4 both are 1/3 of a step away: 1/12.
     assert rp.fraction_fit([1 / 3, 2 / 3], 3) == pytest.approx(0.0)
     assert rp.fraction_fit([1 / 3, 2 / 3], 4) == pytest.approx(1 / 12)
-    # Seed 003's orientation: y = 1 is "bad" (papers' positive, class 0), scores P(bad).
-    # Bad instance, P(bad) 0.8 -> P(good) 0.2, positive: 0.2^2 = 0.04;
-    # good instance, P(bad) 0.3 -> P(good) 0.7, negative: (1 - 0.7)^2 = 0.09.
-    ch = rp.pool_class_hardness(np.array([1, 0]), np.array([[0.8], [0.3]]), "score-driven")
-    assert ch == pytest.approx([0.04, 0.09])
     assert rp.tied_share([0.1, 0.1, 0.2, 0.3, 0.3, 0.3]) == pytest.approx(5 / 6)
+    # a perfect ranking of 40 instances, 9 of class 1, tie-aware: each instance's hardness
+    # is the mean of u^2 (class 0) or (1 - u)^2 (class 1) over its own rate interval, so the
+    # mean is (31/40)^3 / 3 + (9/40)^3 / 3 = (29791 + 729) / 192000
+    assert rp.rate_driven_floor(9, 40) == pytest.approx(30520 / 192000)
+    assert rp.markdown_table(pd.DataFrame({"|x|": [1.5]}, index=["a|b"])).splitlines() == [
+        "|  | \\|x\\| |", "|---|---|", "| a\\|b | 1.5000 |"]
+    claim = replace(rp.web_claim_specs()["B6"])
+    assert claim.criterion([2.0]).tolist() == [False]

@@ -1,7 +1,7 @@
 """Figures of the report: the data they draw is checked, not just that they draw.
 
-Worked examples come from seed 003 Table 1 (model m1), whose rates the seed's
-text works out by hand; references are numpy, scipy and scikit-learn.
+Worked examples come from Prudêncio (2019), Table 1 (model m1), whose rates the paper
+works out by hand; references are numpy, scipy and scikit-learn.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from metaeval.report import data, figures
 from metaeval.report.html import figure_to_png_uri, figure_to_svg
 
-# seed 003, Table 1: labels and the scores of model m1 (instances x1..x10)
+# Prudêncio (2019), Table 1: labels and the scores of model m1 (instances x1..x10)
 Y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
 M1 = np.array([0.70, 0.80, 0.80, 0.70, 0.80, 0.75, 0.10, 0.55, 0.80, 0.15])
 TABLE1 = np.array([
@@ -36,7 +36,7 @@ def _line_data(ax, gid):
 
 
 # ---------------------------------------------------------------------------- cost curves
-def test_rate_interpolation_interval_matches_the_seed_worked_examples():
+def test_rate_interpolation_interval_matches_prudencio_2019_worked_examples():
     low, high = data.rate_interpolation_interval(M1)
     # x6: score 0.75, six scores <= 0.75 -> R = 0.6; one tied -> previous rate 0.5
     assert (low[5], high[5]) == pytest.approx((0.5, 0.6))
@@ -78,7 +78,7 @@ def test_rate_driven_curve_draws_the_interpolated_stretch_dashed():
 
 
 def test_drawn_curves_integrate_to_the_instance_hardness():
-    # the area under each drawn curve is the closed-form hardness (seed 003, eqs. 6 and 9)
+    # the area under each drawn curve is the closed-form hardness (Prudêncio 2019, eqs. 6 and 9)
     d = data.cost_curve_data(Y, TABLE1, np.arange(10))
     from metaeval.hardness import instance_hardness
 
@@ -109,9 +109,9 @@ def test_instance_cost_curves_layout_and_validation():
                                      models=list("ABCD"))
 
 
-def test_class_cost_curves_show_class_hardness_from_the_seed_table():
+def test_class_cost_curves_show_class_hardness_from_prudencio_2019_table_1():
     d = data.class_cost_curve_data(Y, M1[:, None], methods=["score-driven", "score-fixed"])
-    # score-driven class hardness = mean squared error per class (seed 003, eqs. 16, 18)
+    # score-driven class hardness = mean squared error per class (Prudêncio 2019, eqs. 16, 18)
     ch0 = np.mean(M1[Y == 0] ** 2)
     ch1 = np.mean((1 - M1[Y == 1]) ** 2)
     np.testing.assert_allclose(d.hardness[0], [ch0, ch1])
@@ -134,8 +134,8 @@ def test_class_cost_curve_chunks_do_not_change_the_result():
     np.testing.assert_allclose(a.curves, b.curves)
 
 
-def test_loss_at_costs_is_the_pool_mean_of_the_seed_curves():
-    # score-driven, class 0 instance: 2c when s > c, else 0 (seed 003 eq. 15)
+def test_loss_at_costs_is_the_pool_mean_of_prudencio_2019_curves():
+    # score-driven, class 0 instance: 2c when s > c, else 0 (Prudêncio 2019, eq. 15)
     S = np.array([[0.3, 0.7], [0.6, 0.2]])
     got = data.loss_at_costs([0, 1], S, [0.5], ["score-driven"])
     # row 0: (0 + 2 * 0.5) / 2; row 1 (class 1, eq. 17: 2(1 - c) when s <= c): (0 + 1) / 2
@@ -265,7 +265,7 @@ def test_choose_instances_takes_the_hardest_and_a_typical_one_per_class():
     assert data.choose_instances(Y, H).tolist() == [1, 2, 5, 6]
 
 
-# ---------------------------------------------------------------------------- seed 002
+# ------------------------------------------------------------- Abdulrahman & Brazdil (2014)
 def test_arr_curves_break_at_the_pole():
     from metaeval.ranking import arr_sweep
 
@@ -328,7 +328,7 @@ def test_rank_table_cells():
         figures.rank_table(pd.DataFrame())
 
 
-# ---------------------------------------------------------------------------- seed 004
+# -------------------------------------------------------- the algorithm-benchmark web page
 def test_ranked_bars_order_best_first_both_ways():
     fig = figures.ranked_bars({"a": 1.0, "b": 3.0, "c": 2.0}, xlabel="x", title="t")
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["b", "c", "a"]

@@ -1,7 +1,7 @@
 """Worked examples and input validation for metaeval.hardness.
 
-The worked examples use Table 1 of seed 003 (Prudêncio, "Cost sensitive evaluation of
-instance hardness in machine learning"): 10 instances, 4 models. Labels: x1-x4 are
+The worked examples use Table 1 of Prudêncio (2019), "Cost sensitive evaluation of
+instance hardness in machine learning" (ECML PKDD 2019): 10 instances, 4 models. Labels: x1-x4 are
 class 1 (the paper's negatives), x5-x10 class 0 (the paper's positives). Every expected
 number below is derived by hand in the comment next to it.
 """
@@ -43,7 +43,7 @@ X1, X2, X3, X4, X5, X6, X7, X8, X9, X10 = range(10)
 
 
 # ---------------------------------------------------------------------------------------
-# seed 003, Table 1, model m1
+# Prudêncio (2019), Table 1, model m1
 # ---------------------------------------------------------------------------------------
 # m1 sorted: .10 (x7) | .15 (x10) | .55 (x8) | .70 (x1, x4) | .75 (x6) | .80 (x2 x3 x5 x9)
 # so R = 0.1, 0.2, 0.3, 0.5, 0.6, 1.0 and L = l/n = 0.1, 0.1, 0.1, 0.2, 0.1, 0.4.
@@ -84,7 +84,7 @@ def test_rate_driven_m1_every_instance_by_hand():
         0.04 + 0.1 * (0.1 / 3 - 0.2),  # x10: R .2
     ]
     assert_allclose(h, expected, rtol=0, atol=1e-15)
-    # ties="none" is the uncorrected R^2 / (1 - R)^2 of seeds 000/001
+    # ties="none" is the uncorrected R^2 / (1 - R)^2 of Melo & Prudêncio (2014)
     R = np.array([0.5, 1.0, 1.0, 0.5, 1.0, 0.6, 0.1, 0.3, 1.0, 0.2])
     expected_none = np.where(Y == 1, (1 - R) ** 2, R**2)
     assert_allclose(
@@ -175,7 +175,7 @@ def test_pool_of_four_models_by_hand_and_the_papers_reading():
     assert rd[X9, 2] == pytest.approx(1 + 0.2 * (0.2 / 3 - 1), abs=1e-15)
     assert_allclose(pool_hardness(Y, S, "rate-driven"), rd.mean(axis=1), atol=0)
     # "The hardest negative instances are x1 and x4. In particular, x1 is even harder to
-    # rank, given the RD hardness" (seed 003, Sect. 4).
+    # rank, given the RD hardness" (Prudêncio 2019, Sect. 4).
     rd_pool = pool_hardness(Y, S, "rate-driven")
     negatives = np.argsort(rd_pool[:4])[::-1]
     assert list(negatives[:2]) == [X1, X4]

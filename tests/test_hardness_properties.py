@@ -265,7 +265,7 @@ def test_beta_hardness_equals_quad_of_the_cost_curve(data, t, ab, ties, method):
 def test_beta_rate_driven_on_many_narrow_groups_equals_quad(ab):
     # n = 400: most tied groups are much narrower than their distance to 0 and 1, which
     # exercises the Gauss-Legendre branch. The reference integrates, with quad, instance
-    # i's cost curve written from seed 003 eqs. 21 and 25 (the latter with the corrected
+    # i's cost curve written from Prudêncio (2019), eqs. 21 and 25 (the latter with the corrected
     # weight (c - R + l/n)/(l/n)), with R and L counted here by brute force. (The curve
     # itself is checked against the literal quota classifier above.)
     rng = np.random.default_rng(5)

@@ -46,7 +46,7 @@ def test_hardness_frame_worked_example():
     assert_array_equal(frame["misclassification_rate"], [0, 0, 0, 0.5, 1, 0, 0, 0])
     # 1 - mean P(true class): row 0 (y = 0): 1 - (0.9 + 0.8) / 2 = 0.15
     assert_allclose(frame["true_class_probability_loss"].iloc[0], 0.15)
-    # score-fixed cost-sensitive hardness = share of models misclassifying (seed 003):
+    # score-fixed cost-sensitive hardness = share of models misclassifying (Prudêncio 2019):
     # two independent implementations agree
     assert_allclose(frame["score-fixed"], frame["misclassification_rate"])
     for method in METHODS:

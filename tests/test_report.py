@@ -1,8 +1,8 @@
 """The HTML report and ``plot`` on a small real study (a real DuckDB store).
 
-The study: two built-in datasets, three of the seeds' algorithms and one user
-algorithm that fails on every fit (its name holds HTML special characters), with
-3-fold cross-validation, run by :func:`metaeval.study.run_study`.
+The study: two built-in datasets, three of the 8 algorithms of Melo & Prudêncio (2014)
+and one user algorithm that fails on every fit (its name holds HTML special characters),
+with 3-fold cross-validation, run by :func:`metaeval.study.run_study`.
 """
 
 from __future__ import annotations
@@ -135,7 +135,8 @@ def test_mean_hardness_tables_match_scikit_learn(report, study_store):
 
     for dataset in ("labor", "fertility"):
         y, S, algorithms = Store(study_store).scores(dataset)
-        table = report["page"].sections[dataset][0]  # seed 001 Table 1: algorithms x methods
+        # the layout of Table 1 of Melo & Prudêncio (2014): algorithms x methods
+        table = report["page"].sections[dataset][0]
         header, rows = table[0], table[1:]
         assert header == ["algorithm", "IH SF", "IH SD", "IH RD", "IH SU", "IH RU"]
         assert [r[0] for r in rows] == algorithms == ["NB", "LR", "DT"]
@@ -153,9 +154,10 @@ def test_every_section_and_figure_is_there(report):
                    "datasets"):
         assert f'<section id="{anchor}">' in text
     n_figures = text.count("<figure>")
-    # 13 study-wide figures; per dataset: class and instance cost curves, projection,
-    # hardness maps, two loss maps, dendrograms, and the two instance-space figures
-    assert n_figures == 13 + 2 * 9
+    # 13 study-wide figures (+ 3: footprints, selection, IRT); per dataset: class and
+    # instance cost curves, projection, hardness maps, two loss maps, dendrograms, and
+    # the two instance-space figures
+    assert n_figures == 13 + 3 + 2 * 9
     assert text.count("<svg") + text.count("<img") == n_figures
     assert text.count("<details>") == 2
     assert "closest pair" in text and "Best algorithm by ranking" in text

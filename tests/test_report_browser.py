@@ -215,7 +215,7 @@ def test_no_network_request_leaves_the_file(rendered):
 
 def test_every_figure_is_rendered_with_a_size(rendered):
     sizes = rendered["sizes"]
-    # 13 study-wide figures and, per dataset, 8 seed figures + 2 instance-space figures
+    # 13 study-wide figures and, per dataset, 8 figures after the papers + 2 instance-space ones
     assert len(sizes) >= 13 + 2 * 8
     assert {s["tag"] for s in sizes} == {"img", "svg"}
     for s in sizes:

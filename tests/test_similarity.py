@@ -1,4 +1,8 @@
-"""metaeval.similarity: hardness dissimilarity (seed 001, eqs. 24-25), baselines, clustering."""
+"""metaeval.similarity: hardness dissimilarity, baselines, clustering.
+
+The dissimilarity is that of Melo & Prudêncio (2014), eqs. 24-25 of the MetaSel version
+(eqs. 19-20 of the BRACIS version); the worked example is Table 1 of Prudêncio (2019).
+"""
 
 import numpy as np
 import pytest
@@ -22,7 +26,7 @@ from metaeval.similarity import (
     leaf_order,
 )
 
-# seed 003, Table 1 (x1-x4 class 1, x5-x10 class 0; models m1..m4)
+# Prudêncio (2019), Table 1 (x1-x4 class 1, x5-x10 class 0; models m1..m4)
 Y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
 S = np.array(
     [
@@ -80,7 +84,8 @@ def test_score_fixed_dissimilarity_of_table_1_by_hand():
 
 def test_score_fixed_dissimilarity_is_the_classifier_output_difference():
     # with the labels fixed, two models' 0/1 errors differ exactly where their crisp
-    # predictions differ (seed 001: score-fixed similarity = same classifications)
+    # predictions differ (Melo & Prudêncio 2014, MetaSel version: score-fixed similarity =
+    # same classifications)
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 50)
     scores = np.round(rng.random((50, 6)), 1)
@@ -102,7 +107,8 @@ def test_algorithm_dissimilarity_uses_instance_hardness(method):
 
 def test_rate_driven_dissimilarity_ignores_calibration():
     # a strictly increasing transform of a model's scores keeps its ranking: rate-driven
-    # dissimilarity 0, score-driven dissimilarity > 0 (seed 001, Sect. 5)
+    # dissimilarity 0, score-driven dissimilarity > 0 (Melo & Prudêncio
+    # 2014, MetaSel version, Sect. 5)
     s = S[:, 3]
     pool = np.column_stack([s, s**3])
     assert algorithm_dissimilarity(Y, pool, "rate-driven")[0, 1] == 0.0
@@ -110,7 +116,7 @@ def test_rate_driven_dissimilarity_ignores_calibration():
 
 
 # ---------------------------------------------------------------------------------------
-# aggregation over datasets (seed 001, eq. 25)
+# aggregation over datasets (Melo & Prudêncio 2014, MetaSel eq. 25)
 # ---------------------------------------------------------------------------------------
 
 

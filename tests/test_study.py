@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,6 +27,7 @@ from metaeval.study import (
     Study,
     Task,
     derive_seed,
+    failure_kind,
     plan_tasks,
     run_study,
     run_task,
@@ -67,6 +72,29 @@ class Hang(Sleepy):
 
     def fit(self, X, y):
         self.seconds = 60.0 if len(X) < 60 else 0.0
+        return super().fit(X, y)
+
+
+class Swallow(Sleepy):
+    """Sleeps a minute inside ``try: ... except Exception: pass``."""
+
+    def fit(self, X, y):
+        try:
+            time.sleep(60.0)
+        except Exception:
+            pass
+        return super().fit(X, y)
+
+
+class Stubborn(Sleepy):
+    """Blocks SIGALRM and sleeps for a minute in fit on small data (a fit stuck in C)."""
+
+    def fit(self, X, y):
+        self.seconds = 0.0
+        if len(X) < 60:
+            import signal
+            signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
+            time.sleep(60.0)
         return super().fit(X, y)
 
 
@@ -185,29 +213,55 @@ def test_run_task_records_failures_instead_of_raising(helpers):
     result = run_task(Task(labor, nan, 0, 3, 0))
     assert result.status == "failed" and "in score (fold 0 of 3)" in result.error
     assert "NaN" in result.error
-    # The time limit is checked between folds: with fits of 0.4 s and a 0.5 s limit the
-    # task stops after fold 1 (if that fold took over 0.5 s) or fold 2 (>= 0.8 s), not 5.
+    # Outside the main thread (a Dask worker's thread) the time limit is checked between
+    # folds: with fits of 0.4 s and a 0.5 s limit the task stops after fold 1 (if that
+    # fold took over 0.5 s) or fold 2 (>= 0.8 s), not 5.
     sleepy = custom_algorithm("Sleepy", "metaeval_test_helpers.Sleepy", {"seconds": 0.4})
-    result = run_task(Task(labor, sleepy, 0, 5, 0, timeout=0.5))
+    results = []
+    thread = threading.Thread(
+        target=lambda: results.append(run_task(Task(labor, sleepy, 0, 5, 0, timeout=0.5))))
+    thread.start()
+    thread.join()
+    result = results[0]
     assert result.status == "failed"
     match = re.fullmatch(r"time limit of 0.5 s exceeded after fold (\d) of 5 \(([\d.]+) s "
                          r"elapsed\)\.", result.error)
     assert match is not None, result.error
     assert match.group(1) in ("1", "2") and float(match.group(2)) >= 0.5
+    assert failure_kind(result.error) == "timeout"
+
+
+def test_time_limit_interrupts_a_fold_in_the_main_thread(helpers):
+    # In the main thread (tasks run in this process, or in a worker process) the limit
+    # interrupts the running fit: a 30 s sleep under a 0.5 s limit ends after 0.5 s.
+    sleepy = custom_algorithm("Sleepy", "metaeval_test_helpers.Sleepy", {"seconds": 30.0})
+    t0 = time.perf_counter()
+    result = run_task(Task("labor", sleepy, 0, 3, 0, timeout=0.5))
+    assert time.perf_counter() - t0 < 5.0
+    assert result.status == "failed" and failure_kind(result.error) == "timeout"
+    assert re.fullmatch(r"time limit of 0.5 s exceeded \(0\.\d s elapsed; the task was "
+                        r"interrupted\)\.", result.error), result.error
+    # the alarm is gone afterwards, and an estimator's own `except Exception` cannot
+    # swallow it
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    swallow = custom_algorithm("Swallow", "metaeval_test_helpers.Swallow")
+    result = run_task(Task("labor", swallow, 0, 3, 0, timeout=0.3))
+    assert failure_kind(result.error) == "timeout", result.error
 
 
 # ------------------------------------------------------------------------------ the study
 def test_study_validation_reports_every_problem_at_once():
     with pytest.raises(ValueError) as info:
         Study(datasets=["labor", "nope", "labor"], algorithms=["NB", "KNN3", 7],
-              folds=1, repeats=0, seed=-2, timeout=0, store="")
+              folds=1, repeats=0, seed=-2, timeout=-1, store="")
     message = str(info.value)
     lines = message.splitlines()
     assert lines[0] == "Invalid study:"
     for expected in ("folds: must be an integer >= 2, got 1",
                      "repeats: must be an integer >= 1, got 0",
                      "seed: must be an integer >= 0, got -2",
-                     "timeout: must be a positive number",
+                     "timeout: must be a number of seconds >= 0 (0: no limit), got -1",
                      "store: must be a file path",
                      "datasets[1]: unknown dataset 'nope'",
                      "datasets[2]: dataset 'labor' is listed twice",
@@ -393,17 +447,99 @@ def test_local_pool_gives_the_same_scores_and_survives_crashes_and_hangs(tmp_pat
     # Crash and Hang misbehave on labor (57 rows: training folds of 38) only.
     crash = custom_algorithm("Crash", "metaeval_test_helpers.Crash", {"seconds": 0.0})
     hang = custom_algorithm("Hang", "metaeval_test_helpers.Hang")
-    pooled = _study(tmp_path, algorithms=[*algorithms, crash, hang], timeout=3,
+    stubborn = custom_algorithm("Stubborn", "metaeval_test_helpers.Stubborn")
+    pooled = _study(tmp_path, algorithms=[*algorithms, crash, hang, stubborn], timeout=3,
                     executor=LocalExecutor(jobs=2), store=tmp_path / "pool.duckdb")
     summary = run_study(pooled)
-    assert (summary.n_done, summary.n_failed) == (8, 2), summary.failed
+    assert (summary.n_done, summary.n_failed) == (9, 3), summary.failed
     errors = {(d, a): e for d, a, _, e in summary.failed}
-    assert set(errors) == {("labor", "Crash"), ("labor", "Hang")}
+    assert set(errors) == {("labor", "Crash"), ("labor", "Hang"), ("labor", "Stubborn")}
     assert "worker process died (exit code 3)" in errors[("labor", "Crash")]
+    # a sleeping fit is interrupted in its worker; one that blocks the alarm (as a fit
+    # stuck in compiled code would) has its worker killed
     assert "time limit of 3 s exceeded" in errors[("labor", "Hang")]
-    assert "worker process killed" in errors[("labor", "Hang")]
+    assert "the task was interrupted" in errors[("labor", "Hang")]
+    assert "time limit of 3 s exceeded" in errors[("labor", "Stubborn")]
+    assert "worker process killed" in errors[("labor", "Stubborn")]
+    assert [failure_kind(errors[("labor", a)]) for a in ("Crash", "Hang", "Stubborn")] \
+        == ["lost", "timeout", "timeout"]
     expected = Store(reference.store).scores_frame()
     got = Store(pooled.store).scores_frame()
     got = got[got["algorithm"].isin(algorithms)].reset_index(drop=True)
     pd.testing.assert_frame_equal(got, expected)
     assert got["score"].to_numpy().tobytes() == expected["score"].to_numpy().tobytes()
+
+
+def test_a_task_whose_worker_died_runs_again_by_default_an_estimator_error_does_not(tmp_path):
+    bad = replace(get_algorithm("LR", C=-1.0), name="LR_bad")
+    study = _study(tmp_path, datasets=["labor"], algorithms=["NB", "DT", bad])
+    store = Store(study.store)
+    first = run_study(study)
+    assert (first.n_done, first.n_failed) == (2, 1)
+    # as if NB's worker process had been killed (the OOM killer) in that run
+    with store.writing():
+        store.record_task("labor", "NB", 0, status="failed",
+                          error="worker process died (killed by signal 9) while running "
+                          "the task.")
+    again = run_study(study)
+    assert (again.n_run, again.n_done, again.n_lost_rerun) == (1, 1, 1)
+    assert "1 of them had failed earlier because their worker process died" in again.message()
+    tasks = store.tasks().set_index("algorithm")
+    assert tasks.at["NB", "status"] == "done" and tasks.at["LR_bad", "status"] == "failed"
+    assert "stays failed until the study is run with `--retry-failed`" in again.message()
+    assert run_study(study).n_run == 0
+    assert run_study(study, retry_failed=True).n_run == 1
+
+
+def test_a_study_file_without_store_writes_to_a_store_named_after_it(tmp_path):
+    path = tmp_path / "churn-2024.toml"
+    path.write_text('datasets = ["labor"]\nalgorithms = ["NB"]\n')
+    assert Study.from_toml(path).store == Path("metaeval-results") / "churn-2024.duckdb"
+    path.write_text('datasets = ["labor"]\nstore = "out/s.duckdb"\n')
+    assert Study.from_toml(path).store == tmp_path / "out" / "s.duckdb"
+
+
+def test_default_time_limit_and_zero_for_none():
+    from metaeval.study import DEFAULT_TIMEOUT
+
+    assert DEFAULT_TIMEOUT == 1800 and Study(datasets=["labor"]).timeout == 1800
+    assert Study(datasets=["labor"], timeout=0).timeout is None
+    assert Study(datasets=["labor"], timeout=None).timeout is None
+    assert Study(datasets=["labor"], timeout=60).timeout == 60.0
+
+
+def test_a_plain_script_with_an_estimator_class_of_its_own_runs(tmp_path):
+    # No __main__ guard, workers asked for, and an estimator defined in the script
+    # itself: worker processes cannot import it, so the tasks run in the script's
+    # process, with a warning that says why.
+    script = tmp_path / "mine.py"
+    script.write_text(textwrap.dedent("""\
+        import warnings
+        import numpy as np
+        from sklearn.base import BaseEstimator, ClassifierMixin
+        from metaeval.algorithms import custom_algorithm
+        from metaeval.study import LocalExecutor, Study, run_study
+
+        class Prior(ClassifierMixin, BaseEstimator):
+            def fit(self, X, y):
+                self.classes_ = np.unique(y)
+                self.p_ = float(np.mean(y))
+                return self
+
+            def predict_proba(self, X):
+                p = np.full(len(X), self.p_)
+                return np.column_stack([1 - p, p])
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            summary = run_study(Study(datasets=["labor"], algorithms=[
+                "NB", custom_algorithm("Prior", Prior)], folds=2,
+                executor=LocalExecutor(jobs=2), store="mine.duckdb"))
+        print(summary.message())
+        print([str(w.message)[:60] for w in caught])
+        """))
+    done = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "2 done, 0 failed" in done.stdout, done.stdout
+    assert "algorithm 'Prior' is defined in the __main__ module" in done.stdout

@@ -7,7 +7,8 @@ inside each fold, and :meth:`Algorithm.score` turns the fitted pipeline into
 scores ``s`` in [0, 1], each an estimate of P(y = 1 | x), where class 1 is the
 papers' "negative" class (see ``ARCHITECTURE.md``).
 
-The pool of seeds 000/001 (§VI "Experimental setup") is :data:`DEFAULT_POOL`.
+The pool of Melo & Prudêncio (2014) ("Experimental setup": §VI of [1]_, §6 of [2]_) is
+:data:`DEFAULT_POOL`.
 Their score procedures, reproduced here:
 
 * 3NN, 5NN -- the fraction of the k nearest training neighbours in class 1
@@ -21,9 +22,11 @@ Their score procedures, reproduced here:
 
 References
 ----------
-.. [1] C. C. Melo, R. B. C. Prudêncio, "Cost-sensitive measures of algorithm
-   similarity for meta-learning", BRACIS 2017, §VI (seed 000).
-.. [2] seed 001 (the extended version), §6 "Experimental setup".
+.. [1] C. E. C. de Melo and R. B. C. Prudêncio, "Cost-sensitive measures of algorithm
+   similarity for meta-learning", BRACIS 2014, §VI "Experimental setup".
+.. [2] C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+   performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+   Vol-1201, paper 4), §6 "Experimental setup".
 
 Examples
 --------
@@ -320,7 +323,7 @@ class Algorithm:
           so the lowest-scored row gets 0 and the highest 1; when all
           ``d_i`` are equal (or there is one row) every score is 0.5. Scores
           from different calls (folds) are therefore on different scales, as
-          in the seeds.
+          in Melo & Prudêncio (2014).
         * ``"decision_platt"``: the class-1 probability of the Platt-scaled
           model built by :meth:`make_estimator`.
 
@@ -486,7 +489,7 @@ _POOL = {
 
 
 def list_algorithms() -> list[str]:
-    """Names of the built-in algorithms, in the seeds' order.
+    """Names of the built-in algorithms: the 8 algorithms of Melo & Prudêncio (2014).
 
     Examples
     --------
@@ -521,7 +524,7 @@ def get_algorithm(name: str, **overrides) -> Algorithm:
 
     Notes
     -----
-    Choices where the seeds only say "scikit-learn defaults":
+    Choices Melo & Prudêncio (2014) leave open (they name scikit-learn, no parameters):
 
     * SVM_LIN is :class:`~sklearn.svm.LinearSVC` (liblinear; squared hinge
       loss, ``dual="auto"``), not ``SVC(kernel="linear")``: the latter is

@@ -4,8 +4,8 @@ For one dataset of a study, :func:`hardness_frame` puts every instance's
 classic, data-based hardness measures (:mod:`metaeval.hardness.classic`) next
 to the classic pool hardness and the cost-sensitive hardness under each of the
 five threshold choice methods, pool-averaged (:func:`metaeval.hardness.pool_hardness`,
-seed 003). :func:`hardness_correlations` gives their rank correlation matrix and
-:func:`project_instances` a 2-D projection of the instances (PCA by default,
+Prudêncio 2019 [1]_). :func:`hardness_correlations` gives their rank correlation
+matrix and :func:`project_instances` a 2-D projection of the instances (PCA by default,
 any ``fit_transform`` object otherwise) to colour by any of these columns.
 Every column of the frame is oriented higher = harder.
 
@@ -15,8 +15,9 @@ PCA).
 
 References
 ----------
-.. [1] Seed 003 (Prudencio), cost-sensitive instance hardness under threshold
-   choice methods, averaged over a pool of models.
+.. [1] R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+   learning", ECML PKDD 2019: cost-sensitive instance hardness under threshold choice
+   methods, averaged over a pool of models.
 .. [2] Smith, M. R., Martinez, T. & Giraud-Carrier, C. (2014). An instance
    level analysis of data complexity. Machine Learning 95(2), 225-256.
 .. [3] Paiva, P. Y. A., Moreno, C. C., Smith-Miles, K., Valeriano, M. G. &
@@ -78,7 +79,8 @@ def hardness_frame(
 
           IH^T_{pool}(x) = \frac{1}{M} \sum_{m=1}^{M} IH^T_{m}(x)
 
-      (seed 003, Sects. 1 and 3: the ensemble strategy of its reference [17]).
+      (Prudêncio 2019, Sects. 1 and 3: the ensemble strategy of its reference [17],
+      Smith et al. 2014).
 
     The frame's ``attrs`` name the groups: ``attrs["classic"]``,
     ``attrs["pool"]``, ``attrs["cost_sensitive"]`` and ``attrs["algorithms"]``.

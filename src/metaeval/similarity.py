@@ -1,12 +1,24 @@
 """Cost-sensitive dissimilarity between algorithms, its baselines, and clustering.
 
 Two models are alike when they find the same instances hard under a threshold choice
-method (Melo & Prudêncio, seeds 000/001): the dissimilarity is the mean absolute
+method (Melo & Prudêncio 2014 [1]_ [2]_): the dissimilarity is the mean absolute
 difference of their instance hardness, averaged (or taken the median of) over datasets.
 The literature baselines on crisp predictions (error correlation, classifier output
 difference) and average-linkage clustering (SciPy) of any dissimilarity matrix are here
 too. Dissimilarities are lower-is-more-alike; correlations higher-is-more-alike. Plain
 arrays in, plain arrays out; drawing lives in :mod:`metaeval.report`.
+
+Equation numbers differ between the two versions: the per-dataset dissimilarity is
+eq. 19 of [1]_ and eq. 24 of [2]_, its average over datasets eq. 20 of [1]_ and eq. 25
+of [2]_; only [2]_ also covers the score-fixed method.
+
+References
+----------
+.. [1] C. E. C. de Melo and R. B. C. Prudêncio, "Cost-sensitive measures of algorithm
+   similarity for meta-learning", BRACIS 2014.
+.. [2] C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+   performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+   Vol-1201, paper 4).
 """
 
 from __future__ import annotations
@@ -128,7 +140,10 @@ def dissimilarity_matrix(H):
 
     References
     ----------
-    Melo & Prudêncio, seed 001, eq. 24 (seed 000, eq. 19).
+    C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+    performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+    Vol-1201, paper 4), eq. 24; C. E. C. de Melo and R. B. C. Prudêncio, "Cost-sensitive
+    measures of algorithm similarity for meta-learning", BRACIS 2014, eq. 19.
 
     Examples
     --------
@@ -173,8 +188,10 @@ def algorithm_dissimilarity(
 
     References
     ----------
-    Melo & Prudêncio, seed 001, eq. 24, for the score-fixed, score-driven and
-    rate-driven methods; any of the five methods of seed 003 is accepted here.
+    C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+    performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+    Vol-1201, paper 4), eq. 24, for the score-fixed, score-driven and rate-driven
+    methods; any of the five methods of Prudêncio (2019) is accepted here.
 
     Examples
     --------
@@ -223,8 +240,10 @@ shape (n_datasets, n_models, n_models)
 
     References
     ----------
-    Melo & Prudêncio, seed 001, eq. 25 (mean); the median is named there as an
-    alternative aggregation.
+    C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+    performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+    Vol-1201, paper 4), eq. 25 (mean; eq. 20 of the BRACIS 2014 version); the median is
+    named there as an alternative aggregation.
 
     Examples
     --------
@@ -306,8 +325,9 @@ def error_correlation(y, S, *, t=0.5, pos_label=1):
     References
     ----------
     A. Kalousis, J. Gama, M. Hilario, "On data and algorithms: understanding inductive
-    performance", Machine Learning 54 (2004), cited as the error-correlation baseline
-    in seed 000, Sect. II, and seed 001, Sect. 2.
+    performance", Machine Learning 54 (2004), cited as the error-correlation baseline by
+    Melo & Prudêncio (2014), Sect. II of the BRACIS version and Sect. 2 of the MetaSel
+    version.
 
     Examples
     --------
@@ -367,8 +387,8 @@ def classifier_output_difference(S, *, t=0.5):
     References
     ----------
     A. H. Peterson, T. R. Martinez, "Estimating the potential for combining learning
-    models" (2005); Lee & Giraud-Carrier (2011); the COD baseline of seed 000,
-    Sect. II, and seed 001, Sect. 2.
+    models" (2005); Lee & Giraud-Carrier (2011); the COD baseline of Melo & Prudêncio
+    (2014), Sect. II of the BRACIS version and Sect. 2 of the MetaSel version.
 
     Examples
     --------
@@ -415,8 +435,11 @@ def average_linkage(D, *, optimal_ordering=False):
 
     References
     ----------
-    Melo & Prudêncio, seed 000, Sect. VI, and seed 001, Sect. 6: agglomerative
-    hierarchical clustering with the average linkage function.
+    C. E. C. de Melo and R. B. C. Prudêncio, "Cost-sensitive measures of algorithm
+    similarity for meta-learning", BRACIS 2014, Sect. VI, and C. E. C. de Melo and R. B.
+    C. Prudêncio, "Similarity measures of algorithm performance for cost-sensitive
+    scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS Vol-1201, paper 4), Sect. 6:
+    agglomerative hierarchical clustering with the average linkage function.
 
     Examples
     --------
@@ -470,7 +493,8 @@ def flat_clusters(Z, height):
     Z : ndarray of shape (n_models - 1, 4)
         A linkage matrix.
     height : float >= 0
-        The cut height, in dissimilarity units (e.g. the cut-point 0.3 of seed 000, Sect. VIII).
+        The cut height, in dissimilarity units (e.g. the cut-point 0.3 of Melo &
+        Prudêncio 2014, Sect. VIII of the BRACIS version).
 
     Returns
     -------

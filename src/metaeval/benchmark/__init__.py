@@ -1,4 +1,7 @@
-"""Benchmark analytics of seed 004: metrics, value captured, runtime, stability, portfolios.
+"""Benchmark analytics: metrics, value captured, runtime, stability, portfolios.
+
+They follow the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
 
 Functions here take tidy long frames (``[dataset, algorithm, metric, value]``,
 ``[dataset, algorithm, time]``) and return tidy frames; every metric knows

@@ -1,4 +1,8 @@
-"""The tongue-in-cheek random paper abstract of seed 004."""
+"""The tongue-in-cheek random paper abstract.
+
+After the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
+"""
 
 from __future__ import annotations
 
@@ -63,9 +67,9 @@ def random_paper_abstract(metrics, algorithm, rival, seed=0, *, n_claims=3,
 
     References
     ----------
-    Seed 004: "a random paper abstract for your favorite learning algorithm,
-    backed by hard experimental data. Obviously, this is tongue-in-cheek, but it
-    illustrates a valuable point".
+    The algorithm-benchmark web page: "a random paper abstract for your favorite
+    learning algorithm, backed by hard experimental data. Obviously, this is
+    tongue-in-cheek, but it illustrates a valuable point".
 
     Examples
     --------

@@ -1,4 +1,8 @@
-"""Bootstrap stability of pairwise conclusions over datasets and metrics (seed 004)."""
+"""Bootstrap stability of pairwise conclusions over datasets and metrics.
+
+After the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
+"""
 
 from __future__ import annotations
 
@@ -149,11 +153,11 @@ def bootstrap_stability(metrics, d_values, m_values, B=50_000, seed=0, *, draws=
 
     References
     ----------
-    Seed 004: "we take bootstrap samples of the available datasets and metrics
-    and do a pairwise comparison of two random algorithms ... 50000 times for
-    each square in the grid, then measure the percentage of the time the
-    comparison ... would lead us to a different conclusion than using all
-    metrics and datasets."
+    The algorithm-benchmark web page: "we take bootstrap samples of the available
+    datasets and metrics and do a pairwise comparison of two random algorithms ... 50000
+    times for each square in the grid, then measure the percentage of the time the
+    comparison ... would lead us to a different conclusion than using all metrics and
+    datasets."
 
     Examples
     --------

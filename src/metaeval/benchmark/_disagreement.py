@@ -1,4 +1,8 @@
-"""How often a metric's verdict on a pair of algorithms is a lonely one (seed 004)."""
+"""How often a metric's verdict on a pair of algorithms is a lonely one.
+
+After the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
+"""
 
 from __future__ import annotations
 
@@ -88,9 +92,9 @@ def metric_disagreement(metrics, *, k=2, tol=0.0, higher_is_better=None):
 
     References
     ----------
-    Seed 004: "a metric m has an 'Error Case' if ... m suggests that the former
-    algorithm is better, and only a minority of size k or less of the other
-    metrics agree with m"; "all metrics agree in only (%) of those comparisons".
+    The algorithm-benchmark web page: "a metric m has an 'Error Case' if ... m suggests
+    that the former algorithm is better, and only a minority of size k or less of the
+    other metrics agree with m"; "all metrics agree in only (%) of those comparisons".
 
     Examples
     --------

@@ -1,4 +1,9 @@
-"""The metric registry and :func:`compute_metrics`."""
+"""The metric registry and :func:`compute_metrics`.
+
+The ten scikit-learn metrics are those of the algorithm-benchmark web page on value
+captured, metric disagreement and bootstrap stability (no printed reference; it follows
+Caruana & Niculescu-Mizil 2006).
+"""
 
 from __future__ import annotations
 
@@ -115,7 +120,7 @@ METRICS: dict[str, Metric] = {
     )
 }
 
-#: The ten scikit-learn metrics of seed 004.
+#: The ten scikit-learn metrics of the algorithm-benchmark web page.
 SKLEARN_METRICS = tuple(list(METRICS)[:10])
 #: Mean instance hardness under each threshold choice method (losses).
 HARDNESS_METRICS = tuple(list(METRICS)[10:])
@@ -142,8 +147,9 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
         optionally ``repeat`` and ``fold`` (e.g. ``Store.scores_frame()``).
         Other columns are ignored.
     metrics : sequence of str, optional
-        Names from :data:`METRICS`; default all fifteen (the ten of seed 004
-        and the mean hardness under the five threshold choice methods).
+        Names from :data:`METRICS`; default all fifteen (the ten of the
+        algorithm-benchmark web page and the mean hardness under the five threshold
+        choice methods).
     threshold : float, default=0.5
         The threshold :math:`t` for the crisp metrics and for ``score-fixed`` hardness.
     level : {"pooled", "fold"}, default="pooled"
@@ -179,8 +185,9 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
 
     References
     ----------
-    Seed 004 (benchmark analytics): "We evaluate each algorithm on each dataset
-    using ten different metrics"; the hardness metrics follow seeds 001 and 003.
+    The algorithm-benchmark web page: "We evaluate each algorithm on each dataset using
+    ten different metrics"; the hardness metrics follow Melo & Prudêncio (2014) and
+    Prudêncio (2019).
 
     Examples
     --------

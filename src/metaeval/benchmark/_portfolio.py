@@ -1,4 +1,8 @@
-"""Greedy algorithm portfolios that capture value quickly (seed 004)."""
+"""Greedy algorithm portfolios that capture value quickly.
+
+After the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
+"""
 
 from __future__ import annotations
 
@@ -54,8 +58,9 @@ def portfolio_value(value_captured_frame, algorithms):
 
     References
     ----------
-    Seed 004: "select a sequence of algorithms that will capture value as we've
-    defined it as quickly as possible"; Nemhauser, Wolsey & Fisher (1978).
+    The algorithm-benchmark web page: "select a sequence of algorithms that will capture
+    value as we've defined it as quickly as possible"; Nemhauser, Wolsey & Fisher
+    (1978).
 
     Examples
     --------
@@ -150,8 +155,8 @@ def greedy_portfolio(value_captured_frame, times=None, *, cost_aware=False):
 
     References
     ----------
-    Seed 004: "we use techniques from submodular optimization to select a
-    sequence of algorithms that will capture value ... as quickly as possible";
+    The algorithm-benchmark web page: "we use techniques from submodular optimization to
+    select a sequence of algorithms that will capture value ... as quickly as possible";
     Nemhauser, Wolsey & Fisher (1978), Math. Programming 14, the (1 - 1/e) bound.
 
     Examples

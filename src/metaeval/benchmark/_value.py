@@ -1,4 +1,8 @@
-"""Value captured, overall value, heat-map data and the runtime score (seed 004)."""
+"""Value captured, overall value, heat-map data and the runtime score.
+
+After the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
+"""
 
 from __future__ import annotations
 
@@ -73,9 +77,9 @@ def value_captured(metrics, *, higher_is_better=None):
 
     References
     ----------
-    Seed 004: "the amount of value captured is the percentage of the range of
-    performances ... The minimum of the calculated range is the bottom quartile
-    of all performances, and the maximum is the maximum performance" (after
+    The algorithm-benchmark web page: "the amount of value captured is the percentage of
+    the range of performances ... The minimum of the calculated range is the bottom
+    quartile of all performances, and the maximum is the maximum performance" (after
     Caruana & Niculescu-Mizil, 2006).
 
     Examples
@@ -122,7 +126,8 @@ def overall_value(value_captured_frame):
 
     References
     ----------
-    Seed 004: "The final value is an average over all datasets and metrics."
+    The algorithm-benchmark web page: "The final value is an average over all datasets
+    and metrics."
 
     Examples
     --------
@@ -163,8 +168,8 @@ def value_heatmap(value_captured_frame, *, by="dataset"):
 
     References
     ----------
-    Seed 004: heat maps of "all algorithms against all datasets ... aggregated
-    over all metrics" and "comparing algorithms on different metrics and
+    The algorithm-benchmark web page: heat maps of "all algorithms against all datasets
+    ... aggregated over all metrics" and "comparing algorithms on different metrics and
     aggregating across all datasets".
 
     Examples
@@ -221,8 +226,9 @@ def runtime_score(times, *, n_slowest=20, slowest_by="median"):
 
     References
     ----------
-    Seed 004: "the log (base 2) of the ratio of the given algorithm on a dataset
-    to the minimum time on that dataset ... averaged over the 20 'slowest' datasets".
+    The algorithm-benchmark web page: "the log (base 2) of the ratio of the given
+    algorithm on a dataset to the minimum time on that dataset ... averaged over the 20
+    'slowest' datasets".
 
     Examples
     --------

@@ -224,6 +224,74 @@ def binarize_target(values, *, target: str, pos_label=None):
     return y, (str(neg), str(pos))
 
 
+def check_values(X: pd.DataFrame, y, *, target: str = "class", class_names=("0", "1"),
+                 source: str = "the data") -> None:
+    """Refuse data a study could only fail on, or silently get wrong; raise ``ValueError``.
+
+    * a class with fewer than 2 rows (stratified cross-validation needs 2 per class);
+    * an infinite value in a numeric feature (no estimator accepts it);
+    * a feature that is a copy of the target (see :func:`check_no_target_copy`).
+
+    The message names ``source``, the column and the row (1-based, header not counted).
+    :func:`metaeval.study.Study` runs it on every dataset of its own
+    (:func:`~metaeval.datasets.read_dataset` only refuses copies of the target, so that
+    any file can still be read and looked at).
+    """
+    y = np.asarray(y)
+    for k in (0, 1):
+        rows = np.flatnonzero(y == k)
+        if rows.size < 2:
+            where = f" (row {rows[0] + 1})" if rows.size else ""
+            raise ValueError(
+                f"{source}: class {class_names[k]!r} of target column {target!r} has "
+                f"{rows.size} row{'s' if rows.size != 1 else ''}{where}; stratified "
+                "cross-validation needs at least 2 rows of each class."
+            )
+    for column in X.columns:
+        values = X[column]
+        if values.dtype.kind != "f":
+            continue
+        infinite = np.isinf(values.to_numpy())
+        if infinite.any():
+            row = int(np.argmax(infinite))
+            more = int(infinite.sum()) - 1
+            raise ValueError(
+                f"{source}: column {column!r} holds an infinite value ({values.iloc[row]}) in "
+                f"row {row + 1}{f' (and {more} more)' if more else ''}; replace it with a "
+                "finite number, or leave the cell empty for a missing value."
+            )
+    check_no_target_copy(X, y, target=target, source=source)
+
+
+def check_no_target_copy(X: pd.DataFrame, y, *, target: str = "class",
+                         source: str = "the data") -> None:
+    """Raise ``ValueError`` if a feature is a copy of the target.
+
+    A copy takes one value on every row of class 0 and another on every row of class 1
+    (the target itself under another name, or recoded): it would leak the label into
+    the features, and every model would look perfect.
+    """
+    y = np.asarray(y)
+    leaks = [c for c in X.columns if _copies_target(X[c], y)]
+    if leaks:
+        raise ValueError(
+            f"{source}: feature{'s' if len(leaks) > 1 else ''} "
+            f"{', '.join(map(repr, leaks))} {'are copies' if len(leaks) > 1 else 'is a copy'} "
+            f"of target column {target!r} (one value per class on every row), which would "
+            "leak the label; remove or rename the column."
+        )
+
+
+def _copies_target(values: pd.Series, y: np.ndarray) -> bool:
+    """Whether a feature takes one value on class 0 and another on class 1, on every row
+    (not asked of a class of one row, where any feature would qualify)."""
+    if values.isna().any() or min((y == 0).sum(), (y == 1).sum()) < 2:
+        return False
+    text = values.astype(str).to_numpy()
+    zero, one = np.unique(text[y == 0]), np.unique(text[y == 1])
+    return zero.size == 1 and one.size == 1 and zero[0] != one[0]
+
+
 def resolve_column(columns: Sequence[str], target: str, *, what: str = "target") -> str:
     """Find ``target`` in ``columns``: exact match, else a unique case-insensitive one."""
     columns = [str(c) for c in columns]

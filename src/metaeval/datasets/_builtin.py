@@ -1,4 +1,4 @@
-"""The built-in suite: 50 binary tasks shipped as package data.
+"""The built-in suite: 51 binary tasks shipped as package data.
 
 The files live in ``metaeval/datasets/data/`` (one gzip CSV each, plus
 ``manifest.csv`` and ``README.md``) and are read with :mod:`importlib.resources`,
@@ -70,7 +70,7 @@ def manifest() -> pd.DataFrame:
 
     Returns
     -------
-    frame : pandas.DataFrame of shape (50, n_columns)
+    frame : pandas.DataFrame of shape (51, n_columns)
         Columns include ``name``, ``subset`` (``quick`` or ``full``),
         ``family``, ``n_rows``, ``n_features``, ``n_categorical``,
         ``n_missing``, ``n_positive``, ``positive_fraction``,
@@ -84,7 +84,7 @@ def manifest() -> pd.DataFrame:
     --------
     >>> m = manifest()
     >>> len(m), m.loc[0, "name"], int(m.loc[0, "n_rows"])
-    (50, 'hepatitis', 155)
+    (51, 'hepatitis', 155)
     """
     return _manifest(None).copy()
 
@@ -95,7 +95,7 @@ def list_datasets(subset: str = "full") -> list[str]:
     Parameters
     ----------
     subset : {"full", "quick"}, default="full"
-        ``"quick"``: the 15 datasets with at most 1000 rows; ``"full"``: all 50.
+        ``"quick"``: the 15 datasets with at most 1000 rows; ``"full"``: all 51.
 
     Returns
     -------
@@ -104,7 +104,7 @@ def list_datasets(subset: str = "full") -> list[str]:
     Examples
     --------
     >>> len(list_datasets()), len(list_datasets("quick"))
-    (50, 15)
+    (51, 15)
     >>> list_datasets("quick")[:3]
     ['hepatitis', 'sonar', 'glass-2_vs_rest']
     """

@@ -27,6 +27,7 @@ import pandas as pd
 from metaeval.datasets._base import (
     Dataset,
     binarize_target,
+    check_no_target_copy,
     resolve_column,
     to_object_strings,
 )
@@ -137,9 +138,12 @@ def read_dataset(
     outputs: list[str] = []
     if fmt in ("csv", "tsv"):
         nas = DEFAULT_NA_VALUES if na_values is None else tuple(na_values)
-        frame, declared = _read_delimited(data, "," if fmt == "csv" else "\t", nas), None
+        sep = "," if fmt == "csv" else "\t"
+        _no_duplicate_names(_header(data, sep), path)
+        frame, declared = _read_delimited(data, sep, nas), None
     elif fmt == "parquet":
         frame, declared = _read_parquet(data)
+        _no_duplicate_names(list(frame.columns), path)
     else:
         text = _decode(data)
         frame, declared, outputs = _parse_arff_like(text, keel=(fmt == "keel"))
@@ -163,6 +167,7 @@ def read_dataset(
     if unknown:
         raise ValueError(f"categorical names columns that are not features: {unknown!r}.")
     X, cats = _finalise_features(features, forced, declared)
+    check_no_target_copy(X, y, target=target_col, source=f"the file {str(path)!r}")
     if name is None:
         name = _stem(path)
     return Dataset(
@@ -209,6 +214,31 @@ def _decode(data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def _header(data: bytes, sep: str) -> list[str]:
+    """The column names of a CSV/TSV file as written (pandas renames duplicates)."""
+    import csv
+
+    first = data.lstrip(b"\r\n").split(b"\n", 1)[0]
+    return next(csv.reader([_decode(first).rstrip("\r")], delimiter=sep,
+                           skipinitialspace=True), [])
+
+
+def _no_duplicate_names(names: Sequence[str], path: Path) -> None:
+    """Two columns of one name are an error: which one would be the target, or a feature?"""
+    positions: dict[str, list[int]] = {}
+    for i, name in enumerate(names, start=1):
+        positions.setdefault(str(name).strip(), []).append(i)
+    duplicated = {n: p for n, p in positions.items() if len(p) > 1}
+    if duplicated:
+        shown = "; ".join(f"{n!r} (columns {', '.join(map(str, p))})"
+                          for n, p in duplicated.items())
+        raise ValueError(
+            f"the file {str(path)!r} has duplicated column names: {shown}. Give every "
+            "column its own name (a second copy of the target column would leak the label "
+            "into the features)."
+        )
 
 
 def _read_delimited(data: bytes, sep: str, na_values) -> pd.DataFrame:

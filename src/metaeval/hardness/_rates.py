@@ -2,9 +2,10 @@
 
 For every score, the rate-based methods need ``R(s)``, the fraction of the column's
 ``n`` instances with a score ``<= s``, and ``L = l / n``, the share of the tied group
-containing ``s`` (seed 003, Sect. 3.3). Both depend only on the tied group, so they are
-computed once per group: one ``argsort`` per column, one pass over the sorted scores to
-find the groups, and one scatter of the group number back to the original order.
+containing ``s`` (Prudêncio 2019, Sect. 3.3). Both depend only on the tied group, so
+they are computed once per group: one ``argsort`` per column, one pass over the sorted
+scores to find the groups, and one scatter of the group number back to the original
+order.
 """
 
 from __future__ import annotations

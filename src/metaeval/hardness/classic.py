@@ -18,6 +18,21 @@ scikit-learn's tree-based ``NearestNeighbors``; memory stays linear in the
 number of rows (no n-by-n distance matrix is ever formed: pairwise passes are
 chunked and the minimum spanning tree of N1 is grown by Prim's algorithm).
 
+All 19 of PyHard's classification measures are here (:data:`MEASURES`). Where
+metaeval's default differs from PyHard's, PyHard's choice is an option:
+
+- CL, CLD: PyHard calibrates the naive Bayes posterior (sigmoid, 3 folds);
+  ``calibration="sigmoid"`` does so, the default uses it uncalibrated.
+- Usefulness: PyHard leaves the instance out of the count of local sets that
+  hold it; ``include_self=False`` (``usefulness_include_self=False``).
+- DS, TD_U: PyHard grows a gini tree (``criterion="gini"``); DCP, TD_P: PyHard
+  prunes by cost complexity with a grid-searched ``ccp_alpha`` (pass a float
+  ``pruning``); metaeval's default is C4.5's error-based pruning.
+- kDN, N1, N2, LSC, LSR, Harmfulness, Usefulness: PyHard uses Gower's
+  distance and ``k=10``; use ``distance="gower"`` and ``k=10``.
+- F2, F3, F4: as PyHard (NaN-producing degenerate features are skipped, and an
+  instance left with no feature gets 0 where PyHard gives NaN).
+
 This module is imported explicitly (``from metaeval.hardness import classic``)
 and, unlike :mod:`metaeval.hardness`, uses scikit-learn.
 
@@ -25,7 +40,7 @@ References
 ----------
 .. [1] Smith, M. R., Martinez, T. & Giraud-Carrier, C. (2014). An instance
    level analysis of data complexity. Machine Learning 95(2), 225-256
-   (reference [17] of seed 003).
+   (reference [17] of Prudêncio 2019).
 .. [2] Lorena, A. C., Garcia, L. P. F., Lehmann, J., Souto, M. C. P. & Ho, T. K.
    (2019). How complex is your classification problem? A survey on measuring
    classification complexity. ACM Computing Surveys 52(5), 107.
@@ -53,6 +68,7 @@ from sklearn.naive_bayes import GaussianNB
 
 from metaeval._validation import check_binary_target, check_scores
 from metaeval.hardness import _classic_neighbors as _nb
+from metaeval.hardness import _classic_overlap as _ov
 from metaeval.hardness import _classic_trees as _tr
 
 __all__ = [
@@ -74,6 +90,9 @@ __all__ = [
     "harmfulness",
     "usefulness",
     "feature_overlap",
+    "overlap_closeness_min",
+    "overlap_closeness_mean",
+    "overlap_closeness_max",
     "classic_hardness",
     "pool_misclassification_rate",
     "pool_true_class_probability_loss",
@@ -97,6 +116,9 @@ MEASURES = (
     "Harmfulness",
     "Usefulness",
     "F1",
+    "F2",
+    "F3",
+    "F4",
 )
 
 _DISTANCES = {"euclidean": (1.0 / np.sqrt(2.0), "euclidean"), "gower": (0.5, "manhattan")}
@@ -167,6 +189,17 @@ def _check_metric(metric):
     if metric not in _nb.METRICS:
         raise ValueError(f"metric must be one of {sorted(_nb.METRICS)!r}, got {metric!r}.")
     return metric
+
+
+def _check_calibration(calibration, y01):
+    if calibration not in (None, "sigmoid"):
+        raise ValueError(f"calibration must be None or 'sigmoid', got {calibration!r}.")
+    if calibration == "sigmoid" and np.bincount(y01, minlength=2).min() < 3:
+        raise ValueError(
+            "calibration='sigmoid' fits on 3 stratified folds, so each class of y needs at "
+            f"least 3 instances; y has {np.bincount(y01, minlength=2).min()} in one class."
+        )
+    return calibration
 
 
 def _check_tree_args(pruning, confidence, criterion):
@@ -335,12 +368,14 @@ class _Data:
         random_state=0,
         exact_max=20000,
         n_neighbors=10,
+        calibration=None,
     ):
         self.X, self.y = X, y01
         self.metric = metric
         self.criterion, self.pruning, self.confidence = criterion, pruning, confidence
         self.random_state = random_state
         self.exact_max, self.n_neighbors = exact_max, n_neighbors
+        self.calibration = calibration
 
     @cached_property
     def class_size(self):
@@ -386,8 +421,17 @@ class _Data:
     def true_class_posterior(self):
         if not np.any(np.ptp(self.X, axis=0) > 0):  # no feature varies: no evidence
             return np.full(self.y.size, 0.5)
-        nb = GaussianNB(priors=[0.5, 0.5]).fit(self.X, self.y)
+        nb = GaussianNB(priors=[0.5, 0.5])
+        if self.calibration == "sigmoid":  # PyHard: Platt scaling fitted on 3 folds
+            from sklearn.calibration import CalibratedClassifierCV
+
+            nb = CalibratedClassifierCV(nb, method="sigmoid", cv=3, ensemble=False)
+        nb.fit(self.X, self.y)
         return nb.predict_proba(self.X)[np.arange(self.y.size), self.y]
+
+    @cached_property
+    def closeness(self):
+        return _ov.overlap_closeness(self.X, self.y)
 
 
 def _ratio(num, den, *, zero_by_zero):
@@ -483,16 +527,15 @@ def _harmfulness(d):
     return times_nearest_enemy / (d.y.size - d.class_size)
 
 
-def _usefulness(d):
-    return 1.0 - d.local_sets[1] / d.class_size
+def _usefulness(d, include_self=True):
+    reached = d.local_sets[1]
+    if not include_self:  # x_i lies in its own local set unless an enemy duplicates it
+        reached = reached - (d.enemy[0] > 0)
+    return 1.0 - reached / d.class_size
 
 
 def _f1(X, y):
-    lo = np.stack([X[y == c].min(axis=0) for c in (0, 1)])
-    hi = np.stack([X[y == c].max(axis=0) for c in (0, 1)])
-    max_min, min_max = lo.max(axis=0), hi.min(axis=0)
-    inside = (X >= max_min) & (X <= min_max)
-    return inside.mean(axis=1)
+    return _ov.inside_overlap(X, y).mean(axis=1)
 
 
 # --------------------------------------------------------------------------- measures
@@ -723,7 +766,7 @@ def tree_depth_unpruned(X, y, *, criterion="entropy", random_state=0):
     return _td(_Data(X, y01, criterion=criterion, random_state=random_state).unpruned)
 
 
-def class_likelihood(X, y):
+def class_likelihood(X, y, *, calibration=None):
     r"""Class Likelihood (CL) hardness: 1 minus the naive-Bayes posterior of the true class.
 
     Smith et al.'s class likelihood :math:`CL(x_i, y) = \prod_f P(x_{if} \mid y)`
@@ -734,13 +777,20 @@ def class_likelihood(X, y):
 
         CL(x_i) = 1 - \frac{CL(x_i, y_i)}{\sum_{c} CL(x_i, c)}
 
-    Higher is harder, in :math:`[0, 1]`. PyHard additionally calibrates the
-    posterior (sigmoid, 3-fold); this function does not, so it refits nothing.
+    Higher is harder, in :math:`[0, 1]`. By default the posterior is used as
+    it is (nothing is refitted). PyHard calibrates it instead: with
+    ``calibration="sigmoid"`` the naive Bayes posterior is passed through
+    Platt's sigmoid fitted on 3-fold cross-validated posteriors, the naive
+    Bayes refitted on all rows (scikit-learn's ``CalibratedClassifierCV(...,
+    method="sigmoid", cv=3, ensemble=False)``, PyHard's settings).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
+    calibration : {None, "sigmoid"}, default=None
+        ``"sigmoid"`` gives PyHard's calibrated CL; each class then needs at
+        least 3 instances.
 
     Returns
     -------
@@ -757,10 +807,10 @@ def class_likelihood(X, y):
     """
     y01 = _check_y(y)
     X = _check_X(X, y01.size)
-    return _cl(_Data(X, y01))
+    return _cl(_Data(X, y01, calibration=_check_calibration(calibration, y01)))
 
 
-def class_likelihood_difference(X, y):
+def class_likelihood_difference(X, y, *, calibration=None):
     r"""Class Likelihood Difference (CLD) hardness: own-class minus best other-class likelihood.
 
     With :math:`p(c \mid x_i)` the normalised class likelihood of
@@ -778,6 +828,8 @@ def class_likelihood_difference(X, y):
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
+    calibration : {None, "sigmoid"}, default=None
+        As in :func:`class_likelihood` (``"sigmoid"``: PyHard's calibrated posterior).
 
     Returns
     -------
@@ -794,7 +846,7 @@ def class_likelihood_difference(X, y):
     """
     y01 = _check_y(y)
     X = _check_X(X, y01.size)
-    return _cld(_Data(X, y01))
+    return _cld(_Data(X, y01, calibration=_check_calibration(calibration, y01)))
 
 
 def minority_value(y):
@@ -1084,17 +1136,18 @@ def harmfulness(X, y, *, metric="euclidean"):
     return _harmfulness(_Data(X, y01, metric=_check_metric(metric)))
 
 
-def usefulness(X, y, *, metric="euclidean"):
+def usefulness(X, y, *, metric="euclidean", include_self=True):
     r"""Usefulness hardness: 1 minus the share of its class whose local sets hold the instance.
 
     .. math::
 
         U(x_i) = 1 - \frac{\#\{x_j : d(x_i, x_j) < d(x_j, ne(x_j))\}}{\#\{x_j : y_j = y_i\}}
 
-    The count includes :math:`j = i` (as :math:`x_i \in LS(x_i)`), consistent
-    with :func:`local_set_cardinality`, so that per class
-    :math:`\sum_i (1 - U(x_i))\, n_{y_i} = \sum_j |LS(x_j)|`; PyHard leaves
-    :math:`j = i` out, a shift of :math:`1/n_{y_i}`. Higher is harder, in
+    By default the count includes :math:`j = i` (as :math:`x_i \in LS(x_i)`),
+    consistent with :func:`local_set_cardinality`, so that per class
+    :math:`\sum_i (1 - U(x_i))\, n_{y_i} = \sum_j |LS(x_j)|`. PyHard leaves
+    :math:`j = i` out (``include_self=False``), which adds :math:`1/n_{y_i}`
+    to every instance not duplicated by an enemy. Higher is harder, in
     :math:`[0, 1]`.
 
     Parameters
@@ -1102,6 +1155,8 @@ def usefulness(X, y, *, metric="euclidean"):
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     metric : {"euclidean", "manhattan"}, default="euclidean"
+    include_self : bool, default=True
+        Count the instance's own local set; False gives PyHard's Usefulness.
 
     Returns
     -------
@@ -1117,10 +1172,14 @@ def usefulness(X, y, *, metric="euclidean"):
     >>> x = [[0], [1], [3], [7], [12], [18], [25], [33]]
     >>> usefulness(x, [0, 0, 0, 1, 0, 1, 1, 1])
     array([0.25, 0.25, 0.25, 0.75, 0.75, 0.25, 0.5 , 0.5 ])
+    >>> usefulness(x, [0, 0, 0, 1, 0, 1, 1, 1], include_self=False)
+    array([0.5 , 0.5 , 0.5 , 1.  , 1.  , 0.5 , 0.75, 0.75])
     """
     y01 = _check_y(y)
     X = _check_X(X, y01.size)
-    return _usefulness(_Data(X, y01, metric=_check_metric(metric)))
+    if not isinstance(include_self, (bool, np.bool_)):
+        raise ValueError(f"include_self must be True or False, got {include_self!r}.")
+    return _usefulness(_Data(X, y01, metric=_check_metric(metric)), bool(include_self))
 
 
 def feature_overlap(X, y):
@@ -1163,6 +1222,108 @@ def feature_overlap(X, y):
     return _f1(X, y01)
 
 
+_CLOSENESS_DOC = r"""Instance-level {label}: {how} over features of the closeness to mid-overlap.
+
+    For feature :math:`f` with overlap bounds :math:`\max\min_f = \max_c \min f^c`
+    and :math:`\min\max_f = \min_c \max f^c` (as in :func:`feature_overlap`),
+    the relative position of :math:`x_{{if}}` in the overlap region and its
+    closeness to the region's middle are
+
+    .. math::
+
+        do_f(x_i) = \frac{{\min\max_f - x_{{if}}}}{{\min\max_f - \max\min_f}}, \qquad
+        dot_f(x_i) = \frac{{1}}{{1 + |1/2 - do_f(x_i)|}},
+
+    and {formula}
+
+    :math:`dot_f` is 1 in the middle of the overlap, 2/3 at its ends, and
+    falls towards 0 away from it (the formula is applied as it is when the
+    classes are separable on :math:`f`). Higher is harder, in :math:`[0, 1]`;
+    :math:`F2 \le F3 \le F4`; invariant to increasing affine rescaling of any
+    feature. These are PyHard's F2, F3 and F4 (min, mean and max of
+    :math:`dot_f`; Paiva et al. 2022, the PyHard package). A constant feature
+    carries no evidence and is skipped, and so is a feature whose overlap
+    region has zero width for the instances lying exactly on it (0/0, which
+    PyHard's NaN-skipping reductions also skip); other instances facing a
+    zero-width region get :math:`dot_f = 0`. An instance with no feature left
+    gets 0.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    {name} : ndarray of shape (n_samples,)
+
+    See Also
+    --------
+    feature_overlap, overlap_closeness_min, overlap_closeness_mean, overlap_closeness_max
+
+    References
+    ----------
+    Lorena et al. (2019), feature-based measures (the overlap region of F2/F3);
+    Paiva et al. (2022), the PyHard package (instance-level F2, F3, F4).
+
+    Examples
+    --------
+    Feature 0 overlaps on :math:`[1.5, 2]` (width 1/2) and feature 1 on
+    :math:`[5, 11]` (width 6); e.g. the first row has :math:`do = 4` and
+    :math:`11/6`, so :math:`dot = 1/4.5 = 2/9` and :math:`1/(1 + 4/3) = 3/7`.
+
+    >>> X = [[0, 0], [1, 6], [2, 11], [1.5, 5], [3, 7], [4, 20]]
+    >>> {func}(X, [0, 0, 0, 1, 1, 1]).round(4)
+    {example}
+    """
+
+
+def _closeness_measure(X, y, how):
+    y01 = _check_y(y, min_per_class=1)
+    X = _check_X(X, y01.size)
+    return _ov.reduce_closeness(_ov.overlap_closeness(X, y01), how)
+
+
+def overlap_closeness_min(X, y):
+    return _closeness_measure(X, y, "min")
+
+
+def overlap_closeness_mean(X, y):
+    return _closeness_measure(X, y, "mean")
+
+
+def overlap_closeness_max(X, y):
+    return _closeness_measure(X, y, "max")
+
+
+overlap_closeness_min.__doc__ = _CLOSENESS_DOC.format(
+    label="F2",
+    how="the minimum",
+    formula=r""":math:`F2(x_i) = \min_f dot_f(x_i)`: hard only when every feature
+    places the instance near the middle of its overlap.""",
+    name="f2",
+    func="overlap_closeness_min",
+    example="array([0.2222, 0.4   , 0.6667, 0.6667, 0.2857, 0.1818])",
+)
+overlap_closeness_mean.__doc__ = _CLOSENESS_DOC.format(
+    label="F3",
+    how="the mean",
+    formula=r""":math:`F3(x_i) = \frac{1}{m} \sum_f dot_f(x_i)`.""",
+    name="f3",
+    func="overlap_closeness_mean",
+    example="array([0.3254, 0.575 , 0.6667, 0.6667, 0.5714, 0.2576])",
+)
+overlap_closeness_max.__doc__ = _CLOSENESS_DOC.format(
+    label="F4",
+    how="the maximum",
+    formula=r""":math:`F4(x_i) = \max_f dot_f(x_i)`: hard when any one feature
+    places the instance near the middle of its overlap.""",
+    name="f4",
+    func="overlap_closeness_max",
+    example="array([0.4286, 0.75  , 0.6667, 0.6667, 0.8571, 0.3333])",
+)
+
+
 def classic_hardness(
     X,
     y,
@@ -1179,6 +1340,8 @@ def classic_hardness(
     exact_max=20000,
     n_neighbors=10,
     lsr_normalize="farthest",
+    calibration=None,
+    usefulness_include_self=True,
 ):
     r"""All (or some) classic hardness measures, one column each, sharing the work.
 
@@ -1210,6 +1373,11 @@ def classic_hardness(
         Minimum spanning tree settings, as in :func:`borderline_points`.
     lsr_normalize : {"farthest", "class-max"}, default="farthest"
         As ``normalize`` in :func:`local_set_radius`.
+    calibration : {None, "sigmoid"}, default=None
+        Naive Bayes posterior behind CL and CLD, as in :func:`class_likelihood`
+        (``"sigmoid"``: PyHard's calibrated one).
+    usefulness_include_self : bool, default=True
+        As ``include_self`` in :func:`usefulness` (False: PyHard's Usefulness).
 
     Returns
     -------
@@ -1253,6 +1421,12 @@ def classic_hardness(
         )
     _check_tree_args(pruning, confidence, criterion)
     y01 = _check_y(y)
+    if {"CL", "CLD"} & set(measures):
+        _check_calibration(calibration, y01)
+    if not isinstance(usefulness_include_self, (bool, np.bool_)):
+        raise ValueError(
+            f"usefulness_include_self must be True or False, got {usefulness_include_self!r}."
+        )
     index = X.index if isinstance(X, pd.DataFrame) else None
     if encode:
         if len(X) != y01.size:
@@ -1273,6 +1447,7 @@ def classic_hardness(
         random_state=random_state,
         exact_max=int(exact_max),
         n_neighbors=int(n_neighbors),
+        calibration=calibration,
     )
     compute = {
         "kDN": lambda: _kdn(data, int(k)),
@@ -1289,8 +1464,11 @@ def classic_hardness(
         "LSC": lambda: _lsc(data),
         "LSR": lambda: _lsr(data, lsr_normalize),
         "Harmfulness": lambda: _harmfulness(data),
-        "Usefulness": lambda: _usefulness(data),
+        "Usefulness": lambda: _usefulness(data, bool(usefulness_include_self)),
         "F1": lambda: _f1(X, y01),
+        "F2": lambda: _ov.reduce_closeness(data.closeness, "min"),
+        "F3": lambda: _ov.reduce_closeness(data.closeness, "mean"),
+        "F4": lambda: _ov.reduce_closeness(data.closeness, "max"),
     }
     return pd.DataFrame({m: compute[m]() for m in measures}, index=index)
 
@@ -1339,7 +1517,7 @@ def pool_misclassification_rate(y, S, *, t=0.5, pos_label=1):
     References
     ----------
     Smith et al. (2014), the definition of instance hardness over a set of
-    learning algorithms, with crisp outputs (reference [17] of seed 003).
+    learning algorithms, with crisp outputs (reference [17] of Prudêncio 2019).
 
     Examples
     --------

@@ -5,8 +5,9 @@ average ranks (``average_ranks``, lower is better); the ``rank`` column is alway
 1 for the best algorithm and every frame is ordered best first. Success values
 are higher-is-better by default; pass ``higher_is_better=False`` for losses.
 
-Methods follow seed 002 (Abdulrahman & Brazdil, ARR eq. 1 and A3R eq. 2) and its
-reference [4] (Brazdil, Soares & da Costa 2003: AR, SRR, SW, ARR); the
+Methods follow Abdulrahman & Brazdil (2014), "Measures for combining accuracy and
+time for meta-learning" (MetaSel workshop at ECAI 2014; ARR eq. 1 and A3R eq. 2), and
+its reference [4] (Brazdil, Soares & da Costa 2003: AR, SRR, SW, ARR); the
 statistical tests follow Demšar (2006), JMLR 7. All functions are pure: frames
 in, frames out.
 """

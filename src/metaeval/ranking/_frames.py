@@ -272,8 +272,8 @@ def success_from_folds(success):
 
     References
     ----------
-    Brazdil, Soares & da Costa (2003), Ranking learning algorithms, Machine
-    Learning 50(3), cited as [4] in seed 002: success rates are estimated by
+    Brazdil, Soares & da Costa (2003), Ranking learning algorithms, Machine Learning
+    50(3), cited as [4] in Abdulrahman & Brazdil (2014): success rates are estimated by
     cross-validation, i.e. averaged over the folds.
 
     Examples
@@ -330,7 +330,7 @@ def dataset_ranks(success, *, higher_is_better=True):
     References
     ----------
     Brazdil, Soares & da Costa (2003), sec. on average ranks, cited as [4] in
-    seed 002; Demšar (2006), JMLR 7, sec. 3.2.2.
+    Abdulrahman & Brazdil (2014); Demšar (2006), JMLR 7, sec. 3.2.2.
 
     Examples
     --------
@@ -349,13 +349,36 @@ def dataset_ranks(success, *, higher_is_better=True):
     return _long(_Matrix(matrix.datasets, matrix.algorithms, ranks), "rank")
 
 
+def _snap_ties(key, rtol=1e-12):
+    """Make values equal when they differ only by rounding (relative ``rtol``).
+
+    Two algorithms with the same success on every dataset can get aggregate scores that
+    differ in the last bits, depending on the order of the floating-point operations; they
+    are tied and must rank as ties. Runs of sorted values whose consecutive gaps are within
+    ``rtol`` of the largest magnitude take the value of the run's first member.
+    """
+    key = np.array(key, dtype=np.float64)
+    finite = np.isfinite(key)
+    if finite.sum() < 2:
+        return key
+    values = key[finite]
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    tol = rtol * np.max(np.abs(ordered))
+    starts = np.r_[True, np.diff(ordered) > tol]
+    ordered = ordered[np.flatnonzero(starts)[np.cumsum(starts) - 1]]
+    values[order] = ordered
+    key[finite] = values
+    return key
+
+
 def _ranking_frame(algorithms, score, *, larger_is_better):
     """Tidy (algorithm, score, rank) frame, best first; NaN scores last with NaN rank.
 
     Ties keep the label order of ``algorithms`` (sorted), and share the average rank.
     """
     score = np.asarray(score, dtype=np.float64)
-    key = -score if larger_is_better else score
+    key = _snap_ties(-score if larger_is_better else score)
     order = np.argsort(key, kind="stable")  # NaN sorts last
     rank = np.full(score.shape, np.nan)
     finite = ~np.isnan(score)

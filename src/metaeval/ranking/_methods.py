@@ -1,4 +1,9 @@
-"""The five ranking methods of seed 002 and its reference [4]: AR, SRR, SW, ARR, A3R."""
+"""The five ranking methods of Abdulrahman & Brazdil (2014) and its reference [4].
+
+AR, SRR, SW and ARR come from Brazdil, Soares & da Costa (2003), reference [4] of
+Abdulrahman & Brazdil (2014), "Measures for combining accuracy and time for
+meta-learning"; A3R is the latter's eq. (2).
+"""
 
 from __future__ import annotations
 
@@ -30,9 +35,9 @@ RANKING_METHODS = ("ar", "srr", "sw", "arr", "a3r")
 class ARRPoleWarning(RuntimeWarning):
     """ARR's denominator ``1 + AccD * log10(T_p / T_q)`` reached zero or below.
 
-    Seed 002's point: for a time ratio at or below ``10 ** (-1 / AccD)`` the
-    adjusted ratio of ratios passes through a pole and turns negative, so the
-    faster algorithm of the pair gets the *worse* value.
+    Abdulrahman & Brazdil's (2014) point: for a time ratio at or below
+    ``10 ** (-1 / AccD)`` the adjusted ratio of ratios passes through a pole and turns
+    negative, so the faster algorithm of the pair gets the *worse* value.
     """
 
 
@@ -121,8 +126,8 @@ def average_ranks(success, *, higher_is_better=True):
 
     References
     ----------
-    Brazdil, Soares & da Costa (2003), Machine Learning 50(3), average ranks
-    (reference [4] of seed 002, sec. 2). Demšar (2006), JMLR 7, sec. 3.2.2.
+    Brazdil, Soares & da Costa (2003), Machine Learning 50(3), average ranks (reference
+    [4] of Abdulrahman & Brazdil 2014, sec. 2). Demšar (2006), JMLR 7, sec. 3.2.2.
 
     Examples
     --------
@@ -178,8 +183,10 @@ def success_rate_ratios(success, *, higher_is_better=True, aggregate="arithmetic
 
     References
     ----------
-    Seed 002, sec. 2 (SRR, of which ARR is an extension); Brazdil, Soares &
-    da Costa (2003), Machine Learning 50(3), success rate ratios.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, sec. 2 (SRR, of which ARR is an
+    extension); Brazdil, Soares & da Costa (2003), Machine Learning 50(3), success rate
+    ratios.
 
     Examples
     --------
@@ -278,8 +285,10 @@ def significant_wins(success, *, alpha=0.05, higher_is_better=True, score="wins"
 
     References
     ----------
-    Seed 002, sec. 2 (SW is one of the three basic methods of [4]);
-    Brazdil, Soares & da Costa (2003), Machine Learning 50(3), significant wins.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, sec. 2 (SW is one of the three basic
+    methods of its reference [4]); Brazdil, Soares & da Costa (2003), Machine Learning
+    50(3), significant wins.
 
     Examples
     --------
@@ -313,7 +322,7 @@ def _arr_parts(success, times, accd, higher_is_better):
 
 
 def arr_ratios(success, times, *, accd=0.1, higher_is_better=True):
-    r"""Per-dataset adjusted ratios of ratios (eq. 1 of seed 002), with the pole flagged.
+    r"""Per-dataset adjusted ratios of ratios (Abdulrahman & Brazdil eq. 1), pole flagged.
 
     .. math::
 
@@ -350,7 +359,9 @@ def arr_ratios(success, times, *, accd=0.1, higher_is_better=True):
 
     References
     ----------
-    Seed 002, eq. (1); Brazdil, Soares & da Costa (2003), Machine Learning 50(3).
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (1); Brazdil, Soares & da Costa
+    (2003), Machine Learning 50(3).
 
     Examples
     --------
@@ -388,7 +399,7 @@ def arr_ratios(success, times, *, accd=0.1, higher_is_better=True):
 
 
 def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True, on_pole="warn"):
-    r"""Rank algorithms by the adjusted ratio of ratios (ARR, eq. 1 of seed 002).
+    r"""Rank algorithms by the adjusted ratio of ratios (ARR, Abdulrahman & Brazdil eq. 1).
 
     .. math::
 
@@ -405,14 +416,14 @@ def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True,
     ``success_rate_ratios(..., aggregate="geometric")``.
 
     **The pole.** Where :math:`T_{a_p}/T_{a_q} \le 10^{-1/AccD}` the
-    denominator is zero or negative (seed 002, Fig. 1), so the per-dataset
-    ARR is infinite or negative and its geometric mean undefined. This
-    function does not hide it: the score of every algorithm with such a pair
-    is NaN (listed last, with NaN rank), and with ``on_pole="warn"`` an
-    :class:`ARRPoleWarning` names the offending (dataset, algorithm, rival,
-    time ratio); ``on_pole="raise"`` raises ``ValueError`` instead. The raw
-    per-dataset values, with a ``pole`` flag, are in :func:`arr_ratios`.
-    The affected algorithm is always the *faster* one of the pair.
+    denominator is zero or negative (Abdulrahman & Brazdil 2014, Fig. 1), so the
+    per-dataset ARR is infinite or negative and its geometric mean undefined. This
+    function does not hide it: the score of every algorithm with such a pair is NaN
+    (listed last, with NaN rank), and with ``on_pole="warn"`` an :class:`ARRPoleWarning`
+    names the offending (dataset, algorithm, rival, time ratio); ``on_pole="raise"``
+    raises ``ValueError`` instead. The raw per-dataset values, with a ``pole`` flag, are
+    in :func:`arr_ratios`. The affected algorithm is always the *faster* one of the
+    pair.
 
     Parameters
     ----------
@@ -441,8 +452,9 @@ def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True,
 
     References
     ----------
-    Seed 002, eq. (1) and Fig. 1; Brazdil, Soares & da Costa (2003),
-    Machine Learning 50(3), the ARR ranking method.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (1) and Fig. 1; Brazdil, Soares &
+    da Costa (2003), Machine Learning 50(3), the ARR ranking method.
 
     Examples
     --------
@@ -477,7 +489,7 @@ def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True,
             f"ARR denominator 1 + AccD*log10(T_p/T_q) <= 0 for {len(rows)} (dataset, "
             f"algorithm, rival, time ratio) triple(s) with AccD={accd}: time ratio <= "
             f"10**(-1/AccD) = {10 ** (-1 / accd):.3g}, e.g. {_show(rows)}. ARR has a pole "
-            "there (seed 002, Fig. 1) and these algorithms get a NaN score; "
+            "there (Abdulrahman & Brazdil 2014, Fig. 1) and these algorithms get a NaN score; "
             "see arr_ratios for the raw values, or use a3r."
         )
         if on_pole == "raise":
@@ -490,7 +502,7 @@ def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True,
 
 
 def a3r(success, times, *, n=None, p=None, higher_is_better=True):
-    r"""Rank algorithms by A3R (eq. 2 of seed 002), the n-th-root trade-off.
+    r"""Rank algorithms by A3R (Abdulrahman & Brazdil eq. 2), the n-th-root trade-off.
 
     .. math::
 
@@ -515,7 +527,7 @@ def a3r(success, times, *, n=None, p=None, higher_is_better=True):
         Long frame ``[dataset, algorithm, (fold,) time]`` of positive times
         covering every cell of ``success`` (per-fold times are averaged).
     n : float, optional
-        The root, n > 0; default 8 (seed 002, Fig. 3) when ``p`` is not given.
+        The root, n > 0; default 8 (Abdulrahman & Brazdil 2014, Fig. 3) when ``p`` is not given.
     p : float, optional
         The exponent P = 1/n >= 0, instead of ``n``.
     higher_is_better : bool, default=True
@@ -529,7 +541,8 @@ def a3r(success, times, *, n=None, p=None, higher_is_better=True):
 
     References
     ----------
-    Seed 002, eq. (2) and Figs. 2-3 (Abdulrahman & Brazdil).
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (2) and Figs. 2-3.
 
     Examples
     --------
@@ -558,7 +571,7 @@ def rank_algorithms(success, times=None, method="ar", **kwargs):
 
     Dispatches to :func:`average_ranks` (``"ar"``), :func:`success_rate_ratios`
     (``"srr"``), :func:`significant_wins` (``"sw"``),
-    :func:`adjusted_ratio_of_ratios` (``"arr"``, eq. 1 of seed 002) or
+    :func:`adjusted_ratio_of_ratios` (``"arr"``, Abdulrahman & Brazdil eq. 1) or
     :func:`a3r` (``"a3r"``, eq. 2).
 
     Parameters
@@ -582,7 +595,9 @@ def rank_algorithms(success, times=None, method="ar", **kwargs):
 
     References
     ----------
-    Seed 002, sec. 2-3; Brazdil, Soares & da Costa (2003), Machine Learning 50(3).
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, secs. 2-3; Brazdil, Soares & da Costa
+    (2003), Machine Learning 50(3).
 
     Examples
     --------

@@ -1,4 +1,9 @@
-"""Seed 002's argument as data: ARR sweeps with their pole, A3R sweeps, iso-A3R curves."""
+"""Abdulrahman & Brazdil's argument as data: ARR sweeps and pole, A3R sweeps, iso-A3R.
+
+After S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+meta-learning", MetaSel workshop at ECAI 2014: ARR (their eq. 1) has a pole, A3R
+(eq. 2) has none.
+"""
 
 from __future__ import annotations
 
@@ -53,8 +58,8 @@ def arr_pole(accd):
 
         1 + AccD \cdot \log_{10} r = 0 \iff r = 10^{-1/AccD}
 
-    For time ratios :math:`T_{a_p}/T_{a_q}` at or below this value the ARR of
-    eq. (1) of seed 002 is infinite or negative. AccD = 0 has no pole (0 is
+    For time ratios :math:`T_{a_p}/T_{a_q}` at or below this value the ARR of eq. (1) of
+    Abdulrahman & Brazdil (2014) is infinite or negative. AccD = 0 has no pole (0 is
     returned: no positive ratio reaches it).
 
     Parameters
@@ -69,7 +74,8 @@ def arr_pole(accd):
 
     References
     ----------
-    Seed 002, eq. (1) and Fig. 1.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (1) and Fig. 1.
 
     Examples
     --------
@@ -85,16 +91,16 @@ def arr_pole(accd):
 
 
 def arr_sweep(accd_values=(0.2, 0.3, 0.7), *, log2_ratio=_DEFAULT_LOG2, srr=1.0):
-    r"""ARR of eq. (1) of seed 002 along a sweep of time ratios, at a fixed SRR.
+    r"""ARR (Abdulrahman & Brazdil eq. 1) along a sweep of time ratios, at a fixed SRR.
 
     .. math::
 
         ARR(r) = \frac{SRR}{1 + AccD \cdot \log_{10} r}, \qquad r = 2^{x}
 
-    for every AccD and every :math:`x` in ``log2_ratio`` (seed 002, Fig. 1:
-    SRR = 1, :math:`x = -20, \dots, 20`, AccD = 0.2, 0.3, 0.7). Nothing is
-    clipped: where the denominator is negative the value is negative, where
-    it is exactly zero the value is NaN, and ``pole`` is True in both cases.
+    for every AccD and every :math:`x` in ``log2_ratio`` (Abdulrahman & Brazdil 2014,
+    Fig. 1: SRR = 1, :math:`x = -20, \dots, 20`, AccD = 0.2, 0.3, 0.7). Nothing is
+    clipped: where the denominator is negative the value is negative, where it is
+    exactly zero the value is NaN, and ``pole`` is True in both cases.
 
     Parameters
     ----------
@@ -119,7 +125,8 @@ def arr_sweep(accd_values=(0.2, 0.3, 0.7), *, log2_ratio=_DEFAULT_LOG2, srr=1.0)
 
     References
     ----------
-    Seed 002, eq. (1) and Fig. 1.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (1) and Fig. 1.
 
     Examples
     --------
@@ -151,14 +158,15 @@ def arr_sweep(accd_values=(0.2, 0.3, 0.7), *, log2_ratio=_DEFAULT_LOG2, srr=1.0)
 
 
 def a3r_sweep(n_values=(4, 8, 16), *, log2_ratio=_DEFAULT_LOG2, srr=1.0):
-    r"""A3R of eq. (2) of seed 002 along a sweep of time ratios, at a fixed SRR.
+    r"""A3R (Abdulrahman & Brazdil eq. 2) along a sweep of time ratios, at a fixed SRR.
 
     .. math::
 
         A3R(r) = \frac{SRR}{r^{1/n}}, \qquad r = 2^{x}
 
-    for every :math:`n` and :math:`x` (seed 002, Fig. 2: :math:`n = 4, 8, 16`).
-    It decreases strictly in :math:`r` for every :math:`n > 0`: no pole.
+    for every :math:`n` and :math:`x` (Abdulrahman & Brazdil 2014, Fig. 2:
+    :math:`n = 4, 8, 16`). It decreases strictly in :math:`r` for every :math:`n > 0`:
+    no pole.
 
     Parameters
     ----------
@@ -177,7 +185,8 @@ def a3r_sweep(n_values=(4, 8, 16), *, log2_ratio=_DEFAULT_LOG2, srr=1.0):
 
     References
     ----------
-    Seed 002, eq. (2) and Fig. 2.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (2) and Fig. 2.
 
     Examples
     --------
@@ -205,14 +214,14 @@ def a3r_sweep(n_values=(4, 8, 16), *, log2_ratio=_DEFAULT_LOG2, srr=1.0):
 def iso_a3r_curves(levels=(0.9, 1.0, 1.1), *, n=8, log2_ratio=_DEFAULT_LOG2):
     r"""Success rate ratio needed for A3R to equal each level (iso-A3R curves).
 
-    Solving eq. (2) of seed 002 for the success rate ratio:
+    Solving eq. (2) of Abdulrahman & Brazdil (2014) for the success rate ratio:
 
     .. math::
 
         A3R = \frac{SRR}{r^{1/n}} = c \iff SRR = c \cdot r^{1/n}
 
-    Seed 002, Fig. 3 draws :math:`c = 0.9, 1.0, 1.1` with :math:`n = 8`
-    against :math:`\log r`: a faster algorithm (:math:`r < 1`) reaches the
+    Fig. 3 of Abdulrahman & Brazdil (2014) draws :math:`c = 0.9, 1.0, 1.1` with
+    :math:`n = 8` against :math:`\log r`: a faster algorithm (:math:`r < 1`) reaches the
     same A3R with a lower SRR.
 
     Parameters
@@ -232,7 +241,8 @@ def iso_a3r_curves(levels=(0.9, 1.0, 1.1), *, n=8, log2_ratio=_DEFAULT_LOG2):
 
     References
     ----------
-    Seed 002, eq. (2) and Fig. 3.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. (2) and Fig. 3.
 
     Examples
     --------
@@ -261,12 +271,11 @@ def iso_a3r_curves(levels=(0.9, 1.0, 1.1), *, n=8, log2_ratio=_DEFAULT_LOG2):
 def monotonicity_breaks(sweep):
     r"""Find, per curve of a sweep, where the value stops falling as the time ratio grows.
 
-    A sound accuracy/time trade-off must fall as the time ratio grows (seed
-    002, sec. 2: "higher time ratios should lead to lower values"). Along each
-    curve, sorted by ``log2_time_ratio``, the first step whose value increases
-    (or is not finite) is the break. For ARR it brackets the
-    pole :math:`\log_2 10^{-1/AccD}`, where the value jumps from
-    :math:`-\infty` to :math:`+\infty`; A3R curves have none.
+    A sound accuracy/time trade-off must fall as the time ratio grows (Abdulrahman &
+    Brazdil 2014, sec. 2: "higher time ratios should lead to lower values"). Along each
+    curve, sorted by ``log2_time_ratio``, the first step whose value increases (or is
+    not finite) is the break. For ARR it brackets the pole :math:`\log_2 10^{-1/AccD}`,
+    where the value jumps from :math:`-\infty` to :math:`+\infty`; A3R curves have none.
 
     Parameters
     ----------
@@ -286,7 +295,8 @@ def monotonicity_breaks(sweep):
 
     References
     ----------
-    Seed 002, sec. 2, Figs. 1-2.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, sec. 2, Figs. 1-2.
 
     Examples
     --------

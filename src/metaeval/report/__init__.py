@@ -1,4 +1,10 @@
-"""Figures of the seeds and the self-contained HTML report of a study.
+"""Figures of the cited papers and the self-contained HTML report of a study.
+
+The figures follow Melo & Prudêncio (2014), Abdulrahman & Brazdil (2014), Prudêncio
+(2019) and the algorithm-benchmark web page on value captured, metric disagreement and
+bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006);
+see :mod:`metaeval.report.figures` for the full references.
+
 
 - :mod:`metaeval.report.figures`: drawing functions, each returning a new
   :class:`matplotlib.figure.Figure` from precomputed arrays or frames.

@@ -209,7 +209,10 @@ class StudyView:
         return self._cached("common", compute)
 
     def aggregated_dissimilarity(self, how="mean") -> tuple[dict, list[str]]:
-        """Per-method dissimilarity aggregated over datasets (seed 001 eq. 25)."""
+        """Per-method dissimilarity aggregated over datasets.
+
+        Eq. 25 of Melo & Prudêncio (2014, MetaSel version); eq. 20 of the BRACIS version.
+        """
         def compute():
             from metaeval.similarity import aggregate_dissimilarity
 
@@ -286,7 +289,7 @@ class StudyView:
                 m = m.assign(fold=m["repeat"].astype(int) * n_folds + m["fold"].astype(int))
             m = m[["dataset", "algorithm", "fold", "value"]].reset_index(drop=True)
             if measure.startswith("hardness:"):
-                # issue 4: the success of a hardness measure is 1 - mean instance hardness,
+                # the success of a hardness measure is 1 - mean instance hardness,
                 # so that the ratio methods (SRR, ARR, A3R) see a success rate
                 return m.assign(value=1.0 - m["value"]), True
             return m, bool(metric.higher_is_better)
@@ -319,7 +322,7 @@ class StudyView:
 
     # ------------------------------------------------------------------ benchmark
     def metrics(self) -> pd.DataFrame:
-        """Seed 004's ten metrics per (dataset, algorithm), folds pooled."""
+        """The ten metrics of the algorithm-benchmark web page, folds pooled."""
         def compute():
             from metaeval.benchmark import SKLEARN_METRICS, compute_metrics
 
@@ -637,57 +640,69 @@ class _Kind:
 PLOT_KINDS: dict[str, _Kind] = {
     "instance-cost-curves": _Kind(_instance_cost_curves, True, True,
                                   "instance cost curves of chosen rows under each method "
-                                  "(seed 003 Figs 1-6); options: dataset, rows, methods, "
+                                  "(Prudêncio 2019, Figs 1-6); options: dataset, rows, methods, "
                                   "algorithms"),
     "class-cost-curves": _Kind(_class_cost_curves, True, True,
-                               "class cost curves with class hardness (seed 003 Fig 7); "
+                               "class cost curves with class hardness (Prudêncio 2019, Fig 7); "
                                "options: dataset, methods"),
     "projection": _Kind(_projection, True, True,
-                        "PCA of the features coloured by class (seed 003 Fig 8); "
+                        "PCA of the features coloured by class (Prudêncio 2019, Fig 8); "
                         "options: dataset"),
     "hardness-maps": _Kind(_hardness_maps, True, True,
-                           "PCA maps coloured by hardness per class and method (seed 003 "
-                           "Figs 9, 12); options: dataset, methods"),
+                           "PCA maps coloured by hardness per class and method (Prudêncio "
+                           "2019, Figs 9, 12); options: dataset, methods"),
     "cost-hardness-maps": _Kind(_cost_hardness_maps, True, True,
                                 "PCA maps of the loss at chosen cost proportions for one class "
-                                "(seed 003 Figs 10-11); options: dataset, target_class, "
+                                "(Prudêncio 2019, Figs 10-11); options: dataset, target_class, "
                                 "cost_proportions, methods"),
     "dendrograms": _Kind(_dendrograms, True, False,
-                         "dendrograms of algorithm dissimilarity per method, cut marked (seed "
-                         "001 Figs 3-8); options: dataset (default: aggregated), cut_height, "
-                         "how"),
+                         "dendrograms of algorithm dissimilarity per method, cut marked (Melo "
+                         "& Prudêncio 2014, Figs 3-8 of the MetaSel version); options: "
+                         "dataset (default: aggregated), cut_height, how"),
     "arr": _Kind(_arr, False, False,
-                 "ARR against log2 time ratio with its pole (seed 002 Fig 1); options: accd"),
+                 "ARR against log2 time ratio with its pole (Abdulrahman & Brazdil 2014, "
+                 "Fig 1); options: accd"),
     "a3r": _Kind(_a3r, False, False,
-                 "A3R against log2 time ratio (seed 002 Fig 2); options: n"),
+                 "A3R against log2 time ratio (Abdulrahman & Brazdil 2014, Fig 2); options: n"),
     "iso-a3r": _Kind(_iso_a3r, False, False,
-                     "iso-A3R curves (seed 002 Fig 3); options: levels, n"),
+                     "iso-A3R curves (Abdulrahman & Brazdil 2014, Fig 3); options: levels, n"),
     "rank-table": _Kind(_rank_table, True, False,
                         "ranks under AR, SRR, SW, ARR, A3R; options: measure, accd, n"),
     "critical-difference": _Kind(_critical_difference, True, False,
                                  "critical-difference diagram, best on the left; options: "
                                  "measure, alpha"),
     "value-captured": _Kind(_value_captured, True, False,
-                            "value captured per algorithm (seed 004)"),
+                            "value captured per algorithm (algorithm-benchmark web page)"),
     "runtime-scores": _Kind(_runtime_scores, True, False,
-                            "runtime score per algorithm (seed 004); options: n_slowest"),
+                            "runtime score per algorithm (algorithm-benchmark web page); "
+                            "options: n_slowest"),
     "heatmap-datasets": _Kind(_heatmap_datasets, True, False,
-                              "value captured, algorithm x dataset (seed 004)"),
+                              "value captured, algorithm x dataset "
+                              "(algorithm-benchmark web page)"),
     "heatmap-metrics": _Kind(_heatmap_metrics, True, False,
-                             "value captured, algorithm x metric (seed 004)"),
+                             "value captured, algorithm x metric "
+                             "(algorithm-benchmark web page)"),
     "error-cases": _Kind(_error_cases, True, False,
-                         "error-case rate per metric (seed 004); options: k"),
+                         "error-case rate per metric (algorithm-benchmark web page); options: k"),
     "bootstrap-stability": _Kind(_bootstrap, True, False,
-                                 "bootstrap stability grid (seed 004); options: draws, seed"),
+                                 "bootstrap stability grid (algorithm-benchmark web page); "
+                                 "options: draws, seed"),
     "portfolio": _Kind(_portfolio, True, False,
-                       "greedy portfolio curve (seed 004); options: cost_aware"),
+                       "greedy portfolio curve (algorithm-benchmark web page); "
+                       "options: cost_aware"),
     "instance-space": _Kind(_instance_space, True, True,
                             "instance space: PCA coloured by classic and cost-sensitive "
-                            "hardness (issue 6); options: dataset, measures"),
+                            "hardness (after Paiva et al. 2022); options: dataset, measures"),
     "instance-space-correlation": _Kind(_instance_space_correlation, True, True,
                                         "rank correlation of classic and cost-sensitive "
                                         "hardness; options: dataset, method"),
 }
+
+
+# footprints, per-instance selection and IRT (metaeval.report._instance_selection)
+from metaeval.report import _instance_selection as _isel  # noqa: E402
+
+PLOT_KINDS.update({name: _Kind(*spec) for name, spec in _isel.PLOT_KINDS.items()})
 
 
 def _scalar(text: str):

@@ -66,7 +66,7 @@ def rate_interpolation_interval(s):
     With :math:`R(s)` the fraction of the :math:`n` instances scored at most
     :math:`s` and :math:`l` the number tied at :math:`s`, the rate-driven method
     can realise the positive rates :math:`R(s) - l/n` and :math:`R(s)` but none
-    in between; there the loss is interpolated (seed 003 eqs. 21 and 25):
+    in between; there the loss is interpolated (Prudêncio 2019, eqs. 21 and 25):
 
     .. math::
 
@@ -83,11 +83,12 @@ def rate_interpolation_interval(s):
 
     References
     ----------
-    Seed 003, Section 3.3, eqs. 21-26 and Figs. 3-4.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 3.3, eqs. 21-26 and Figs. 3-4.
 
     Examples
     --------
-    Model :math:`m_1` of seed 003 Table 1: :math:`x_6` (score 0.75) has
+    Model :math:`m_1` of Prudêncio (2019), Table 1: :math:`x_6` (score 0.75) has
     :math:`R = 0.6` and the previous rate 0.5; :math:`x_4` (0.70, tied with
     :math:`x_1`) has :math:`R = 0.5` and the previous rate 0.3.
 
@@ -199,7 +200,8 @@ def cost_curve_data(y, S, rows, *, methods=None, t=0.5) -> CostCurves:
 
     References
     ----------
-    Seed 003, eqs. 5, 8, 11-34 and Figs. 1-6.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, eqs. 5, 8, 11-34 and Figs. 1-6.
 
     Examples
     --------
@@ -270,7 +272,8 @@ def class_cost_curve_data(y, S, *, methods=None, t=0.5, chunk=16) -> ClassCostCu
 
     References
     ----------
-    Seed 003, Section 4 and Fig. 7.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4 and Fig. 7.
 
     Examples
     --------
@@ -298,7 +301,7 @@ def class_cost_curve_data(y, S, *, methods=None, t=0.5, chunk=16) -> ClassCostCu
 
 
 def hardness_matrix(y, S, methods=None, *, t=0.5) -> np.ndarray:
-    r"""Pool hardness of every instance under each method (seed 003 ensemble strategy).
+    r"""Pool hardness of every instance under each method (pool average, Prudêncio 2019).
 
     .. math::
 
@@ -317,7 +320,9 @@ def hardness_matrix(y, S, methods=None, *, t=0.5) -> np.ndarray:
 
     References
     ----------
-    Seed 003, Section 1 (ensemble strategy of its ref. [17]).
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 1 (the ensemble strategy of its ref. [17], Smith,
+    Martinez & Giraud-Carrier 2014).
 
     Examples
     --------
@@ -354,7 +359,8 @@ def loss_at_costs(y, S, cost_proportions, methods=None, *, t=0.5) -> np.ndarray:
 
     References
     ----------
-    Seed 003, Section 4, Figs. 10-11.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4, Figs. 10-11.
 
     Examples
     --------
@@ -371,7 +377,7 @@ def loss_at_costs(y, S, cost_proportions, methods=None, *, t=0.5) -> np.ndarray:
 
 
 def mean_hardness_table(y, S, algorithms, methods=None, *, t=0.5) -> pd.DataFrame:
-    r"""Mean instance hardness of each algorithm under each method (seed 001 Table 1).
+    r"""Mean instance hardness per algorithm and method (Melo & Prudêncio 2014, Table 1).
 
     .. math::
 
@@ -392,7 +398,10 @@ def mean_hardness_table(y, S, algorithms, methods=None, *, t=0.5) -> pd.DataFram
 
     References
     ----------
-    Melo & Prudêncio (seed 001), Table 1.
+    C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+    performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+    Vol-1201, paper 4), Table 1 (Table I of the BRACIS 2014 version lacks the
+    score-fixed column).
 
     Examples
     --------
@@ -435,7 +444,9 @@ def dissimilarity_matrices(y, S, methods=None, *, t=0.5) -> dict[str, np.ndarray
 
     References
     ----------
-    Melo & Prudêncio (seed 001), eq. 24.
+    C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+    performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+    Vol-1201, paper 4), eq. 24 (eq. 19 of the BRACIS 2014 version).
 
     Examples
     --------
@@ -460,8 +471,8 @@ def dissimilarity_matrices(y, S, methods=None, *, t=0.5) -> dict[str, np.ndarray
 def default_cut_height(Z) -> float:
     """A cut height for a dendrogram: the middle of the widest gap between merges.
 
-    The seeds cut by eye ("e.g. 0.3"); with no height given, the report cuts in
-    the middle of the widest gap between consecutive merge heights (the usual
+    Melo & Prudêncio (2014) cut by eye ("e.g., 0.3"); with no height given, the report
+    cuts in the middle of the widest gap between consecutive merge heights (the usual
     "longest lifetime" rule), or halfway up the only merge of a two-leaf tree.
 
     Parameters
@@ -561,7 +572,8 @@ def pca_projection(X) -> tuple[np.ndarray, np.ndarray]:
 
     References
     ----------
-    Seed 003, Section 4 and Fig. 8 (PCA view of a dataset).
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4 and Fig. 8 (PCA view of a dataset).
 
     Examples
     --------

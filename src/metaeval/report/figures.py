@@ -1,10 +1,27 @@
-"""Figures of the seeds, drawn from precomputed arrays and frames.
+"""Figures of the cited papers, drawn from precomputed arrays and frames.
 
 Every public function here only draws: it takes arrays or tidy frames that a
 computing function (:mod:`metaeval.report.data`, :mod:`metaeval.hardness`,
 :mod:`metaeval.ranking`, :mod:`metaeval.benchmark`) produced and returns a new
 :class:`matplotlib.figure.Figure`. No function touches pyplot's global state
 and none saves anything: ``fig.savefig(path)`` is the caller's.
+
+The figures follow Prudêncio (2019) [1]_ (cost curves, hardness maps), Melo & Prudêncio
+(2014) [2]_ [3]_ (dendrograms), Abdulrahman & Brazdil (2014) [4]_ (ARR and A3R) and
+the algorithm-benchmark web page on value captured, metric disagreement and bootstrap
+stability (no printed reference; it follows Caruana & Niculescu-Mizil 2006).
+
+References
+----------
+.. [1] R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+   learning", ECML PKDD 2019.
+.. [2] C. E. C. de Melo and R. B. C. Prudêncio, "Cost-sensitive measures of algorithm
+   similarity for meta-learning", BRACIS 2014.
+.. [3] C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+   performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+   Vol-1201, paper 4).
+.. [4] S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+   meta-learning", MetaSel workshop at ECAI 2014.
 """
 
 from __future__ import annotations
@@ -36,7 +53,7 @@ __all__ = [
     "stability_grid",
 ]
 
-#: Short names the seeds use for the threshold choice methods.
+#: Short names Prudêncio (2019) uses for the threshold choice methods.
 METHOD_ABBREVIATIONS = {
     "score-fixed": "SF",
     "score-driven": "SD",
@@ -45,7 +62,7 @@ METHOD_ABBREVIATIONS = {
     "rate-uniform": "RU",
 }
 
-_CLASS_COLOURS = ("#1f77b4", "#d62728")  # class 0 (the seeds' positive), class 1
+_CLASS_COLOURS = ("#1f77b4", "#d62728")  # class 0 (the papers' positive), class 1
 _HARDNESS_CMAP = "YlOrRd"
 
 
@@ -138,17 +155,17 @@ def _point_size(n: int) -> float:
     return float(np.clip(3000.0 / max(n, 1), 1.5, 24.0))
 
 
-# --------------------------------------------------------------------------- seed 003
+# ------------------------------------------------------------------- Prudêncio (2019)
 def instance_cost_curves(c, curves, *, methods, instances, models=None, interpolated=None,
                          hardness=None) -> Figure:
     r"""Instance cost curves, one panel per (threshold choice method, instance).
 
-    Draws :math:`QI(x, T(c), c)` against the cost proportion :math:`c`, as in seed
-    003 Figs. 1-6: rows are methods, columns are instances, one line per model.
-    Where ``interpolated`` gives an interval, the stretch of the curve inside it
-    is dashed and hatched: for the rate-driven method that is
-    :math:`[R(s) - l/n, R(s)]`, the rates no threshold can produce, whose loss
-    is the stochastic interpolation of seed 003 eqs. 21 and 25.
+    Draws :math:`QI(x, T(c), c)` against the cost proportion :math:`c`, as in Prudêncio
+    (2019), Figs. 1-6: rows are methods, columns are instances, one line per model.
+    Where ``interpolated`` gives an interval, the stretch of the curve inside it is
+    dashed and hatched: for the rate-driven method that is :math:`[R(s) - l/n, R(s)]`,
+    the rates no threshold can produce, whose loss is the stochastic interpolation of
+    Prudêncio (2019), eqs. 21 and 25.
 
     .. math::
 
@@ -178,8 +195,8 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
 
     References
     ----------
-    Prudêncio, "Cost Sensitive Evaluation of Instance Hardness in Machine
-    Learning" (seed 003), eqs. 5-34 and Figs. 1-6.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, eqs. 5-34 and Figs. 1-6.
 
     Examples
     --------
@@ -272,7 +289,7 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
 
 def class_cost_curves(c, curves, class_hardness, *, methods,
                       classes=("class 0", "class 1")) -> Figure:
-    r"""Class cost curves with the class hardness in the legend (seed 003 Fig. 7).
+    r"""Class cost curves with the class hardness in the legend (Prudêncio 2019, Fig. 7).
 
     A class cost curve is the mean of the instance cost curves of the class; its
     area is the class hardness, the mean instance hardness of the class:
@@ -302,7 +319,8 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
 
     References
     ----------
-    Seed 003, Section 4 and Fig. 7.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4 and Fig. 7.
 
     Examples
     --------
@@ -350,7 +368,7 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
 
 def projection_map(xy, y, *, classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
                    title=None, note=None) -> Figure:
-    """Instances on a 2-D projection, coloured by class (seed 003 Fig. 8).
+    """Instances on a 2-D projection, coloured by class (Prudêncio 2019, Fig. 8).
 
     Parameters
     ----------
@@ -410,7 +428,7 @@ def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=_HARDNESS_CMAP):
 
 def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
                   axis_labels=("PC1", "PC2"), vmax=1.0, note=None) -> Figure:
-    """Hardness maps: instances of each class coloured by hardness (seed 003 Figs. 9, 12).
+    """Hardness maps: instances of each class coloured by hardness (Prudêncio 2019, Figs. 9, 12).
 
     Rows are the two classes, columns the threshold choice methods. Instances of
     the other class are drawn in light grey for context; the hardest instances
@@ -441,7 +459,8 @@ def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
 
     References
     ----------
-    Seed 003, Section 4, Figs. 9 and 12.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4, Figs. 9 and 12.
 
     Examples
     --------
@@ -486,7 +505,7 @@ def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
 def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class,
                        classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
                        vmax=2.0, note=None) -> Figure:
-    """Instance loss at chosen cost proportions for one class (seed 003 Figs. 10-11).
+    """Instance loss at chosen cost proportions for one class (Prudêncio 2019, Figs. 10-11).
 
     Rows are cost proportions, columns are methods; the instances of
     ``target_class`` are coloured by their loss :math:`QI(x, T(c), c)` (pool
@@ -515,7 +534,8 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
 
     References
     ----------
-    Seed 003, Section 4, Figs. 10 and 11.
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4, Figs. 10 and 11.
 
     Examples
     --------
@@ -562,10 +582,10 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
     return fig
 
 
-# --------------------------------------------------------------------------- seeds 000/001
+# ------------------------------------------------------------ Melo & Prudêncio (2014)
 def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissimilarity"
                 ) -> Figure:
-    """Dendrograms of algorithm dissimilarity, one panel per method (seed 001 Figs. 3-8).
+    """Dendrograms of algorithm dissimilarity, one panel per method (Melo & Prudêncio 2014).
 
     Draws each average-linkage tree with :func:`scipy.cluster.hierarchy.dendrogram`
     on its own axes; clusters below the cut height are coloured and the cut is a
@@ -590,7 +610,11 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
 
     References
     ----------
-    Melo & Prudêncio (seed 001), Section 7-8, Figs. 3-8.
+    C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
+    performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
+    Vol-1201, paper 4), Sections 7-8, Figs. 3-8; C. E. C. de Melo and R. B. C.
+    Prudêncio, "Cost-sensitive measures of algorithm similarity for meta-learning",
+    BRACIS 2014, Sections VII-VIII, Figs. 2-5 (score-driven and rate-driven only).
 
     Examples
     --------
@@ -633,7 +657,7 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     return fig
 
 
-# --------------------------------------------------------------------------- seed 002
+# -------------------------------------------------------- Abdulrahman & Brazdil (2014)
 def _line_family(x, values, labels, *, xlabel, ylabel, title, ylim=None, legend_title=None):
     fig, axes = _figure(1, 1, panel=(4.6, 3.2))
     ax = axes[0, 0]
@@ -662,7 +686,7 @@ def _check_family(log2_time_ratio, values, name):
 
 
 def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> Figure:
-    r"""ARR against the log time ratio for several AccD, pole marked (seed 002 Fig. 1).
+    r"""ARR against the log time ratio per AccD, pole marked (Abdulrahman & Brazdil Fig. 1).
 
     .. math::
 
@@ -690,7 +714,8 @@ def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> F
 
     References
     ----------
-    Abdulrahman & Brazdil (seed 002), eq. 1 and Fig. 1.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. 1 and Fig. 1.
 
     Examples
     --------
@@ -728,7 +753,7 @@ def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> F
 
 
 def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
-    r"""A3R against the log time ratio for several n-th roots (seed 002 Fig. 2).
+    r"""A3R against the log time ratio for several n-th roots (Abdulrahman & Brazdil Fig. 2).
 
     .. math::
 
@@ -747,7 +772,8 @@ def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
 
     References
     ----------
-    Seed 002, eq. 2 and Fig. 2.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, eq. 2 and Fig. 2.
 
     Examples
     --------
@@ -768,7 +794,7 @@ def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
 
 
 def iso_a3r_curves(log2_time_ratio, srr, *, levels, n_root) -> Figure:
-    r"""Iso-A3R curves: the SRR that keeps A3R constant (seed 002 Fig. 3).
+    r"""Iso-A3R curves: the SRR that keeps A3R constant (Abdulrahman & Brazdil Fig. 3).
 
     .. math::
 
@@ -790,7 +816,8 @@ def iso_a3r_curves(log2_time_ratio, srr, *, levels, n_root) -> Figure:
 
     References
     ----------
-    Seed 002, Fig. 3.
+    S. M. Abdulrahman and P. Brazdil, "Measures for combining accuracy and time for
+    meta-learning", MetaSel workshop at ECAI 2014, Fig. 3.
 
     Examples
     --------
@@ -953,7 +980,7 @@ def critical_difference_diagram(average_ranks, cd, groups=(), *, title=None) -> 
     return fig
 
 
-# --------------------------------------------------------------------------- seed 004
+# ------------------------------------------------------ the algorithm-benchmark web page
 def ranked_bars(values, *, xlabel, title, higher_is_better=True, fmt="{:.2f}") -> Figure:
     """Horizontal bars, best first (value captured, runtime score, error-case rates).
 
@@ -974,7 +1001,8 @@ def ranked_bars(values, *, xlabel, title, higher_is_better=True, fmt="{:.2f}") -
 
     References
     ----------
-    Seed 004 (value captured, runtime score, metric error cases).
+    The algorithm-benchmark web page (after Caruana & Niculescu-Mizil 2006): value
+    captured, runtime score, metric error cases.
 
     Examples
     --------
@@ -1025,7 +1053,8 @@ def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
 
     References
     ----------
-    Seed 004 (performance heatmaps by dataset and by metric).
+    The algorithm-benchmark web page (after Caruana & Niculescu-Mizil 2006): performance
+    heat maps by dataset and by metric.
 
     Examples
     --------
@@ -1065,7 +1094,7 @@ def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
 
 
 def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
-    """The bootstrap stability grid of seed 004 (datasets x metrics sampled).
+    """The bootstrap stability grid of the algorithm-benchmark web page (datasets x metrics).
 
     Parameters
     ----------
@@ -1077,11 +1106,12 @@ def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        A contour marks the 10 % level the seed discusses.
+        A contour marks the 10 % level the web page discusses.
 
     References
     ----------
-    Seed 004 (bootstrap of datasets and metrics).
+    The algorithm-benchmark web page (after Caruana & Niculescu-Mizil 2006): bootstrap
+    of datasets and metrics.
 
     Examples
     --------
@@ -1144,7 +1174,8 @@ def portfolio_curve(steps, *, title="Greedy portfolio: value captured by the bes
 
     References
     ----------
-    Seed 004 (submodular selection of a sequence of algorithms).
+    The algorithm-benchmark web page (after Caruana & Niculescu-Mizil 2006): submodular
+    selection of a sequence of algorithms.
 
     Examples
     --------

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from metaeval.report import _instance_selection as _isel
 from metaeval.report import _template
 from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
 from metaeval.report.figures import METHOD_ABBREVIATIONS
@@ -346,7 +347,8 @@ def _similarity(page: _Page, *, cut_height) -> str:
     return page.figure(
         "dendrograms",
         "Average-linkage dendrograms of the dissimilarity between algorithms (mean absolute "
-        "difference of instance hardness, seed 001 eq. 24), averaged over datasets (eq. 25); "
+        "difference of instance hardness, Melo & Prudêncio 2014, eq. 24 of the MetaSel "
+        "version), averaged over datasets (eq. 25); "
         "one per threshold choice method. Dashed line: the cut height "
         + ("given." if cut_height is not None else "(middle of the widest gap between merges)."),
         cut_height=cut_height)
@@ -379,7 +381,8 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
                    "datasets.</p>")
     out.append(page.figure("rank-table", "Ranks under the five ranking methods (cell: rank "
                            "and score).", accd=accd, n=a3r_n))
-    out.append("<h3>Combining accuracy and time: ARR and A3R (seed 002)</h3>")
+    out.append("<h3>Combining accuracy and time: ARR and A3R (Abdulrahman &amp; Brazdil "
+               "2014)</h3>")
     out.append(_row(
         page.figure("arr", "ARR at SRR = 1 for AccD = 0.2, 0.3, 0.7: the denominator "
                            "1 + AccD·log10(T ratio) vanishes at the dotted lines (the pole), "
@@ -391,17 +394,20 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
 
 
 def _benchmark(page: _Page, *, bootstrap_draws) -> str:
-    out = [_row(page.figure("value-captured", "Value captured (seed 004): per dataset and "
-                            "metric, 100·(p − Q1)/(max − Q1), averaged."),
-                page.figure("runtime-scores", "Runtime score (seed 004): mean log2 of the time "
-                            "over the fastest time, over the slowest datasets.")),
+    out = [_row(page.figure("value-captured", "Value captured (algorithm-benchmark web page, "
+                            "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
+                            "100·(p − Q1)/(max − Q1), averaged."),
+                page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
+                            "mean log2 of the time over the fastest time, over the slowest "
+                            "datasets.")),
            page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
                        "the comparison dataset-neutral, each row would have one colour."),
            _row(page.figure("heatmap-metrics", "Value captured per algorithm and metric."),
                 page.figure("portfolio", "Greedy portfolio: value captured by the best "
                             "algorithm of the portfolio after each step (submodular greedy).")),
-           _row(page.figure("error-cases", "Error cases per metric (seed 004): the metric "
-                            "prefers one algorithm and at most k = 2 others agree."),
+           _row(page.figure("error-cases", "Error cases per metric (algorithm-benchmark web "
+                            "page): the metric prefers one algorithm and at most k = 2 "
+                            "others agree."),
                 page.figure("bootstrap-stability", "Bootstrap over datasets and metrics: the "
                             "probability that a subset leads to a different pairwise "
                             "conclusion than all the data.", draws=bootstrap_draws))]
@@ -418,15 +424,16 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     if name not in view.usable_datasets():
         note = "fewer than two algorithms finished on this dataset: nothing to compare."
         return f'<details>{head}<div><p class="problem">{_esc(note)}</p></div></details>'
-    parts = ["<h4>Mean instance hardness (seed 001 Table 1 layout)</h4>"]
+    parts = ["<h4>Mean instance hardness (layout of Table 1 of Melo &amp; Prudêncio 2014, "
+             "MetaSel version)</h4>"]
     table = page.attempt(f"mean hardness ({name})", lambda: view.mean_hardness(name))
     if table is not None:
         parts.append(_table(_method_columns(table), best="min", index_name="algorithm"))
     parts.append("<h4>Cost curves</h4>")
-    parts.append(page.figure("class-cost-curves", "Class cost curves (seed 003 Fig. 7): mean "
-                             "loss of each class over the pool; CH = class hardness.",
+    parts.append(page.figure("class-cost-curves", "Class cost curves (Prudêncio 2019, Fig. 7): "
+                             "mean loss of each class over the pool; CH = class hardness.",
                              fmt="png", dataset=name))
-    parts.append(page.figure("instance-cost-curves", "Instance cost curves (seed 003 Figs. "
+    parts.append(page.figure("instance-cost-curves", "Instance cost curves (Prudêncio 2019, Figs. "
                              "1–6) of the hardest and a typical instance of each class, one "
                              "line per algorithm; dashed and hatched: the rate-driven "
                              "stretch where the loss is interpolated (Figs. 3–4).",
@@ -434,21 +441,23 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     if view.projection(name) is not None:
         parts.append("<h4>Hardness maps (PCA of the features)</h4>")
         parts.append(page.figure("projection", "The instances on their first two principal "
-                                 "components (seed 003 Fig. 8).", fmt="png", dataset=name))
+                                 "components (Prudêncio 2019, Fig. 8).", fmt="png", dataset=name))
         parts.append(page.figure("hardness-maps", "Pool instance hardness per class and "
-                                 "method (seed 003 Figs. 9 and 12); the other class in grey.",
+                                 "method (Prudêncio 2019, Figs. 9 and 12); the other class "
+                                 "in grey.",
                                  fmt="png", dataset=name))
         parts.append(_row(*(page.figure(
             "cost-hardness-maps", f"Loss of class {k} instances at c = "
             + ", ".join(f"{c:g}" for c in cost_proportions)
-            + f" (seed 003 Fig. {10 if k == 1 else 11}).", fmt="png", dataset=name,
+            + f" (Prudêncio 2019, Fig. {10 if k == 1 else 11}).", fmt="png", dataset=name,
             target_class=k, cost_proportions=cost_proportions) for k in (1, 0))))
     else:
         parts.append('<p class="note">Features not available (not a built-in dataset, or '
                      "its file changed since the study): no hardness maps.</p>")
     parts.append("<h4>Algorithm similarity on this dataset</h4>")
     parts.append(page.figure("dendrograms", "Dendrograms of algorithm dissimilarity on this "
-                             "dataset (seed 001 Figs. 3–5).", fmt="png", dataset=name,
+                             "dataset (Melo & Prudêncio 2014, Figs. 3–5 of the "
+                             "MetaSel version).", fmt="png", dataset=name,
                              cut_height=cut_height))
     if has_instance_space() and view.projection(name) is not None:
         parts.append("<h4>Instance space: classic beside cost-sensitive hardness</h4>")
@@ -492,7 +501,7 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     cut_height : float, optional
         Dendrogram cut height (default: middle of the widest gap between merges).
     cost_proportions : sequence of float, default (0.2, 0.5, 0.8)
-        Cost proportions of the loss maps (seed 003 Figs. 10-11).
+        Cost proportions of the loss maps (Prudêncio 2019, Figs. 10-11).
     accd : float, default 0.1
         AccD of the ARR ranking (accuracy traded for a 10x speed-up).
     a3r_n : float, default 8
@@ -548,6 +557,11 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     sections.append(("rankings", "Rankings", _rankings(page, accd=accd, a3r_n=a3r_n)))
     sections.append(("benchmark", "Benchmark analytics",
                      _benchmark(page, bootstrap_draws=bootstrap_draws)))
+    sections.append(("instance-selection", "Where and when each algorithm wins",
+                     _isel.report_section(page, chosen, max_rows=instance_space_max_rows)))
+    from metaeval.report._recommend import page_section
+
+    sections.append(("recommendation", "Recommendation", page_section(page)))
     per = [_dataset_section(page, n, cost_proportions=cost_proportions, cut_height=cut_height,
                             instance_space_max_rows=instance_space_max_rows) for n in chosen]
     sections.append(("datasets", "Per dataset",

@@ -20,17 +20,19 @@ Examples
 True
 """
 
-from metaeval.study._config import DEFAULT_STORE, SUITES, Study
-from metaeval.study._driver import StudySummary, algorithm_versions, run_study
+from metaeval.study._config import DEFAULT_STORE, DEFAULT_TIMEOUT, SUITES, Study
+from metaeval.study._driver import Interrupted, StudySummary, algorithm_versions, run_study
 from metaeval.study._executors import DaskExecutor, LocalExecutor
 from metaeval.study._plan import Task, derive_seed, plan_tasks
 from metaeval.study._progress import RichProgress
-from metaeval.study._run import TaskResult, run_task
+from metaeval.study._run import TaskResult, failure_kind, run_task
 
 __all__ = [
     "Study",
     "run_study",
     "StudySummary",
+    "Interrupted",
+    "failure_kind",
     "LocalExecutor",
     "DaskExecutor",
     "Task",
@@ -41,5 +43,6 @@ __all__ = [
     "algorithm_versions",
     "RichProgress",
     "DEFAULT_STORE",
+    "DEFAULT_TIMEOUT",
     "SUITES",
 ]

@@ -11,8 +11,8 @@ A study file looks like this (every key is optional)::
     folds = 10                          # stratified k-fold
     repeats = 1                         # repetitions of the cross-validation
     seed = 0
-    timeout = 600                       # seconds per task (dataset, algorithm, repeat)
-    store = "metaeval-results/study.duckdb"
+    timeout = 600                       # seconds per task (default 1800; 0 = no limit)
+    store = "results/churn.duckdb"      # default: metaeval-results/<study file name>.duckdb
 
     [executor]                          # one of:
     jobs = 4                            #   local processes (default: all cores)
@@ -35,7 +35,10 @@ A study file looks like this (every key is optional)::
 ``algorithms`` (and ``datasets``) is either an array of names or an array of tables; a
 table with only ``name`` (and optionally ``params`` and ``base``) takes an algorithm of
 the pool, ``base = "RF"`` with another ``name`` makes a renamed variant. Relative paths
-(``path``, ``store``) are taken from the study file's directory.
+(``path``, ``store``) are taken from the study file's directory. Without ``store``, the
+results go to ``metaeval-results/<stem>.duckdb`` in the current directory, where
+``<stem>`` is the study file's name without ``.toml`` (so two study files never mix
+their results in one store by accident).
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ from metaeval.study._executors import (
 __all__ = ["Study", "DEFAULT_STORE", "SUITES"]
 
 DEFAULT_STORE = "metaeval-results/study.duckdb"
+#: The default time limit of one task, in seconds (30 minutes; the slowest task of the
+#: built-in suite takes under two). ``timeout=0`` (or None) sets no limit.
+DEFAULT_TIMEOUT = 1800.0
 SUITES = ("quick", "full")
 _TOP_KEYS = ("datasets", "algorithms", "folds", "repeats", "seed", "timeout", "store",
              "executor")
@@ -89,16 +95,22 @@ class Study:
         and/or :class:`metaeval.datasets.Dataset` objects of your own.
     algorithms : list of (str or Algorithm), optional
         Names from the pool (:func:`metaeval.algorithms.list_algorithms`) and/or
-        :class:`metaeval.algorithms.Algorithm` objects; default the seeds' 8-algorithm
-        pool :data:`metaeval.algorithms.DEFAULT_POOL`.
+        :class:`metaeval.algorithms.Algorithm` objects; default the 8 algorithms of
+        Melo & Prudêncio (2014), :data:`metaeval.algorithms.DEFAULT_POOL`.
     folds : int, default=10
         Folds of the stratified cross-validation (>= 2).
     repeats : int, default=1
-        Repetitions of the cross-validation with reshuffled folds (seed 004 used 5).
+        Repetitions of the cross-validation with reshuffled folds (the algorithm-benchmark
+        web page used 5).
     seed : int, default=0
         The study seed (>= 0).
-    timeout : float, optional
-        Time limit of one task, in seconds; a task over it is recorded as failed.
+    timeout : float or None, default=1800
+        Time limit of one task (one cross-validation of one algorithm on one dataset),
+        in seconds; a task over it is stopped and recorded as failed. 0 or None: no
+        limit. Worker processes of the local executor are killed when their task runs
+        past it; tasks run in this process (``LocalExecutor(jobs=1)``) are interrupted
+        where that is possible (SIGALRM in the main thread), and on Dask the limit is
+        checked between folds (a running fold finishes first).
     executor : LocalExecutor or DaskExecutor, optional
         Where tasks run; default ``LocalExecutor()`` (all cores).
     store : str or path-like, default="metaeval-results/study.duckdb"
@@ -127,7 +139,7 @@ class Study:
     folds: int = 10
     repeats: int = 1
     seed: int = 0
-    timeout: float | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
     executor: Any = None
     store: Any = DEFAULT_STORE
     _source: str | None = field(default=None, repr=False, compare=False)
@@ -200,7 +212,7 @@ class Study:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"{path}: not a valid TOML file: {exc}") from exc
-        values, problems = _from_raw(raw, path.parent)
+        values, problems = _from_raw(raw, path.parent, path.stem)
         checked, more = _check(values)
         problems += more
         if problems:
@@ -219,7 +231,7 @@ def algorithm_spec(algorithm) -> dict:
 
 
 # ---------------------------------------------------------------------------- TOML -> values
-def _from_raw(raw: dict, base: Path) -> tuple[dict, list]:
+def _from_raw(raw: dict, base: Path, stem: str = "") -> tuple[dict, list]:
     """Turn parsed TOML into Study arguments, collecting (path, message) problems."""
     problems: list = []
     values: dict = {}
@@ -230,6 +242,8 @@ def _from_raw(raw: dict, base: Path) -> tuple[dict, list]:
     if "store" in raw:
         store = raw["store"]
         values["store"] = base / store if isinstance(store, str) and store else store
+    elif stem:
+        values["store"] = Path("metaeval-results") / f"{stem}.duckdb"
     if "executor" in raw:
         values["executor"] = _executor_from_raw(raw["executor"], problems)
     if "datasets" in raw:
@@ -320,6 +334,7 @@ def _algorithm_from_table(table, where, base, problems):
 
 def _dataset_from_table(table, where, base, problems):
     from metaeval.datasets import read_dataset
+    from metaeval.datasets._base import check_values
 
     _unknown_keys(table, _DATASET_KEYS, where, problems)
     name = table.get("name")
@@ -340,10 +355,17 @@ def _dataset_from_table(table, where, base, problems):
         return _INVALID
     kwargs = {k: table[k] for k in ("target", "pos_label", "format", "name") if k in table}
     try:
-        return read_dataset(base / path, **kwargs)
+        data = read_dataset(base / path, **kwargs)
     except (ValueError, OSError) as exc:
         problems.append((where + ("path",), f"cannot read {path!r}: {exc}"))
         return _INVALID
+    try:
+        check_values(data.X, data.y, target=table.get("target", "class"),
+                     class_names=data.class_names, source=f"the file {str(base / path)!r}")
+    except ValueError as exc:
+        problems.append((where + ("path",), str(exc)))
+        return _INVALID
+    return data
 
 
 # ---------------------------------------------------------------------------- validation
@@ -377,11 +399,13 @@ def _check(values: dict) -> tuple[dict, list]:
     if isinstance(timeout, numbers.Real) and not isinstance(timeout, bool):
         timeout = float(timeout)
     if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0
-        or timeout != timeout or timeout == float("inf")
+        isinstance(timeout, bool) or not isinstance(timeout, float) or not timeout >= 0
+        or timeout == float("inf")
     ):
-        problems.append((("timeout",), f"must be a positive number of seconds, got {timeout!r}."))
-    out["timeout"] = None if timeout is None else timeout
+        if timeout is not _INVALID:
+            problems.append((("timeout",), "must be a number of seconds >= 0 (0: no limit), "
+                                           f"got {timeout!r}."))
+    out["timeout"] = None if timeout is None or timeout == 0 else timeout
 
     store = v["store"]
     if not isinstance(store, (str, os.PathLike)) or not str(store):
@@ -407,6 +431,7 @@ def _check(values: dict) -> tuple[dict, list]:
 
 def _check_datasets(datasets, problems) -> tuple:
     from metaeval.datasets import list_datasets
+    from metaeval.datasets._base import check_values
 
     if datasets is _INVALID:
         return ()
@@ -437,6 +462,13 @@ def _check_datasets(datasets, problems) -> tuple:
             name = entry
         elif all(hasattr(entry, a) for a in ("name", "X", "y", "categorical", "sha256")):
             name = entry.name
+            try:
+                check_values(entry.X, entry.y, class_names=getattr(entry, "class_names",
+                                                                   ("0", "1")),
+                             source=f"dataset {name!r}")
+            except ValueError as exc:
+                problems.append((("datasets", i), str(exc)))
+                continue
         else:
             problems.append((("datasets", i), f"must be a dataset name or a Dataset, got "
                                               f"{entry!r}."))

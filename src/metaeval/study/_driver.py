@@ -12,19 +12,76 @@ import json
 import os
 import platform
 import queue
+import signal
 import threading
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from metaeval.store import Store
+from metaeval.store import Store, StoreFullError
 from metaeval.study._config import Study
 from metaeval.study._plan import plan_tasks
-from metaeval.study._run import TaskResult, _load_builtin
+from metaeval.study._run import TaskResult, _load_builtin, failure_kind
 
-__all__ = ["run_study", "StudySummary"]
+__all__ = ["run_study", "StudySummary", "Interrupted"]
+
+
+class Interrupted(KeyboardInterrupt):
+    """A study stopped by a signal: SIGINT (Ctrl-C), SIGTERM (``kill``) or SIGHUP.
+
+    A ``KeyboardInterrupt``, so ``except KeyboardInterrupt`` catches it. By the time it
+    reaches the caller the tasks finished before the signal are committed, the worker
+    processes are gone and the store is closed; running the study again continues it.
+
+    Attributes
+    ----------
+    signum : int
+        The signal.
+    exit_code : int
+        The conventional exit status of a process ended by that signal, 128 + signum
+        (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+    """
+
+    def __init__(self, signum: int):
+        self.signum = int(signum)
+        self.exit_code = 128 + self.signum
+        super().__init__(f"stopped by {signal.Signals(self.signum).name}")
+
+
+@contextmanager
+def _stop_on_signals():
+    """Turn SIGINT, SIGTERM and SIGHUP into :class:`Interrupted` while a study runs.
+
+    Only in the main thread, and only for signals whose handler is Python's default (a
+    handler of the caller's own is left alone; ``nohup``'s ignored SIGHUP stays ignored).
+    The first signal stops the run; more signals while it is stopping are ignored, so
+    that a second Ctrl-C cannot cut the clean-up short.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping = []
+
+    def handler(signum, frame):
+        if stopping:
+            return
+        stopping.append(signum)
+        raise Interrupted(signum)
+
+    previous = {}
+    for name, default in (("SIGINT", signal.default_int_handler), ("SIGTERM", signal.SIG_DFL),
+                          ("SIGHUP", signal.SIG_DFL)):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is default:
+            previous[number] = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 @dataclass
@@ -43,6 +100,17 @@ class StudySummary:
         Tasks of this run that finished, that failed.
     failed : list of (dataset, algorithm, repeat, error)
         Every failed task of the study in the store, this run's and earlier ones.
+    n_lost_rerun : int
+        Tasks run again by this call because their worker process had died in an
+        earlier run (counted in ``n_done`` / ``n_failed``).
+    reduced_folds : dict of str to int
+        Datasets on which fewer folds than the study's were used (a class has fewer
+        instances than ``folds``), with the folds actually used.
+    folds : int
+        The folds the study asked for.
+    not_checkpointed : str or None
+        Why the store's write-ahead log could not be merged into the store file at the
+        end of the run (no space left); the results are safe in the log all the same.
     wall : float
         Seconds this run took.
     executor : str
@@ -55,6 +123,10 @@ class StudySummary:
     n_done: int = 0
     n_failed: int = 0
     failed: list = field(default_factory=list)
+    n_lost_rerun: int = 0
+    reduced_folds: dict = field(default_factory=dict)
+    folds: int = 0
+    not_checkpointed: str | None = None
     wall: float = 0.0
     executor: str = ""
 
@@ -70,7 +142,10 @@ class StudySummary:
 
     @property
     def exit_code(self) -> int:
-        """0 when every task of the study is done, 1 when some failed (or are unfinished)."""
+        """0 when every task of the study is done, 1 when some failed (or are unfinished),
+        4 when the disk is too full to merge the store's write-ahead log."""
+        if self.not_checkpointed:
+            return 4
         return 0 if self.complete and not self.failed else 1
 
     def message(self) -> str:
@@ -87,11 +162,29 @@ class StudySummary:
                 f"{f' ({self.n_skipped} finished earlier)' if self.n_skipped else ''}. "
                 f"Results in {self.store}."
             )
+        if self.n_lost_rerun:
+            text += (f"\n{self.n_lost_rerun} of them had failed earlier because their worker "
+                     "process died, and were run again.")
+        if self.reduced_folds:
+            shown = ", ".join(f"{name} {k}" for name, k in self.reduced_folds.items())
+            text += (f"\nNote: fewer folds than the {self.folds} asked, because a class has "
+                     f"fewer instances than that: {shown}.")
         if self.failed:
+            lost = sum(failure_kind(error) == "lost" for *_, error in self.failed)
+            sticky = len(self.failed) - lost
             text += (
                 f"\n{len(self.failed)} task{'s' if len(self.failed) != 1 else ''} failed "
-                "(`metaeval status` lists them; `metaeval run --retry-failed` runs them again)."
+                "(`metaeval status` lists them with their errors)."
             )
+            if lost:
+                text += (f" {lost} will run again on the next run: their worker process "
+                         "died.")
+            if sticky:
+                text += (f" {sticky} stay{'s' if sticky == 1 else ''} failed until the study "
+                         "is run with `--retry-failed` (`retry_failed=True`): the estimator "
+                         "raised an error or ran out of time.")
+        if self.not_checkpointed:
+            text += f"\nWarning: {self.not_checkpointed}"
         return text
 
 
@@ -101,8 +194,20 @@ def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> Stu
     The store (``study.store``) is created if needed. A store that already holds this
     study, or a study this one extends (more datasets, algorithms or repeats with the
     same folds and seed), is continued: finished tasks are skipped and only pending
-    ones are run. Each finished task is committed in its own transaction, so a run killed
-    at any moment loses nothing already reported done.
+    ones are run, with the failed tasks whose worker process died (a crash, a kill, the
+    OOM killer). Tasks whose estimator raised an error or ran out of time stay failed
+    unless ``retry_failed=True``. Each finished task is committed in its own
+    transaction, so a run killed at any moment loses nothing already reported done.
+
+    Works from a plain script (with or without an ``if __name__ == "__main__":``
+    guard), a notebook or an interactive session: worker processes are fresh
+    interpreters that never import the caller's ``__main__`` module. Algorithms or
+    datasets of classes defined in ``__main__`` cannot be sent to them, so their tasks
+    run in the calling process (with a warning).
+
+    SIGINT (Ctrl-C), SIGTERM and SIGHUP stop the run cleanly when it is called from
+    the main thread: the finished tasks are committed, the worker processes are
+    stopped, and :class:`Interrupted` (a ``KeyboardInterrupt``) is raised.
 
     Parameters
     ----------
@@ -111,7 +216,7 @@ def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> Stu
         True to show a rich progress bar on standard error; or an object with
         ``start(total, description)``, ``advance(result)`` and ``stop()``.
     retry_failed : bool, default=False
-        Also run again the tasks recorded as failed.
+        Also run again the tasks whose estimator raised an error or ran out of time.
 
     Returns
     -------
@@ -124,6 +229,12 @@ def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> Stu
         algorithm of the same name but different content.
     metaeval.store.StoreLockedError
         When another process is using the store.
+    metaeval.store.StoreDamagedError
+        When the store file is damaged.
+    metaeval.store.StoreFullError
+        When the disk holding the store is full.
+    Interrupted
+        When a signal stopped the run.
     """
     if not isinstance(study, Study):
         raise ValueError(f"study must be a Study, got {type(study).__name__}.")
@@ -134,32 +245,56 @@ def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> Stu
     elif progress is False:
         progress = None
 
+    with _stop_on_signals():
+        return _run_study(study, progress, retry_failed)
+
+
+def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
     t0 = time.perf_counter()
     tasks = plan_tasks(study)
     datasets = [_dataset_row(entry) for entry in study.datasets]
     algorithms = [_algorithm_row(a) for a in study.algorithms]
     store = Store(study.store)
-    summary = StudySummary(store=store.path, n_tasks=len(tasks),
+    summary = StudySummary(store=store.path, n_tasks=len(tasks), folds=study.folds,
                            executor=study.executor.describe())
     with store.writing():
         _check_compatible(store, study, datasets, algorithms)
         config = _merge_config(store.study_config(), study.config())
         status = store.sync_study(config, datasets=datasets, algorithms=algorithms,
                                   tasks=[t.key for t in tasks])["status"].tolist()
-        rerun = ("pending", "failed") if retry_failed else ("pending",)
-        todo = [t for t, s in zip(tasks, status, strict=True) if s in rerun]
+        lost = set()
+        if "failed" in status and not retry_failed:
+            # a task whose worker process died never finished: it runs again by default
+            recorded = store.tasks()
+            lost = {(r.dataset, r.algorithm, int(r.repeat))
+                    for r in recorded.itertuples(index=False)
+                    if r.status == "failed" and failure_kind(r.error) == "lost"}
+        todo = [t for t, s in zip(tasks, status, strict=True)
+                if s == "pending" or (s == "failed" and (retry_failed or t.key in lost))]
         summary.n_skipped = len(tasks) - len(todo)
+        summary.n_lost_rerun = sum(t.key in lost for t in todo)
         if todo:
             size = {row["name"]: row["n_instances"] for row in datasets}
             todo.sort(key=lambda t: (-size[t.dataset], t.dataset))  # big ones first
             _execute(study, store, todo, summary, progress)
-        failed = store.tasks()
+        recorded = store.tasks()
+        if todo:
+            try:
+                store.checkpoint()
+            except StoreFullError:
+                summary.not_checkpointed = (
+                    f"the disk is full: the results are safe in {store.path}.wal but could "
+                    f"not be merged into {store.path}; free some space, then any metaeval "
+                    "command that writes the store merges them (e.g. run the study again)."
+                )
     keys = {t.key for t in tasks}
-    summary.failed = [
-        (r.dataset, r.algorithm, int(r.repeat), r.error)
-        for r in failed.itertuples(index=False)
-        if r.status == "failed" and (r.dataset, r.algorithm, int(r.repeat)) in keys
-    ]
+    mine = [r for r in recorded.itertuples(index=False)
+            if (r.dataset, r.algorithm, int(r.repeat)) in keys]
+    summary.failed = [(r.dataset, r.algorithm, int(r.repeat), r.error)
+                      for r in mine if r.status == "failed"]
+    for r in mine:
+        if r.status == "done" and r.n_folds is not None and 0 < r.n_folds < study.folds:
+            summary.reduced_folds.setdefault(r.dataset, int(r.n_folds))
     summary.wall = time.perf_counter() - t0
     return summary
 
@@ -193,15 +328,20 @@ def _execute(study, store, todo, summary, progress) -> None:
     if progress is not None:
         progress.start(len(todo), f"{len(todo)} tasks")
     writer = _Writer(commit)
+    results = study.executor.run(todo)
     try:
         try:
-            for result in study.executor.run(todo):
+            for result in results:
                 writer.put(result)
         except BaseException:
-            writer.close(check=False)  # commit what is finished, then let the error out
+            # Stop the workers first (nothing may outlive the run), then commit what
+            # is finished, then let the error out.
+            results.close()
+            writer.close(check=False)
             raise
         writer.close(check=True)
     finally:
+        results.close()
         if progress is not None:
             progress.stop()
         store.write_progress(None)

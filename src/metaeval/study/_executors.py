@@ -5,36 +5,47 @@ Workers only compute; the driver (the process that called
 :func:`metaeval.study.run_study`) writes every result to the store. Results do not depend
 on the executor: seeds come from the task itself and BLAS/OpenMP run on one thread.
 
-* :class:`LocalExecutor` -- processes on this machine. ``jobs=1`` without a time limit
-  runs the tasks in the calling process, one after the other. Otherwise a pool of
-  ``jobs`` worker processes (started with ``spawn``) takes one task at a time through a
-  pipe; a task that goes over its time limit has its worker killed (SIGKILL) and
-  replaced, and a worker that dies (a crash, the OOM killer) fails its task with the
-  exit code.
+* :class:`LocalExecutor` -- processes on this machine. ``jobs=1`` runs the tasks in the
+  calling process, one after the other (the time limit interrupts a task by SIGALRM
+  where it can). Otherwise a pool of ``jobs`` worker processes (fresh interpreters, see
+  :mod:`metaeval.study._worker`: they never import the caller's ``__main__`` and die
+  with their parent) takes one task at a time; a task that goes over its time limit has
+  its worker killed (SIGKILL) and replaced, and a worker that dies (a crash, the OOM
+  killer) fails its task with the exit code (such tasks run again on the next run).
+  Tasks whose algorithm or dataset is defined in ``__main__`` run in the calling process.
 * :class:`DaskExecutor` -- a Dask distributed cluster: an existing one (``scheduler=
   "tcp://host:8786"``) or a ``LocalCluster`` of ``n_workers`` single-threaded worker
-  processes started for the run. The time limit is checked by the task itself after
-  every fold (Dask cannot stop a running task).
+  processes started for the run (and closed at its end, Ctrl-C included). The time
+  limit is checked by the task itself between folds: Dask cannot stop a running task, so
+  a fold that never returns holds its worker.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import io
 import os
+import pickle
+import signal
+import sys
+import threading
 import time
+import types
+import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
 from metaeval.study._plan import Task
-from metaeval.study._run import TaskResult, _load_builtin, one_thread, run_task
+from metaeval.study._run import LOST_PREFIX, TaskResult, _load_builtin, one_thread, run_task
+from metaeval.study._worker import WorkerProcess
 
 __all__ = ["LocalExecutor", "DaskExecutor"]
 
 # How long after its time limit a local worker is killed (the task may still report a
 # clean "time limit exceeded" from between two folds within that grace).
-_KILL_GRACE = 1.0
+_KILL_GRACE = 2.0
 
 
 def _is_positive_int(value) -> bool:
@@ -100,7 +111,18 @@ class LocalExecutor:
         tasks = list(tasks)
         if not tasks:
             return
-        in_process = self.n_jobs == 1 and all(t.timeout is None for t in tasks)
+        in_process = self.n_jobs == 1
+        if not in_process:
+            defined_in_main = _defined_in_main(tasks)
+            if defined_in_main:
+                warnings.warn(
+                    f"{', '.join(defined_in_main)} {'is' if len(defined_in_main) == 1 else 'are'}"
+                    " defined in the __main__ module (the script or notebook), which worker "
+                    "processes cannot import: the tasks run in this process, one at a time. "
+                    "Define it in a module of its own to run them in parallel.",
+                    RuntimeWarning, stacklevel=4,
+                )
+                in_process = True
         if in_process:
             with one_thread():
                 for task in tasks:
@@ -109,26 +131,34 @@ class LocalExecutor:
         yield from _run_pool(tasks, min(self.n_jobs, len(tasks)))
 
 
-def _worker_main(conn) -> None:  # pragma: no cover - runs in the child process
-    """Worker process: receive tasks, send results, until told to stop or orphaned.
+def _defined_in_main(tasks: Sequence[Task]) -> list[str]:
+    """Names of the tasks' algorithms and datasets whose pickles refer to ``__main__``."""
+    found, seen = [], set()
+    for task in tasks:
+        for what, obj in (("algorithm", task.algorithm), ("dataset", task.data)):
+            if obj is None or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if what == "algorithm" and str(getattr(obj, "estimator", "")).startswith(
+                    ("__main__.", "__main__:")):
+                found.append(f"{what} {getattr(obj, 'name', obj)!r}")
+                continue
+            finder = _MainFinder(io.BytesIO(pickle.dumps(obj)))
+            finder.load()
+            if finder.uses_main:
+                found.append(f"{what} {getattr(obj, 'name', obj)!r}")
+    return found
 
-    For each task it first sends ``("started", None)`` (the time limit counts from
-    then, not from the process start-up), then ``("result", TaskResult)``.
-    """
-    import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
-    _warm_up(None)
-    while True:
-        try:
-            task = conn.recv()
-            if task is None:
-                return
-            _warm_up(task)
-            conn.send(("started", None))
-            conn.send(("result", run_task(task, pin_threads=True)))
-        except (EOFError, OSError):  # the driver is gone
-            return
+class _MainFinder(pickle.Unpickler):
+    """Unpickle, noting whether anything comes from the ``__main__`` module."""
+
+    uses_main = False
+
+    def find_class(self, module, name):
+        if module in ("__main__", "__mp_main__"):
+            self.uses_main = True
+        return super().find_class(module, name)
 
 
 def _warm_up(task: Task | None) -> None:  # pragma: no cover - runs in the child process
@@ -157,21 +187,17 @@ def _warm_up(task: Task | None) -> None:  # pragma: no cover - runs in the child
 class _Slot:
     """One worker process and the task it is running."""
 
-    __slots__ = ("proc", "conn", "task", "started")
+    __slots__ = ("worker", "task", "started")
 
-    def __init__(self, ctx):
-        parent, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_worker_main, args=(child,), name="metaeval-worker")
-        self.proc.start()
-        child.close()
-        self.conn = parent
+    def __init__(self):
+        self.worker = WorkerProcess()
         self.task: Task | None = None
         self.started: float | None = None  # when the worker began the task
 
     def assign(self, task: Task) -> None:
         self.task = task
         self.started = None
-        self.conn.send(task)
+        self.worker.send(task)
 
     def deadline(self) -> float | None:
         if self.task is None or self.task.timeout is None or self.started is None:
@@ -184,20 +210,27 @@ class _Slot:
     def poll(self, now: float) -> tuple[TaskResult | None, bool]:
         """Read what the worker sent; return (result or None, whether to replace it)."""
         task = self.task
+        conn = self.worker.conn
         try:
-            while self.conn.poll():
-                kind, payload = self.conn.recv()
+            while conn.poll():
+                kind, payload = conn.recv()
                 if kind == "started":
                     self.started = now
+                elif kind == "unreadable":
+                    return TaskResult.failure(
+                        task, f"the task could not be sent to a worker process ({payload}); "
+                        "an algorithm or dataset object must be importable by name in a "
+                        "fresh Python process (define it in a module, not in the script)."
+                    ), False
                 else:
                     return payload, False
         except (EOFError, OSError):
-            return TaskResult.failure(task, _died(self), wall=self.elapsed(now)), True
-        if not self.proc.is_alive():
-            return TaskResult.failure(task, _died(self), wall=self.elapsed(now)), True
+            return TaskResult.failure(task, _died(self.worker), wall=self.elapsed(now)), True
+        if not self.worker.is_alive():
+            return TaskResult.failure(task, _died(self.worker), wall=self.elapsed(now)), True
         deadline = self.deadline()
         if deadline is not None and now >= deadline:
-            self.proc.kill()
+            self.worker.kill()
             return TaskResult.failure(
                 task,
                 f"time limit of {task.timeout:g} s exceeded ({self.elapsed(now):.1f} s "
@@ -206,36 +239,27 @@ class _Slot:
             ), True
         return None, False
 
-    def stop(self, *, kill: bool) -> None:
-        if not kill:
-            try:
-                self.conn.send(None)
-            except (OSError, EOFError):
-                pass
-            self.proc.join(timeout=2.0)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join(timeout=5.0)
-        self.conn.close()
-
 
 def _run_pool(tasks: list[Task], n_workers: int) -> Iterator[TaskResult]:
-    ctx = multiprocessing.get_context("spawn")
     queue = deque(tasks)
-    slots = [_Slot(ctx) for _ in range(n_workers)]
+    slots: list[_Slot] = []
+    finished = False
     try:
+        for _ in range(n_workers):
+            slots.append(_Slot())
         for slot in slots:
             if queue:
                 slot.assign(queue.popleft())
         while True:
             busy = [s for s in slots if s.task is not None]
             if not busy:
+                finished = True
                 return
             deadlines = [d for d in (s.deadline() for s in busy) if d is not None]
             timeout = None
             if deadlines:
                 timeout = max(0.0, min(deadlines) - time.perf_counter())
-            wait([s.conn for s in busy] + [s.proc.sentinel for s in busy], timeout)
+            wait([s.worker.conn for s in busy], timeout)
             now = time.perf_counter()
             for i, slot in enumerate(slots):
                 if slot.task is None:
@@ -245,21 +269,57 @@ def _run_pool(tasks: list[Task], n_workers: int) -> Iterator[TaskResult]:
                     continue
                 slot.task = None
                 if replace:
-                    slot.stop(kill=True)
-                    slot = slots[i] = _Slot(ctx)
+                    slot.worker.close(kill=True)
+                    slot = slots[i] = _Slot()
                 if queue:
                     slot.assign(queue.popleft())
                 yield result
     finally:
+        # Finished: let idle workers exit. Stopped early (an error, Ctrl-C, the generator
+        # closed): kill them all at once, so that nothing outlives the run.
+        if not finished:
+            for slot in slots:
+                slot.worker.kill()
         for slot in slots:
-            slot.stop(kill=slot.task is not None)
+            slot.worker.close(kill=not finished)
 
 
-def _died(slot: _Slot) -> str:
-    slot.proc.join(timeout=1.0)
-    code = slot.proc.exitcode
+def _died(worker: WorkerProcess) -> str:
+    code = worker.exit_code(wait=1.0)
     how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-    return f"worker process died ({how}) while running the task."
+    return f"{LOST_PREFIX} ({how}) while running the task."
+
+
+# Dask errors that mean the worker running the task died (the task never finished).
+_DASK_LOST = ("KilledWorker", "CommClosedError", "WorkerLost")
+
+
+@contextmanager
+def _starting_children():
+    """While a Dask ``LocalCluster`` starts its worker processes.
+
+    They ignore Ctrl-C and hang-ups: a terminal sends those to every process of its
+    foreground group, and the run handles them (and closes the cluster). And they do not
+    import the caller's ``__main__`` script (multiprocessing's ``spawn`` would, and a
+    script without an ``if __name__ == "__main__":`` guard would start its study again in
+    every worker); Dask sends functions and classes of ``__main__`` by value anyway.
+    """
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGHUP"):
+            if hasattr(signal, name):
+                number = getattr(signal, name)
+                saved[number] = signal.signal(number, signal.SIG_IGN)
+    main = sys.modules.get("__main__")
+    if main is not None:
+        sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+        for number, handler in saved.items():
+            signal.signal(number, handler)
 
 
 @dataclass(frozen=True)
@@ -314,13 +374,14 @@ class DaskExecutor:
                     f"Cannot reach the Dask scheduler at {self.scheduler}: {exc}"
                 ) from exc
         else:
-            cluster = LocalCluster(
-                n_workers=self.n_workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            with _starting_children():
+                cluster = LocalCluster(
+                    n_workers=self.n_workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
             client = Client(cluster)
         try:
             futures, by_key = [], {}
@@ -336,7 +397,10 @@ class DaskExecutor:
                 try:
                     result = future.result()
                 except Exception as exc:  # noqa: BLE001 - a lost worker, a pickling error
-                    result = TaskResult.failure(task, f"Dask: {type(exc).__name__}: {exc}")
+                    what = f"{type(exc).__name__}: {exc}"
+                    lost = type(exc).__name__ in _DASK_LOST
+                    result = TaskResult.failure(
+                        task, f"{LOST_PREFIX} (Dask {what})" if lost else f"Dask: {what}")
                 future.release()
                 yield result
         finally:

@@ -1,4 +1,4 @@
-"""Tasks of a study and the seeds that make them reproducible.
+"""Tasks of a study and the random seeds that make them reproducible.
 
 A task is one (dataset, algorithm, repeat): a full stratified k-fold cross-validation of
 one algorithm on one dataset. Every random number a task uses is derived from the study

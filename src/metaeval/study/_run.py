@@ -8,6 +8,8 @@ failed :class:`TaskResult` carrying the message, so that the study goes on.
 from __future__ import annotations
 
 import functools
+import signal
+import threading
 import time
 import traceback
 import warnings
@@ -19,13 +21,46 @@ from threadpoolctl import threadpool_limits
 
 from metaeval.study._plan import Task
 
-__all__ = ["TaskResult", "run_task", "TaskTimeout"]
+__all__ = ["TaskResult", "run_task", "TaskTimeout", "failure_kind", "LOST_PREFIX"]
 
 _MAX_TEXT = 2000
 
+#: How the error of a task whose worker process died (a crash, a kill, the OOM killer, a
+#: lost Dask worker) begins. Such tasks are run again by default on the next run.
+LOST_PREFIX = "worker process died"
+_TIMEOUT_PREFIX = "time limit of "
 
-class TaskTimeout(Exception):
-    """A task went over its time limit."""
+
+def failure_kind(error: str | None) -> str:
+    """Why a task failed, from its recorded error: 'lost', 'timeout' or 'error'.
+
+    'lost': its worker process died (the task never finished; run again by default).
+    'timeout': it went over its time limit. 'error': the estimator (or its data) raised.
+    The last two stay failed until a run with ``retry_failed=True`` (``--retry-failed``).
+    An estimator's error always begins with an exception's name, so it cannot be
+    mistaken for the other two.
+
+    Examples
+    --------
+    >>> failure_kind("worker process died (killed by signal 9) while running the task.")
+    'lost'
+    >>> failure_kind("ValueError in fit (fold 0 of 3): bad C")
+    'error'
+    """
+    text = (error or "").lstrip()
+    if text.startswith(LOST_PREFIX):
+        return "lost"
+    if text.startswith(_TIMEOUT_PREFIX):
+        return "timeout"
+    return "error"
+
+
+class TaskTimeout(BaseException):
+    """A task went over its time limit.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``), so that an ``except Exception``
+    inside the estimator's own code cannot swallow it.
+    """
 
 
 @dataclass
@@ -148,9 +183,10 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
     BLAS and OpenMP run on one thread while it does (bit-identical results whatever the
     executor, and no oversubscription when several workers share a machine).
 
-    The time limit (``task.timeout``) counts the cross-validation (not loading the data)
-    and is checked after every fold; a fold that runs on and on is only stopped by the
-    local executor's process pool, which kills the worker process.
+    The time limit (``task.timeout``) counts the cross-validation (not loading the data).
+    It is checked after every fold; in the main thread of a POSIX process it also
+    interrupts a running fold (SIGALRM), and the local executor's process pool kills a
+    worker process whose task runs past it.
 
     Parameters
     ----------
@@ -182,7 +218,8 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
             stage = "splitting"
             n_folds, splits, note = _folds(task, data.y)
             # the time limit counts the cross-validation, not loading the data
-            result = _cross_validate(task, data, n_folds, splits, time.perf_counter())
+            with _alarm(task.timeout):
+                result = _cross_validate(task, data, n_folds, splits, time.perf_counter())
             stage = "done"
         notes = ([note] if note else []) + _warning_lines(caught)
         result.warning = _clip("; ".join(notes)) if notes else None
@@ -204,6 +241,41 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
 
 class _FoldError(Exception):
     pass
+
+
+@contextmanager
+def _alarm(timeout: float | None):
+    """Interrupt the block with :class:`TaskTimeout` after ``timeout`` seconds.
+
+    Uses SIGALRM, so only where it can: on POSIX, in the main thread, when nobody else
+    handles SIGALRM. It interrupts Python code and sleeps at once, and C code (a long
+    fit inside a compiled library) when that returns. Elsewhere (a Dask worker's thread)
+    the limit is checked between folds.
+    """
+    usable = (
+        timeout is not None and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+    )
+    if not usable:
+        yield
+        return
+    clock0 = time.perf_counter()
+
+    def expire(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        raise TaskTimeout(
+            f"time limit of {timeout:g} s exceeded ({time.perf_counter() - clock0:.1f} s "
+            "elapsed; the task was interrupted)."
+        )
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _folds(task: Task, y: np.ndarray):

@@ -1,38 +1,8 @@
-"""The results store: one DuckDB file holding a study's datasets, algorithms, tasks and scores.
-
-This is the only module of metaeval that speaks SQL. A study writes its results here one
-task at a time (:meth:`Store.record_task`, one transaction per task), and everything
-downstream -- the measures, the report, the command line -- reads them back through the
-small read API below (arrays and tidy frames, never SQL).
-
-Schema (compact types; datasets and algorithms are referred to by small integer ids):
-
-===========  ===================================================================
-table        columns
-===========  ===================================================================
-meta         key VARCHAR, value VARCHAR (``schema_version``, ``study`` as JSON)
-datasets     id SMALLINT, name, sha256, n_instances INTEGER, n_features INTEGER,
-             positive_fraction DOUBLE, family, source
-algorithms   id SMALLINT, name, estimator, params (JSON), score_method,
-             versions (JSON)
-tasks        dataset_id, algorithm_id, repeat SMALLINT, status
-             ('pending' | 'done' | 'failed'), error, wall DOUBLE, cpu DOUBLE,
-             n_folds SMALLINT, warning, finished TIMESTAMP
-scores       dataset_id, algorithm_id, repeat, fold SMALLINT, row INTEGER,
-             y TINYINT, score DOUBLE (bit-exact float64)
-timings      dataset_id, algorithm_id, repeat, fold, fit_wall, fit_cpu,
-             predict_wall, predict_cpu (DOUBLE, seconds)
-===========  ===================================================================
-
-Concurrency: DuckDB lets one process write a file, or many processes read it, but not both.
-A running study holds the write lock for its whole run, and a reader that comes along
-meanwhile gets a :class:`StoreLockedError` with a clear message. While it runs, the study
-keeps a small JSON progress file next to the store (``<store>.progress.json``, see
-:meth:`Store.progress`) so that ``metaeval status`` can still say how far it got.
-"""
+"""The :class:`Store` class: writing a study's results and reading them back."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -48,103 +18,26 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["Store", "StoreLockedError", "SCHEMA_VERSION", "TASK_STATUSES"]
-
-SCHEMA_VERSION = "1"
-TASK_STATUSES = ("pending", "done", "failed")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key VARCHAR PRIMARY KEY,
-    value VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS datasets (
-    id SMALLINT PRIMARY KEY,
-    name VARCHAR NOT NULL UNIQUE,
-    sha256 VARCHAR,
-    n_instances INTEGER NOT NULL,
-    n_features INTEGER NOT NULL,
-    positive_fraction DOUBLE,
-    family VARCHAR,
-    source VARCHAR
-);
-CREATE TABLE IF NOT EXISTS algorithms (
-    id SMALLINT PRIMARY KEY,
-    name VARCHAR NOT NULL UNIQUE,
-    estimator VARCHAR NOT NULL,
-    params VARCHAR NOT NULL,
-    score_method VARCHAR NOT NULL,
-    versions VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tasks (
-    dataset_id SMALLINT NOT NULL,
-    algorithm_id SMALLINT NOT NULL,
-    repeat SMALLINT NOT NULL,
-    status VARCHAR NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
-    error VARCHAR,
-    wall DOUBLE,
-    cpu DOUBLE,
-    n_folds SMALLINT,
-    warning VARCHAR,
-    finished TIMESTAMP,
-    PRIMARY KEY (dataset_id, algorithm_id, repeat)
-);
-CREATE TABLE IF NOT EXISTS scores (
-    dataset_id SMALLINT NOT NULL,
-    algorithm_id SMALLINT NOT NULL,
-    repeat SMALLINT NOT NULL,
-    fold SMALLINT NOT NULL,
-    row INTEGER NOT NULL,
-    y TINYINT NOT NULL,
-    score DOUBLE NOT NULL
-);
-CREATE TABLE IF NOT EXISTS timings (
-    dataset_id SMALLINT NOT NULL,
-    algorithm_id SMALLINT NOT NULL,
-    repeat SMALLINT NOT NULL,
-    fold SMALLINT NOT NULL,
-    fit_wall DOUBLE NOT NULL,
-    fit_cpu DOUBLE NOT NULL,
-    predict_wall DOUBLE NOT NULL,
-    predict_cpu DOUBLE NOT NULL
-);
-"""
-
-_DATASET_COLUMNS = (
-    "name", "sha256", "n_instances", "n_features", "positive_fraction", "family", "source",
+from metaeval.store import _metafeatures
+from metaeval.store._integrity import (
+    StoreDamagedError,
+    StoreFullError,
+    full_problems,
+    quick_problems,
+    translate,
 )
-_ALGORITHM_COLUMNS = ("name", "estimator", "params", "score_method", "versions")
-_TASK_COLUMNS = (
-    "dataset", "algorithm", "repeat", "status", "error", "wall", "cpu", "n_folds", "warning",
+from metaeval.store._schema import (
+    _ALGORITHM_COLUMNS,
+    _DATASET_COLUMNS,
+    _SCHEMA,
+    _SQL_ALGORITHMS,
+    _SQL_DATASETS,
+    _SQL_SCORES,
+    _SQL_TASKS,
+    _SQL_TIMINGS,
+    SCHEMA_VERSION,
+    TASK_STATUSES,
 )
-_SCORE_COLUMNS = ("dataset", "algorithm", "repeat", "fold", "row", "y", "score")
-_TIMING_COLUMNS = (
-    "dataset", "algorithm", "repeat", "fold", "fit_wall", "fit_cpu", "predict_wall",
-    "predict_cpu",
-)
-
-# Queries shared by the frame readers and the Parquet export (names instead of ids).
-_SQL_DATASETS = f"SELECT {', '.join(_DATASET_COLUMNS)} FROM datasets ORDER BY id"
-_SQL_ALGORITHMS = f"SELECT {', '.join(_ALGORITHM_COLUMNS)} FROM algorithms ORDER BY id"
-_SQL_TASKS = """
-SELECT d.name AS dataset, a.name AS algorithm, t.repeat, t.status, t.error, t.wall, t.cpu,
-       t.n_folds, t.warning
-FROM tasks t JOIN datasets d ON d.id = t.dataset_id JOIN algorithms a ON a.id = t.algorithm_id
-{where}
-ORDER BY t.dataset_id, t.algorithm_id, t.repeat
-"""
-_SQL_SCORES = """
-SELECT d.name AS dataset, a.name AS algorithm, s.repeat, s.fold, s.row, s.y, s.score
-FROM scores s JOIN datasets d ON d.id = s.dataset_id JOIN algorithms a ON a.id = s.algorithm_id
-{where}
-ORDER BY s.dataset_id, s.algorithm_id, s.repeat, s.row
-"""
-_SQL_TIMINGS = """
-SELECT d.name AS dataset, a.name AS algorithm, m.repeat, m.fold, m.fit_wall, m.fit_cpu,
-       m.predict_wall, m.predict_cpu
-FROM timings m JOIN datasets d ON d.id = m.dataset_id JOIN algorithms a ON a.id = m.algorithm_id
-ORDER BY m.dataset_id, m.algorithm_id, m.repeat, m.fold
-"""
 
 
 class StoreLockedError(RuntimeError):
@@ -197,6 +90,7 @@ class Store:
         self.path = Path(path)
         self._con: duckdb.DuckDBPyConnection | None = None
         self._ids: dict[tuple[str, str], int] = {}
+        self._checked = None  # (size, mtime) of the file when the quick check passed
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -221,27 +115,63 @@ class Store:
         """
         if self._con is not None:
             raise RuntimeError(f"{self!r} is already open for writing.")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        existed = self.exists()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _os_error(exc, self.path.parent) from None
         con = _connect(self.path, read_only=False)
         try:
-            con.execute(_SCHEMA)
-            row = _first(con.execute("SELECT value FROM meta WHERE key = 'schema_version'"))
-            if row is None:
-                con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
-            elif row[0] != SCHEMA_VERSION:
-                raise ValueError(
-                    f"The store {self.path} has schema version {row[0]}; this metaeval writes "
-                    f"version {SCHEMA_VERSION}. Use a new store path."
-                )
-            self._con = con
-            self._ids = {}
-            yield self
+            try:
+                con.execute(_SCHEMA)
+                row = _first(con.execute("SELECT value FROM meta WHERE key = 'schema_version'"))
+                if row is None:
+                    con.execute("INSERT INTO meta VALUES ('schema_version', ?)",
+                                [SCHEMA_VERSION])
+                elif row[0] != SCHEMA_VERSION:
+                    raise ValueError(
+                        f"The store {self.path} has schema version {row[0]}; this metaeval "
+                        f"writes version {SCHEMA_VERSION}. Use a new store path."
+                    )
+                if existed:
+                    self._check(con)
+                self._con = con
+                self._ids = {}
+                yield self
+            except duckdb.Error as exc:
+                known = translate(exc, self.path)
+                if known is None:
+                    raise
+                raise known from None
         finally:
             self._con = None
-            con.close()
+            try:
+                con.close()
+            except duckdb.Error:  # a failed checkpoint on close: the WAL keeps the data
+                pass
+
+    def checkpoint(self) -> None:
+        """Merge DuckDB's write-ahead log (``<store>.wal``) into the store file now.
+
+        DuckDB does this when the last connection closes, but silently gives up when the
+        disk is full; the study runner calls it at the end of a run to find out.
+
+        Raises
+        ------
+        StoreFullError
+            When there is no space left for it (the data are safe in the log, and the
+            next writer merges it).
+        """
+        try:
+            self._writer().execute("CHECKPOINT")
+        except duckdb.Error as exc:
+            known = translate(exc, self.path)
+            if known is None:
+                raise
+            raise known from None
 
     @contextmanager
-    def _reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _reading(self, check: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._con is not None:  # the writer of this very object: read through it
             yield self._con.cursor()
             return
@@ -254,12 +184,59 @@ class Store:
             )
         con = _connect(self.path, read_only=True)
         try:
-            tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
-            if not {"meta", "datasets", "algorithms", "tasks", "scores"} <= tables:
-                raise ValueError(f"{str(self.path)!r} is a DuckDB file but not a metaeval store.")
-            yield con
+            try:
+                tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+                if not {"meta", "datasets", "algorithms", "tasks", "scores"} <= tables:
+                    raise ValueError(
+                        f"{str(self.path)!r} is a DuckDB file but not a metaeval store.")
+                if check:
+                    self._check(con)
+                yield con
+            except duckdb.Error as exc:
+                known = translate(exc, self.path)
+                if known is None:
+                    raise
+                raise known from None
         finally:
             con.close()
+
+    def _check(self, con) -> None:
+        """The quick integrity check, once per object and file (see ``verify``)."""
+        try:
+            stamp = self.path.stat()
+            stamp = (stamp.st_size, stamp.st_mtime_ns)
+        except OSError:
+            stamp = None
+        if stamp is not None and self._checked == stamp:
+            return
+        problems = quick_problems(con, self.path)
+        if problems:
+            raise StoreDamagedError(self.path, "; ".join(problems))
+        self._checked = stamp
+
+    def verify(self) -> list[str]:
+        """Check the whole store; return what is wrong (an empty list: nothing).
+
+        Reads every table whole (DuckDB verifies each block's checksum as it reads it)
+        and checks that the tables agree: each finished task has one score per row of
+        its dataset (rows 0..n-1, classes 0/1, scores in [0, 1], folds within its
+        n_folds) and one timing per fold; unfinished tasks have none; the class of a row
+        is the same for every algorithm. Opening a store for reading already runs a
+        cheaper check (the small tables and the row counts, not the scores).
+
+        Returns
+        -------
+        problems : list of str
+
+        Raises
+        ------
+        ValueError
+            When there is no store at the path.
+        StoreDamagedError
+            When the file cannot even be opened.
+        """
+        with self._reading(check=False) as con:
+            return full_problems(con, self.path)
 
     def _frame(self, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
         with self._reading() as con:
@@ -397,6 +374,59 @@ class Store:
         """
         return self._frame(_SQL_TIMINGS)
 
+    # ------------------------------------------------------------------ meta-feature cache
+    def metafeature_groups(self) -> pd.DataFrame:
+        """Cached dataset descriptions: one row per (dataset, pymfe group or landmarker).
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, group, kind ('pymfe' or 'landmarker'),
+            status ('ok', 'failed', 'timeout'), wall, cpu (seconds), n_features, n_failed,
+            error, settings (JSON); empty for a store that has no cache yet
+        """
+        with self._reading() as con:
+            return _metafeatures.read_groups(con)
+
+    def metafeatures(self) -> pd.DataFrame:
+        """Cached pymfe meta-features: columns dataset, group, feature, value, error."""
+        with self._reading() as con:
+            return _metafeatures.read_features(con)
+
+    def landmark_scores(self, dataset: str) -> pd.DataFrame:
+        """Cached out-of-fold landmarker scores of one dataset.
+
+        Returns
+        -------
+        frame : DataFrame with columns landmarker, row, y, score (empty when not cached)
+        """
+        dataset_id, _ = self._dataset_id(dataset)
+        with self._reading() as con:
+            return _metafeatures.read_landmarks(con, dataset_id)
+
+    def record_description(self, dataset: str, *, groups: pd.DataFrame,
+                           features: pd.DataFrame, landmarks: pd.DataFrame,
+                           settings: dict) -> None:
+        """Cache one dataset's description (replacing any older one) in one transaction.
+
+        Parameters
+        ----------
+        dataset : str
+            A registered dataset.
+        groups : DataFrame
+            Columns group, kind, status, wall, cpu, n_features, n_failed, error.
+        features : DataFrame
+            Columns group, feature, value, error.
+        landmarks : DataFrame
+            Columns landmarker, row, y, score.
+        settings : dict
+            JSON-serialisable settings of the description (library versions, sizes).
+        """
+        con = self._writer()
+        _metafeatures.write_description(
+            con, self._id("datasets", dataset), groups, features, landmarks,
+            json.dumps(settings, sort_keys=True),
+        )
+
     def export_parquet(self, directory) -> list[Path]:
         """Write every table as a Parquet file in ``directory`` (names instead of ids).
 
@@ -410,6 +440,12 @@ class Store:
         -------
         paths : list of Path
             The files written.
+
+        Raises
+        ------
+        StoreDamagedError
+            When some tables could not be read; the others are written all the same
+            (this is the way to save what a damaged store still holds).
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -420,17 +456,35 @@ class Store:
             "scores": _SQL_SCORES.format(where=""),
             "timings": _SQL_TIMINGS,
         }
-        written = []
-        with self._reading() as con:
+        written, unreadable = [], []
+        with self._reading(check=False) as con:  # a damaged store: save what can be read
             for name, sql in queries.items():
                 target = out / f"{name}.parquet"
                 quoted = str(target).replace("'", "''")
-                con.execute(f"COPY ({sql}) TO '{quoted}' (FORMAT PARQUET)")
+                try:
+                    con.execute(f"COPY ({sql}) TO '{quoted}' (FORMAT PARQUET)")
+                except duckdb.Error as exc:
+                    known = translate(exc, self.path)
+                    if not isinstance(known, StoreDamagedError):
+                        raise
+                    target.unlink(missing_ok=True)
+                    unreadable.append(f"{name} ({known.problem})")
+                    continue
                 written.append(target)
-            row = _first(con.execute("SELECT value FROM meta WHERE key = 'study'"))
+            try:
+                row = _first(con.execute("SELECT value FROM meta WHERE key = 'study'"))
+            except duckdb.Error as exc:
+                if not isinstance(translate(exc, self.path), StoreDamagedError):
+                    raise
+                row = None
+                unreadable.append("meta")
         config = out / "study.json"
         config.write_text(json.dumps(json.loads(row[0]) if row else None, indent=2) + "\n")
         written.append(config)
+        if unreadable:
+            raise StoreDamagedError(
+                self.path, f"these tables could not be read: {'; '.join(unreadable)} (the "
+                f"others were exported to {out})")
         return written
 
     def progress(self) -> dict | None:
@@ -538,7 +592,7 @@ class Store:
             )
             con.commit()
         except BaseException:
-            con.rollback()
+            _rollback(con)
             raise
         if len(status) != len(tasks):
             raise ValueError("Every task's dataset and algorithm must be registered.")
@@ -658,7 +712,7 @@ class Store:
                 )
             con.commit()
         except BaseException:
-            con.rollback()
+            _rollback(con)
             raise
 
     def write_progress(self, progress: dict | None) -> None:
@@ -668,9 +722,14 @@ class Store:
             target.unlink(missing_ok=True)
             return
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".progress-", suffix=".json")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(progress, fh)
-        os.replace(tmp, target)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(progress, fh)
+            os.replace(tmp, target)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            exc.filename = exc.filename or str(target)
+            raise _os_error(exc, target) from None
 
     # ------------------------------------------------------------------ helpers
     def _progress_path(self) -> Path:
@@ -708,6 +767,22 @@ def _first(result) -> tuple | None:
     return rows[0] if rows else None
 
 
+def _rollback(con) -> None:
+    """Roll back, keeping the original error when there is nothing left to roll back
+    (DuckDB ends a transaction itself when its commit fails)."""
+    try:
+        con.rollback()
+    except duckdb.Error:
+        pass
+
+
+def _os_error(exc: OSError, path) -> OSError:
+    """A disk-full ``OSError`` as a :class:`StoreFullError` naming ``path``."""
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return StoreFullError(exc.filename or path, exc.strerror or "No space left on device")
+    return exc
+
+
 def _float(value) -> float | None:
     return None if value is None else float(value)
 
@@ -736,11 +811,16 @@ def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     for attempt in range(3):  # a few quick tries: a writer may be closing right now
         try:
             return duckdb.connect(str(path), read_only=read_only)
-        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+        except duckdb.Error as exc:
             text = str(exc)
             # checked first: the message holds the path, which may contain "lock"
             if "not a valid DuckDB database file" in text or path.is_dir():
                 raise _not_a_store(path) from None
+            known = translate(exc, path)
+            if known is not None:
+                raise known from None
+            if "Permission denied" in text:
+                raise PermissionError(errno.EACCES, "Permission denied", str(path)) from None
             if "lock" not in text.lower() and "different configuration" not in text:
                 raise
             last = exc

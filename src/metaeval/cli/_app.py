@@ -1,0 +1,166 @@
+"""The typer application, its consoles, and the helpers every command shares."""
+
+from __future__ import annotations
+
+import errno
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from metaeval.store import StoreDamagedError, StoreLockedError
+
+__all__ = ["app", "datasets_app", "out", "err", "StoreOption", "require_results",
+           "EXIT_CODES"]
+
+#: Every exit code of the command line, and what it means (the README lists them too).
+EXIT_CODES = {
+    0: "success",
+    1: "the study ran, but some tasks failed (`metaeval status` lists them)",
+    2: "bad input: a usage error, an invalid study file or data file, a store that does "
+       "not exist, is in use, or lacks what the command needs",
+    3: "the store is damaged (`metaeval check` says what is wrong)",
+    4: "no space left on the device for a file metaeval writes",
+    129: "stopped by SIGHUP (the terminal closed)",
+    130: "stopped by SIGINT (Ctrl-C)",
+    143: "stopped by SIGTERM (`kill`, a batch scheduler, a container stop)",
+}
+EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_DISK_FULL = 2, 3, 4
+
+app = typer.Typer(
+    name="metaeval",
+    help="Cost-sensitive instance hardness, algorithm similarity and rankings for "
+    "meta-learning studies.\n\nExit codes: 0 success; 1 some tasks failed; 2 bad input; "
+    "3 damaged store; 4 disk full; 130, 143, 129 stopped by SIGINT, SIGTERM, SIGHUP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+datasets_app = typer.Typer(help="The built-in datasets (list, or show one).",
+                           invoke_without_command=True, no_args_is_help=False)
+app.add_typer(datasets_app, name="datasets")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("metaeval")
+        except PackageNotFoundError:  # pragma: no cover - run from a source tree
+            import metaeval
+
+            number = getattr(metaeval, "__version__", "unknown")
+        typer.echo(f"metaeval {number}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version of metaeval and exit.")] = False,
+) -> None:
+    """The options that come before any command."""
+
+# Not a terminal (a pipe, a file, CI logs): wide enough for a hardness table.
+out = Console(highlight=False, soft_wrap=True, width=None if Console().is_terminal else 120)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+StoreOption = Annotated[
+    Path, typer.Option("--store", help="The results store (a DuckDB file).")
+]
+
+
+@contextmanager
+def _bad_input():
+    """Turn errors the user can act on into one clean line and an exit code (no traceback).
+
+    A damaged store exits 3, a full disk 4 (both name the file). Validation errors, a
+    store in use and paths that cannot be used (``OSError``: a file where a folder is
+    wanted, no permission) exit 2.
+    """
+    try:
+        yield
+    except StoreDamagedError as exc:
+        err.print(f"Error: {exc}", markup=False)
+        raise typer.Exit(EXIT_DAMAGED) from None
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            text = str(exc) if exc.filename is None or str(exc.filename) in str(exc) \
+                else f"{exc} ({exc.filename})"
+            err.print(f"Error: {text}", markup=False)
+            raise typer.Exit(EXIT_DISK_FULL) from None
+        err.print(f"Error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except (ValueError, StoreLockedError) as exc:
+        err.print(f"Error: {exc}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def require_results(store: Path, *, what: str, algorithms: int = 2,
+                    verify: bool = False) -> None:
+    """Exit with one line (code 2) when ``store`` lacks the results ``what`` needs.
+
+    ``what`` needs finished tasks, and at least ``algorithms`` algorithms finished on one
+    dataset. With ``verify``, the whole store is checked first (a damaged store exits 3),
+    so that a command that writes a page never embeds a read error in it.
+    """
+    from metaeval.store import Store
+
+    with _bad_input():
+        st = Store(store)
+        if verify:
+            problems = st.verify()
+            if problems:
+                raise StoreDamagedError(st.path, "; ".join(problems))
+        tasks = st.tasks()
+    done = tasks[tasks["status"] == "done"]
+    message = None
+    if done.empty and tasks.empty:
+        message = (f"{what} needs finished tasks, and the store {store} has none yet: run a "
+                   f"study into it first (`metaeval run --store {store}`).")
+    elif done.empty:
+        message = (f"{what} needs finished tasks, and every task of the store {store} failed "
+                   f"({len(tasks)}): `metaeval status --store {store}` shows why; fix the "
+                   "cause and run the study again with --retry-failed.")
+    elif algorithms > 1:
+        per_dataset = done.groupby(["dataset", "repeat"])["algorithm"].nunique()
+        if per_dataset.max() < algorithms:
+            names = ", ".join(sorted(done["algorithm"].unique()))
+            message = (f"{what} compares algorithms and needs at least {algorithms} finished "
+                       f"on one dataset; the store {store} has only {names}. Add algorithms "
+                       f"with `metaeval run --store {store} --algorithms {names},...` (same "
+                       "datasets, folds and seed).")
+    if message is not None:
+        err.print(f"Error: {message}", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise ValueError(f"expected a comma-separated list, got {text!r}.")
+    return items
+
+
+def _note_exclusions(view) -> None:
+    """Say on stderr which algorithms and datasets the cross-dataset tables leave out.
+
+    Rankings and benchmark analytics need every algorithm on every dataset, so they use
+    the algorithms finished on every usable dataset (see ``StudyView.common_algorithms``).
+    """
+    algorithms = view.algorithms()["name"].tolist()
+    left_out = [a for a in algorithms if a not in view.common_algorithms()]
+    if left_out:
+        err.print(f"Note: left out {', '.join(left_out)}: not finished on every dataset "
+                  "(see `metaeval status`).", markup=False)
+    datasets = [d for d in view.dataset_names() if d not in view.usable_datasets()]
+    if datasets:
+        err.print(f"Note: left out {', '.join(datasets)}: fewer than two algorithms "
+                  "finished.", markup=False)

@@ -1,0 +1,111 @@
+"""``metaeval recommend``: which algorithms to try on a new dataset, and how good that is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from metaeval.cli._app import StoreOption, _bad_input, app, err, out
+from metaeval.study import DEFAULT_STORE
+
+
+@app.command("recommend")
+def recommend_command(
+    data_file: Annotated[Path | None, typer.Argument(
+        help="The new dataset (CSV, TSV, Parquet, ARFF or KEEL; class column 'class').",
+        show_default=False)] = None,
+    store: StoreOption = Path(DEFAULT_STORE),
+    measure: Annotated[str, typer.Option(
+        help="Success: accuracy, auc, ... (the ten benchmark metrics) or hardness:<method> "
+        "(1 - mean instance hardness).")] = "accuracy",
+    cost: Annotated[float | None, typer.Option(
+        help="Point cost proportion c in [0, 1] (hardness measures).")] = None,
+    cost_beta: Annotated[str | None, typer.Option(
+        "--cost-beta", help="Beta(A, B) cost distribution as A,B (hardness measures).")] = None,
+    time_weight: Annotated[str, typer.Option(
+        "--time-weight", help="P of A3R: 0 ignores time; e.g. 1/64.")] = "0",
+    strategy: Annotated[str | None, typer.Option(
+        help="average-ranking, knn-metafeatures, cost-landmarking, active-testing, "
+        "single-best or random [default: average-ranking; with --evaluate: all].")] = None,
+    top: Annotated[int | None, typer.Option(help="Show the first K algorithms.")] = None,
+    evaluate: Annotated[bool, typer.Option(
+        "--evaluate", help="Evaluate the strategies leave-one-dataset-out on the store.")
+    ] = False,
+    json_file: Annotated[Path | None, typer.Option(
+        "--json", help="With --evaluate: write the summary and curves as JSON.")] = None,
+) -> None:
+    """Recommend the order in which to try algorithms on a new dataset (or --evaluate)."""
+    from metaeval.recommend import Condition
+
+    with _bad_input():
+        condition = Condition(measure, cost=cost, cost_beta=cost_beta, time_weight=time_weight)
+        if evaluate:
+            if data_file is not None:
+                raise ValueError("give DATA_FILE to get a recommendation, or --evaluate to "
+                                 "evaluate the strategies, not both.")
+            _evaluate(store, condition, strategy, json_file)
+            return
+        if data_file is None:
+            raise ValueError("missing DATA_FILE (the new dataset), or pass --evaluate.")
+        if json_file is not None:
+            raise ValueError("--json goes with --evaluate.")
+        _recommend(data_file, store, condition, strategy or "average-ranking", top)
+
+
+def _recommend(data_file, store, condition, strategy, top):
+    from metaeval.datasets import read_dataset
+    from metaeval.recommend import recommend
+
+    dataset = read_dataset(data_file)
+    rec = recommend(dataset, store, condition, strategy=strategy, top=top)
+    for note in rec.notes:
+        err.print(f"Note: {note}", markup=False)
+    table = Table("rank", "algorithm", "expected success", "expected time (s)",
+                  "cumulative (s)",
+                  title=f"{rec.strategy} for {rec.dataset} ({condition.label})")
+    for row in rec.table.itertuples(index=False):
+        table.add_row(str(row.rank), str(row.algorithm), f"{row.expected_success:.4f}",
+                      f"{row.expected_time:.3g}", f"{row.cumulative_time:.3g}")
+    out.print(table)
+    shown = ", ".join(rec.drivers[:10]) + (", ..." if len(rec.drivers) > 10 else "")
+    out.print(f"Driven by {len(rec.drivers)} past dataset(s): {shown}", markup=False)
+    if rec.overhead:
+        out.print(f"Describing {rec.dataset} took {rec.overhead:.2f} s.", markup=False)
+
+
+def _evaluate(store, condition, strategy, json_file):
+    from metaeval.recommend import evaluate_recommenders
+
+    ev = evaluate_recommenders(store, condition, strategies=None if strategy is None
+                               else [strategy], describe=strategy is not None)
+    for note in ev.notes:
+        err.print(f"Note: {note}", markup=False)
+    lo, hi = ev.time_range
+    table = Table("strategy", "MIL", "loss@1", "loss@3", "loss@5", "closed gap",
+                  title=f"Leave-one-dataset-out over {ev.per_dataset['dataset'].nunique()} "
+                  f"datasets ({condition.label}); MIL over [{lo:g}, {hi:g}] s; "
+                  "95% bootstrap intervals")
+    for row in ev.summary.to_dict(orient="records"):
+        table.add_row(row["strategy"], *(_interval(row, c) for c in (
+            "mil", "loss_at_1", "loss_at_3", "loss_at_5", "closed_gap")))
+    out.print(table)
+    cd = ev.critical_difference
+    if cd is not None:
+        groups = "; ".join(", ".join(g) for g in cd.groups) or "none"
+        out.print(f"Friedman p = {cd.friedman.p_value:.3g}; Nemenyi CD = {cd.cd:.2f}; "
+                  f"not significantly different: {groups}", markup=False)
+    if json_file is not None:
+        json_file.parent.mkdir(parents=True, exist_ok=True)
+        json_file.write_text(json.dumps(ev.to_json(), indent=1) + "\n")
+        out.print(f"JSON written to {json_file}", markup=False)
+
+
+def _interval(row, column):
+    value, low, high = row[column], row[f"{column}_low"], row[f"{column}_high"]
+    if value != value:  # NaN
+        return "-"
+    return f"{value:.4f} [{low:.4f}, {high:.4f}]"

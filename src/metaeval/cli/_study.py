@@ -1,0 +1,184 @@
+"""``metaeval run`` and ``metaeval status``."""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from metaeval.cli._app import StoreOption, _bad_input, _split, app, err, out
+from metaeval.store import Store, StoreLockedError
+from metaeval.study import (
+    DEFAULT_STORE,
+    DEFAULT_TIMEOUT,
+    DaskExecutor,
+    LocalExecutor,
+    Study,
+    failure_kind,
+    run_study,
+)
+
+
+def _ignore_stop_signals() -> None:
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+# ------------------------------------------------------------------------------ run
+@app.command()
+def run(
+    study_file: Annotated[
+        Path | None, typer.Argument(help="A study file (TOML). Options below override it.")
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option(help="Built-in suite: quick (15 datasets) or full (51).")
+    ] = None,
+    datasets: Annotated[
+        str | None, typer.Option(help="Comma-separated dataset names (instead of --suite).")
+    ] = None,
+    algorithms: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated algorithm names (default: the 8 of "
+                     "Melo & Prudêncio 2014)."),
+    ] = None,
+    folds: Annotated[int | None, typer.Option(help="Stratified folds [default: 10].")] = None,
+    repeats: Annotated[
+        int | None, typer.Option(help="Repetitions of the cross-validation [default: 1].")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Study seed [default: 0].")] = None,
+    store: Annotated[
+        Path | None, typer.Option(help=f"Results store [default: {DEFAULT_STORE}].")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option(help="Local worker processes [default: all cores].")
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Run on this Dask scheduler (tcp://host:port).")
+    ] = None,
+    dask_workers: Annotated[
+        int | None, typer.Option(help="Run on a local Dask cluster of this many workers.")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(
+            help=f"Time limit per task in seconds [default: {DEFAULT_TIMEOUT:g}; 0: none]. "
+            "A local worker past it is killed; on Dask it is checked between folds.")
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Also run again the tasks whose estimator "
+                           "raised an error or ran out of time (tasks whose worker process "
+                           "died are always run again).")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a study (or continue it): every algorithm cross-validated on every dataset."""
+    with _bad_input():
+        if suite is not None and datasets is not None:
+            raise ValueError("give either --suite or --datasets, not both.")
+        if jobs is not None and (scheduler is not None or dask_workers is not None):
+            raise ValueError("--jobs is for local processes; it cannot go with --scheduler "
+                             "or --dask-workers.")
+        study = Study.from_toml(study_file) if study_file is not None else Study()
+        changes = {
+            "datasets": suite if suite is not None else _split(datasets),
+            "algorithms": _split(algorithms),
+            "folds": folds, "repeats": repeats, "seed": seed, "timeout": timeout,
+            "store": store,
+        }
+        if scheduler is not None or dask_workers is not None:
+            changes["executor"] = DaskExecutor(scheduler=scheduler, n_workers=dask_workers)
+        elif jobs is not None:
+            changes["executor"] = LocalExecutor(jobs=jobs)
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if changes:
+            study = replace(study, **changes)
+        show = not quiet and err.is_terminal
+        if not quiet:
+            err.print(
+                f"Study: {len(study.datasets)} datasets x {len(study.algorithms)} algorithms x "
+                f"{study.repeats} repeat(s), {study.folds}-fold CV, seed {study.seed}; "
+                f"store {study.store}; {study.executor.describe()}; "
+                + (f"time limit {study.timeout:g} s per task." if study.timeout is not None
+                   else "no time limit."),
+                markup=False,
+            )
+        try:
+            summary = run_study(study, progress=show, retry_failed=retry_failed)
+        except KeyboardInterrupt as exc:
+            _ignore_stop_signals()  # one clean message, whatever comes next
+            signum = getattr(exc, "signum", signal.SIGINT)
+            err.print(f"Interrupted ({signal.Signals(signum).name}). Finished tasks are "
+                      "saved; run the same command again to continue.", markup=False)
+            raise typer.Exit(getattr(exc, "exit_code", 130)) from None
+    out.print(summary.message(), markup=False)
+    raise typer.Exit(summary.exit_code)
+
+
+# ------------------------------------------------------------------------------ status
+@app.command()
+def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
+    """Tasks of a store per status, and the failed ones with their errors."""
+    with _bad_input():
+        st = Store(store)
+        if st.locked():
+            progress = st.progress()
+            if progress is None:
+                raise StoreLockedError(f"The store {store} is in use by another process.")
+            out.print(
+                f"A run is in progress (pid {progress['pid']}, started {progress['started']}, "
+                f"{progress['executor']}): {progress['done']} done, {progress['failed']} "
+                f"failed, {progress['remaining']} remaining of {progress['to_run']} "
+                f"({progress['skipped']} finished earlier). Updated {progress['updated']}.",
+                markup=False,
+            )
+            return
+        counts = st.status_counts()
+        config = st.study_config() or {}
+        tasks = st.tasks()
+    out.print(
+        f"Store {store}: {sum(counts.values())} tasks: {counts['done']} done, "
+        f"{counts['failed']} failed, {counts['pending']} pending.",
+        markup=False,
+    )
+    folds = config.get("folds")
+    if config:
+        out.print(
+            f"Study: {len(config.get('datasets', []))} datasets x "
+            f"{len(config.get('algorithms', []))} algorithms x {config.get('repeats')} "
+            f"repeat(s), {folds}-fold CV, seed {config.get('seed')}.",
+            markup=False,
+        )
+    done = tasks[(tasks["status"] == "done") & tasks["n_folds"].notna()]
+    if folds:
+        used = done[done["n_folds"] < folds].groupby("dataset", sort=False)["n_folds"].min()
+        if len(used):
+            shown = ", ".join(f"{name} {int(k)}" for name, k in used.items())
+            out.print(f"Fewer folds than the {folds} asked, because a class has fewer "
+                      f"instances than that: {shown}.", markup=False)
+    if counts["pending"]:
+        out.print("Pending tasks run when the study is run again.", markup=False)
+    failed = tasks[tasks["status"] == "failed"]
+    if len(failed):
+        kinds = [failure_kind(e) for e in failed["error"]]
+        table = Table("dataset", "algorithm", "repeat", "why", "error", title="Failed tasks")
+        for row, kind in zip(failed.itertuples(index=False), kinds, strict=True):
+            first = (row.error or "").strip().splitlines()
+            table.add_row(row.dataset, row.algorithm, str(row.repeat), _WHY[kind],
+                          first[0] if first else "")
+        out.print(table)
+        lost = kinds.count("lost")
+        if lost:
+            out.print(f"{lost} failed task{'s' if lost != 1 else ''} whose worker process "
+                      "died will run again when the study is run again.", markup=False)
+        if len(kinds) - lost:
+            out.print(f"{len(kinds) - lost} failed task{'s' if len(kinds) - lost != 1 else ''}"
+                      " (error, time limit) stay failed: after fixing the cause, run the study "
+                      f"again with `metaeval run ... --store {store} --retry-failed` "
+                      "(`run_study(..., retry_failed=True)`).", markup=False)
+
+
+_WHY = {"lost": "worker died", "timeout": "time limit", "error": "error"}

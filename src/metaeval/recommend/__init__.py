@@ -1,0 +1,91 @@
+"""Recommend algorithms for a new dataset under an operating condition, and prove it.
+
+The question a user brings is: *here is my dataset, my costs and my patience -- which
+algorithms should I try, in what order?* This room answers it from past results
+(predictive meta-learning), and measures how good the answer is on held-out datasets:
+
+- :class:`Condition`: how a past result is scored -- one of the ten metrics of the
+  algorithm-benchmark web page, or one minus the mean instance hardness under a threshold
+  choice method at a point cost, under a Beta cost distribution or uniform costs
+  (Prudêncio 2019) -- and how much time matters (A3R's P, Abdulrahman & Brazdil 2014).
+- :func:`describe_dataset`: pymfe meta-features and cost-sensitive landmarkers, each
+  group under a time budget, failures recorded; :func:`describe_store` caches them.
+- :class:`KnowledgeBase`: past results under a condition, read one dataset at a time.
+- Strategies (:data:`STRATEGIES`): average ranking, k-NN on meta-features, cost-sensitive
+  landmarking, active testing; baselines single best, random and oracle.
+- :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
+  loss curves against tests and time, mean interval loss, closed gap, bootstrap
+  intervals and Friedman/Nemenyi; :func:`recommend`: the order for a new dataset.
+
+It reads results through the store's query methods only and never imports the study,
+the report or the command line.
+"""
+
+from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
+from metaeval.recommend._curves import loss_at, loss_by_time, loss_curve, mean_interval_loss
+from metaeval.recommend._describe import (
+    LANDMARKERS,
+    PYMFE_GROUPS,
+    Description,
+    describe_dataset,
+    landmark_features,
+)
+from metaeval.recommend._evaluate import (
+    DEFAULT_TIME_RANGE,
+    LOSS_STEPS,
+    HeldOut,
+    RecommenderEvaluation,
+    evaluate_recommenders,
+    sweep_time_weight,
+)
+from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
+from metaeval.recommend._recommend import Recommendation, recommend
+from metaeval.recommend._strategies import (
+    STRATEGIES,
+    ActiveTesting,
+    AverageRanking,
+    CostLandmarking,
+    KnnMetafeatures,
+    Oracle,
+    RandomOrder,
+    Ranking,
+    SingleBest,
+    Strategy,
+    get_strategy,
+)
+
+__all__ = [
+    "Condition",
+    "SUCCESS_FLOOR",
+    "Description",
+    "describe_dataset",
+    "landmark_features",
+    "describe_store",
+    "LANDMARKERS",
+    "PYMFE_GROUPS",
+    "KnowledgeBase",
+    "Query",
+    "Strategy",
+    "Ranking",
+    "STRATEGIES",
+    "get_strategy",
+    "AverageRanking",
+    "KnnMetafeatures",
+    "CostLandmarking",
+    "ActiveTesting",
+    "SingleBest",
+    "RandomOrder",
+    "Oracle",
+    "HeldOut",
+    "RecommenderEvaluation",
+    "evaluate_recommenders",
+    "sweep_time_weight",
+    "DEFAULT_TIME_RANGE",
+    "LOSS_STEPS",
+    "loss_curve",
+    "mean_interval_loss",
+    "loss_at",
+    "loss_by_time",
+    "Recommendation",
+    "recommend",
+]

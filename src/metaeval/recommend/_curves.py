@@ -1,0 +1,132 @@
+r"""Loss curves of a test order and their summaries (pure functions).
+
+Testing algorithms one after another on a dataset, the loss after ``k`` tests is the
+success of the best algorithm of the pool minus the success of the best one tested so
+far (Leite, Brazdil & Vanschoren 2012; Abdulrahman, Brazdil, van Rijn & Vanschoren
+2018). Against time, test ``k`` completes at the elapsed time
+
+.. math:: e_k = o + \sum_{i \le k} T_{a_i},
+
+``o`` being the time spent describing the dataset first (meta-features, landmarkers).
+Before the first test completes the loss is :math:`L_0`, the loss of the worst
+algorithm of the pool (nothing better is in hand yet).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def loss_curve(success, times, order, *, overhead=0.0):
+    """Loss and elapsed time after each test of ``order``.
+
+    Parameters
+    ----------
+    success : array-like of shape (n_algorithms,)
+        True success of every algorithm on the dataset (higher is better).
+    times : array-like of shape (n_algorithms,)
+        Time each test takes (seconds).
+    order : array-like of int, shape (n_tests,) or (n_orders, n_tests)
+        Indices of the algorithms, in the order tested (several orders as rows).
+    overhead : float, default=0.0
+        Seconds spent before the first test.
+
+    Returns
+    -------
+    loss : ndarray, shape of ``order``
+        ``max(success) - max(success[order[:k]])`` after test ``k``.
+    elapsed : ndarray, shape of ``order``
+        Time at which test ``k`` completes.
+
+    Examples
+    --------
+    >>> loss, elapsed = loss_curve([0.9, 0.7, 0.8], [10.0, 1.0, 2.0], [1, 2, 0], overhead=1.0)
+    >>> loss.round(2).tolist(), elapsed.tolist()
+    ([0.2, 0.1, 0.0], [2.0, 4.0, 14.0])
+    """
+    success = np.asarray(success, dtype=np.float64)
+    times = np.asarray(times, dtype=np.float64)
+    order = np.asarray(order, dtype=np.int64)
+    best = np.maximum.accumulate(success[order], axis=-1)
+    elapsed = float(overhead) + np.cumsum(times[order], axis=-1)
+    return success.max() - best, elapsed
+
+
+def mean_interval_loss(loss, elapsed, loss0, time_range):
+    r"""Mean loss over a log-time interval (MIL, Abdulrahman et al. 2018).
+
+    .. math::
+
+        MIL = \frac{1}{\ln t_{hi} - \ln t_{lo}} \int_{t_{lo}}^{t_{hi}} L(t)\, d\ln t,
+
+    where :math:`L(t)` is the step function equal to :math:`L_0` before the first test
+    completes and to the loss after test ``k`` from :math:`e_k` on.
+
+    Parameters
+    ----------
+    loss, elapsed : array-like of shape (n_tests,) or (n_orders, n_tests)
+        From :func:`loss_curve`.
+    loss0 : float
+        The loss before any test completes.
+    time_range : (float, float)
+        :math:`(t_{lo}, t_{hi})`, seconds, ``0 < t_lo < t_hi``.
+
+    Returns
+    -------
+    mil : float or ndarray of shape (n_orders,)
+
+    Examples
+    --------
+    Loss 1 until 10 s, then 0; over [1, 100] s half of the log interval has loss 1:
+
+    >>> float(mean_interval_loss([0.0], [10.0], 1.0, (1.0, 100.0)))
+    0.5
+    """
+    lo, hi = _check_range(time_range)
+    loss = np.asarray(loss, dtype=np.float64)
+    elapsed = np.asarray(elapsed, dtype=np.float64)
+    lead = loss.shape[:-1]
+    steps = np.concatenate([np.full(lead + (1,), float(loss0)), loss], axis=-1)
+    starts = np.concatenate([np.zeros(lead + (1,)), elapsed], axis=-1)
+    ends = np.concatenate([elapsed, np.full(lead + (1,), np.inf)], axis=-1)
+    a = np.log(np.clip(starts, lo, hi))
+    b = np.log(np.clip(ends, lo, hi))
+    return np.sum(steps * np.maximum(b - a, 0.0), axis=-1) / np.log(hi / lo)
+
+
+def loss_at(loss, k):
+    """Loss after ``k`` tests (the last loss when fewer tests were made).
+
+    Examples
+    --------
+    >>> loss_at([0.3, 0.1, 0.0], 5)
+    0.0
+    """
+    loss = np.asarray(loss, dtype=np.float64)
+    out = loss[..., min(int(k), loss.shape[-1]) - 1]
+    return float(out) if out.ndim == 0 else out
+
+
+def loss_by_time(loss, elapsed, loss0, t):
+    """Loss at time ``t``: the loss of the last test completed by then (else ``loss0``).
+
+    Examples
+    --------
+    >>> float(loss_by_time([0.3, 0.0], [2.0, 5.0], 1.0, 4.0))
+    0.3
+    """
+    loss = np.asarray(loss, dtype=np.float64)
+    elapsed = np.asarray(elapsed, dtype=np.float64)
+    done = (elapsed <= t).sum(axis=-1)
+    padded = np.concatenate([np.full(loss.shape[:-1] + (1,), float(loss0)), loss], axis=-1)
+    return np.take_along_axis(padded, np.asarray(done)[..., None], axis=-1)[..., 0]
+
+
+def _check_range(time_range):
+    try:
+        lo, hi = (float(v) for v in time_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"time_range must be two numbers (lo, hi), got {time_range!r}.") from None
+    if not (0 < lo < hi < np.inf):
+        raise ValueError(f"time_range must satisfy 0 < lo < hi < inf, got {time_range!r}.")
+    return lo, hi

@@ -1,0 +1,383 @@
+"""The knowledge base: past results under one condition, plus what describes each dataset.
+
+A :class:`KnowledgeBase` holds dense ``(n_datasets, n_algorithms)`` matrices of success
+(under a :class:`Condition`) and running time, each dataset's family (datasets cut from
+the same base data are held out together) and, when cached in the store, its pymfe
+meta-features and cost-sensitive landmark features. It is read from a store one dataset
+at a time (:meth:`KnowledgeBase.from_store`), or built from arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import metadata
+
+import numpy as np
+import pandas as pd
+
+from metaeval.datasets import Dataset, list_datasets, load_dataset
+from metaeval.recommend._condition import Condition
+from metaeval.recommend._describe import Description, describe_dataset, landmark_features
+from metaeval.store import Store
+
+
+@dataclass(frozen=True, eq=False)
+class Query:
+    """What a strategy may know about the dataset it recommends for, before any test.
+
+    Attributes
+    ----------
+    name : str
+    n_instances : int
+    metafeatures : Series or None
+        pymfe meta-features (``"<group>.<feature>"``), when described.
+    landmarks : Series or None
+        Cost-sensitive landmark features under the condition, when described.
+    metafeature_time, landmark_time : float
+        Seconds the two descriptions took (they count in every time curve).
+    """
+
+    name: str
+    n_instances: int
+    metafeatures: pd.Series | None = None
+    landmarks: pd.Series | None = None
+    metafeature_time: float = 0.0
+    landmark_time: float = 0.0
+
+    @classmethod
+    def from_description(cls, description: Description, condition: Condition,
+                         n_instances: int, *, clock="wall") -> Query:
+        """The query for a freshly described dataset (times on ``clock``)."""
+        land = None
+        if description.landmark_scores.shape[1]:
+            land = landmark_features(description.landmark_y, description.landmark_scores,
+                                     condition)
+        return cls(description.dataset, int(n_instances), description.metafeature_vector(),
+                   land, description.seconds("pymfe", clock),
+                   description.seconds("landmarker", clock))
+
+
+@dataclass(frozen=True, eq=False)
+class KnowledgeBase:
+    """Past results of a pool of algorithms on many datasets, under one condition.
+
+    Parameters
+    ----------
+    datasets : sequence of str, length D
+    algorithms : sequence of str, length A
+    success : array-like of shape (D, A)
+        Success under ``condition`` (higher is better), complete.
+    times : array-like of shape (D, A)
+        Running time in seconds (> 0).
+    families : sequence of str, length D, optional
+        Group of each dataset (held out together); default each its own.
+    n_instances : array-like of shape (D,), optional
+    metafeatures : DataFrame of shape (D, F), optional
+        Indexed by dataset; NaN where a feature could not be computed.
+    metafeature_time : array-like of shape (D,), optional
+    landmarks : DataFrame of shape (D, L), optional
+    landmark_time : array-like of shape (D,), optional
+    condition : Condition, optional
+        The condition ``success`` was computed under.
+    notes : tuple of str
+        What was imputed or left out while reading.
+
+    Examples
+    --------
+    >>> kb = KnowledgeBase(["d1", "d2", "d3"], ["A", "B"],
+    ...                    success=[[0.9, 0.8], [0.7, 0.8], [0.6, 0.5]],
+    ...                    times=[[1.0, 2.0], [1.0, 2.0], [3.0, 1.0]])
+    >>> kb.subset([True, False, True]).datasets
+    ('d1', 'd3')
+    """
+
+    datasets: tuple
+    algorithms: tuple
+    success: np.ndarray
+    times: np.ndarray
+    families: tuple = None
+    n_instances: np.ndarray = None
+    metafeatures: pd.DataFrame | None = None
+    metafeature_time: np.ndarray | None = None
+    landmarks: pd.DataFrame | None = None
+    landmark_time: np.ndarray | None = None
+    condition: Condition | None = None
+    notes: tuple = field(default=())
+
+    def __post_init__(self):
+        datasets = tuple(str(d) for d in self.datasets)
+        algorithms = tuple(str(a) for a in self.algorithms)
+        if len(set(datasets)) != len(datasets) or len(set(algorithms)) != len(algorithms):
+            raise ValueError("datasets and algorithms must be unique names.")
+        shape = (len(datasets), len(algorithms))
+        success = np.asarray(self.success, dtype=np.float64)
+        times = np.asarray(self.times, dtype=np.float64)
+        for name, arr in (("success", success), ("times", times)):
+            if arr.shape != shape:
+                raise ValueError(f"{name} must have shape {shape} (datasets, algorithms), "
+                                 f"got {arr.shape}.")
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name} must be finite everywhere (impute failed cells).")
+        if np.any(times <= 0):
+            raise ValueError("times must be positive (A3R compares time ratios).")
+        families = datasets if self.families is None else tuple(
+            str(f) if f is not None and f == f and str(f) else d
+            for f, d in zip(self.families, datasets, strict=True))
+        n = (np.zeros(shape[0], dtype=np.int64) if self.n_instances is None
+             else np.asarray(self.n_instances, dtype=np.int64))
+        set_ = object.__setattr__
+        set_(self, "datasets", datasets)
+        set_(self, "algorithms", algorithms)
+        set_(self, "success", success)
+        set_(self, "times", times)
+        set_(self, "families", families)
+        set_(self, "n_instances", n)
+        for frame, clock in (("metafeatures", "metafeature_time"), ("landmarks", "landmark_time")):
+            value = getattr(self, frame)
+            if value is None:
+                continue
+            value = value.reindex(list(datasets)).astype(np.float64)
+            set_(self, frame, value)
+            seconds = getattr(self, clock)
+            set_(self, clock, np.zeros(shape[0]) if seconds is None
+                 else np.asarray(seconds, dtype=np.float64))
+        set_(self, "notes", tuple(self.notes))
+
+    def __repr__(self) -> str:
+        return (f"KnowledgeBase({len(self.datasets)} datasets x {len(self.algorithms)} "
+                f"algorithms, {len(set(self.families))} families, metafeatures="
+                f"{self.metafeatures is not None}, landmarks={self.landmarks is not None})")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.success.shape
+
+    def subset(self, mask) -> KnowledgeBase:
+        """The knowledge base restricted to the datasets where ``mask`` is True."""
+        mask = np.asarray(mask, dtype=bool)
+        keep = [d for d, m in zip(self.datasets, mask, strict=True) if m]
+
+        def rows(frame):
+            return None if frame is None else frame.loc[keep]
+
+        def vec(v):
+            return None if v is None else v[mask]
+
+        return KnowledgeBase(
+            keep, self.algorithms, self.success[mask], self.times[mask],
+            [f for f, m in zip(self.families, mask, strict=True) if m], self.n_instances[mask],
+            rows(self.metafeatures), vec(self.metafeature_time), rows(self.landmarks),
+            vec(self.landmark_time), self.condition, self.notes,
+        )
+
+    def query(self, i: int) -> Query:
+        """What a strategy may know about dataset ``i`` before testing anything on it."""
+        name = self.datasets[i]
+        return Query(
+            name, int(self.n_instances[i]),
+            None if self.metafeatures is None else self.metafeatures.loc[name],
+            None if self.landmarks is None else self.landmarks.loc[name],
+            0.0 if self.metafeature_time is None else float(self.metafeature_time[i]),
+            0.0 if self.landmark_time is None else float(self.landmark_time[i]),
+        )
+
+    def long(self, values=None, name="value") -> pd.DataFrame:
+        """A ``[dataset, algorithm, name]`` long frame (for :mod:`metaeval.ranking`)."""
+        values = self.success if values is None else np.asarray(values)
+        d, a = values.shape
+        return pd.DataFrame({
+            "dataset": np.repeat(np.array(self.datasets, dtype=object), a),
+            "algorithm": np.tile(np.array(self.algorithms, dtype=object), d),
+            name: values.reshape(-1),
+        })
+
+    # ------------------------------------------------------------------ from a store
+    @classmethod
+    def from_store(cls, store, condition: Condition, *, clock="wall") -> KnowledgeBase:
+        """Read a store one dataset at a time and score it under ``condition``.
+
+        Success comes from the out-of-fold scores of repeat 0; time is the task's
+        ``wall`` (or ``cpu``) seconds, and so are the description times. An algorithm
+        that failed on a dataset gets that dataset's worst success and its recorded time
+        (else the algorithm's median time), and a note says so. Meta-features and
+        landmark features are included when every dataset has them cached (see
+        :func:`describe_store`).
+
+        Raises
+        ------
+        ValueError
+            When the store holds fewer than 3 datasets with results, or fewer than 2
+            algorithms.
+        """
+        if not isinstance(condition, Condition):
+            raise ValueError(f"condition must be a Condition, got {condition!r}.")
+        if clock not in ("wall", "cpu"):
+            raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}.")
+        store = Store(store)
+        info = store.datasets()
+        algorithms = store.algorithms()["name"].tolist()
+        tasks = store.tasks()
+        tasks = tasks[tasks["repeat"] == 0]
+        done = tasks[tasks["status"] == "done"]
+        names = [n for n in info["name"] if n in set(done["dataset"])]
+        if len(names) < 3:
+            raise ValueError(
+                f"The store {store.path} has results on {len(names)} dataset(s); "
+                "leave-one-dataset-out recommendation needs at least 3."
+            )
+        col = {a: j for j, a in enumerate(algorithms)}
+        success = np.full((len(names), len(algorithms)), np.nan)
+        for i, name in enumerate(names):
+            y, S, algos = store.scores(name)
+            success[i, [col[a] for a in algos]] = condition.success(y, S)
+        times = np.full_like(success, np.nan)
+        row = {n: i for i, n in enumerate(names)}
+        t = tasks[tasks["dataset"].isin(row)]
+        times[t["dataset"].map(row).to_numpy(), t["algorithm"].map(col).to_numpy()] = (
+            t[clock].to_numpy(dtype=np.float64))
+        keep = ~np.all(np.isnan(success), axis=0)
+        notes = []
+        if not keep.all():
+            dropped = [a for a, k in zip(algorithms, keep, strict=True) if not k]
+            notes.append(f"left out {', '.join(dropped)}: no results")
+        algorithms = [a for a, k in zip(algorithms, keep, strict=True) if k]
+        success, times = success[:, keep], times[:, keep]
+        if len(algorithms) < 2:
+            raise ValueError(f"The store {store.path} has results for fewer than 2 algorithms.")
+        failed = np.isnan(success)
+        if failed.any():
+            notes.append(f"{int(failed.sum())} failed (dataset, algorithm) cell(s) scored as "
+                         "the dataset's worst algorithm")
+            success = np.where(failed, np.nanmin(success, axis=1, keepdims=True), success)
+        bad = ~(times > 0)
+        if bad.any():
+            median = np.nanmedian(np.where(times > 0, times, np.nan), axis=0)
+            times = np.where(bad, np.broadcast_to(median, times.shape), times)
+            times = np.where(times > 0, times, 1e-3)
+        info = info.set_index("name").loc[names]
+        mf, mf_time, land, land_time = _cached_descriptions(store, names, condition, notes,
+                                                            clock)
+        return cls(names, algorithms, success, times, info["family"].tolist(),
+                   info["n_instances"].to_numpy(), mf, mf_time, land, land_time, condition,
+                   tuple(notes))
+
+
+def _cached_descriptions(store, names, condition, notes, clock):
+    groups = store.metafeature_groups()
+    described = set(groups["dataset"])
+    missing = [n for n in names if n not in described]
+    if missing:
+        if len(missing) < len(names):
+            notes.append(f"no meta-features: {len(missing)} dataset(s) not described "
+                         f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''})")
+        return None, None, None, None
+    groups = groups.set_index("dataset")
+    seconds = groups.groupby(["dataset", "kind"])[clock].sum().unstack(fill_value=0.0)
+    seconds = seconds.reindex(names).fillna(0.0)
+    features = store.metafeatures()
+    mf = None
+    if len(features):
+        mf = features.assign(name=features["group"] + "." + features["feature"]).pivot(
+            index="dataset", columns="name", values="value").reindex(names)
+    land_rows = {}
+    for name in names:
+        long = store.landmark_scores(name)
+        if not len(long):
+            continue
+        wide = long.pivot(index="row", columns="landmarker", values="score")
+        y = long.drop_duplicates("row").set_index("row")["y"].reindex(wide.index).to_numpy()
+        land_rows[name] = landmark_features(y, wide, condition)
+    land = pd.DataFrame(land_rows).T.reindex(names) if len(land_rows) == len(names) else None
+    if land is None and land_rows:
+        notes.append("no landmark features: some datasets have no landmarker scores")
+    get = seconds.get
+    mf_time = get("pymfe", pd.Series(0.0, index=names)).to_numpy(dtype=np.float64)
+    land_time = get("landmarker", pd.Series(0.0, index=names)).to_numpy(dtype=np.float64)
+    return mf, mf_time, land, land_time
+
+
+def describe_store(store, *, datasets=None, loader=None, progress=None, **describe):
+    """Describe (pymfe meta-features and landmarkers) the store's datasets and cache it.
+
+    Datasets already described are skipped. A built-in dataset is loaded by name (and
+    its SHA-256 checked against the store's); any other one needs ``loader``.
+
+    Parameters
+    ----------
+    store : Store or path
+        Opened for writing while the results are recorded.
+    datasets : sequence of str, optional
+        Default: every dataset of the store.
+    loader : callable, optional
+        ``loader(name) -> Dataset`` for datasets that are not built in.
+    progress : callable, optional
+        Called as ``progress(name, description)`` after each dataset.
+    **describe
+        Passed to :func:`describe_dataset` (``groups``, ``time_budget``, ``max_rows``,
+        ``landmark_folds``, ``seed``).
+
+    Returns
+    -------
+    groups : DataFrame
+        The cached group rows of the datasets described now (see
+        :meth:`Store.metafeature_groups`).
+
+    Raises
+    ------
+    ValueError
+        When a dataset cannot be loaded (not built in and no ``loader``, or its content
+        differs from what the store recorded).
+    """
+    store = Store(store)
+    info = store.datasets().set_index("name")
+    names = list(info.index) if datasets is None else list(datasets)
+    unknown = [n for n in names if n not in info.index]
+    if unknown:
+        raise ValueError(f"datasets not in the store: {', '.join(unknown)}.")
+    done = set(store.metafeature_groups()["dataset"])
+    todo = [n for n in names if n not in done]
+    builtin = set(list_datasets("full"))
+    settings = {
+        "pymfe": metadata.version("pymfe"),
+        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in describe.items()
+           if k != "landmarkers"},
+    }
+    described = []
+    for name in todo:
+        dataset = _load(name, info.loc[name], builtin, loader)
+        description = describe_dataset(dataset, **describe)
+        landmarks = description.landmark_scores.melt(
+            ignore_index=False, var_name="landmarker", value_name="score").reset_index(
+            names="row")
+        landmarks["y"] = description.landmark_y[landmarks["row"].to_numpy()]
+        with store.writing():
+            store.record_description(name, groups=description.groups,
+                                     features=description.features,
+                                     landmarks=landmarks, settings=settings)
+        described.append(name)
+        if progress is not None:
+            progress(name, description)
+    groups = store.metafeature_groups()
+    return groups[groups["dataset"].isin(described)].reset_index(drop=True)
+
+
+def _load(name, info, builtin, loader) -> Dataset:
+    if loader is not None:
+        dataset = loader(name)
+        if not isinstance(dataset, Dataset):
+            raise ValueError(f"loader({name!r}) must return a Dataset.")
+        return dataset
+    if name not in builtin:
+        raise ValueError(
+            f"dataset {name!r} is not built in; describe it with a loader "
+            "(describe_store(..., loader=...)) that reads the file the study used."
+        )
+    dataset = load_dataset(name)
+    recorded = info.get("sha256")
+    if isinstance(recorded, str) and recorded and recorded != dataset.sha256:
+        raise ValueError(
+            f"the built-in dataset {name!r} differs from the one the store recorded "
+            f"(SHA-256 {recorded[:12]}... vs {dataset.sha256[:12]}...)."
+        )
+    return dataset
+

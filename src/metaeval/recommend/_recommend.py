@@ -1,0 +1,159 @@
+"""Recommend an order of algorithms for a new dataset, under an operating condition."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metaeval.datasets import Dataset
+from metaeval.recommend._condition import Condition
+from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
+from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
+from metaeval.recommend._strategies import get_strategy
+
+
+@dataclass(frozen=True, eq=False)
+class Recommendation:
+    """The recommended order of algorithms for one dataset.
+
+    Attributes
+    ----------
+    dataset : str
+    strategy : str
+    condition : Condition
+    table : DataFrame
+        ``rank, algorithm, expected_success, expected_time, cumulative_time, score``
+        (and ``within_budget`` under a time budget), first to try first. Expected
+        success is the mean over the driving datasets; expected time their geometric
+        mean, scaled linearly by the number of instances.
+    drivers : tuple of str
+        The past datasets the order was built from.
+    overhead : float
+        Seconds spent describing the dataset.
+    notes : tuple of str
+    """
+
+    dataset: str
+    strategy: str
+    condition: Condition
+    table: pd.DataFrame
+    drivers: tuple
+    overhead: float
+    notes: tuple = field(default=())
+
+
+def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=5, top=None,
+              describe_groups=None, time_budget=60.0) -> Recommendation:
+    """Which algorithms to try on a new dataset, in what order, under a condition.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The new dataset (e.g. from :func:`metaeval.datasets.read_dataset`).
+    source : KnowledgeBase, Store or path
+        Past results. A store is read under ``condition``; when the strategy needs
+        meta-features or landmarks and the store has none cached, its datasets are
+        described first and the cache written into the store.
+    condition : Condition, optional
+        Default accuracy with P = 0.
+    strategy : str, default="average-ranking"
+        Any strategy but ``oracle``; ``active-testing`` without test results gives its
+        first pick and then the candidates by their expected gain over it; ``random``
+        a seeded random order.
+    k : int, default=5
+        Neighbours of the nearest-neighbour strategies.
+    top : int, optional
+        Keep the first ``top`` algorithms.
+    describe_groups : sequence of str, optional
+        pymfe groups for ``knn-metafeatures``; default the groups cached in the store
+        (:data:`PYMFE_GROUPS` when it has none yet).
+    time_budget : float, default=60.0
+        Seconds each pymfe group may take.
+
+    Returns
+    -------
+    Recommendation
+
+    Raises
+    ------
+    ValueError
+        An unknown strategy, the oracle, a store with fewer than 3 datasets, a dataset
+        that is not a Dataset, a bad ``top``.
+
+    Examples
+    --------
+    >>> from metaeval.datasets import load_dataset
+    >>> kb = KnowledgeBase(["d1", "d2", "d3"], ["A", "B"],
+    ...                    success=[[0.9, 0.8], [0.9, 0.7], [0.6, 0.8]],
+    ...                    times=[[1.0, 2.0]] * 3)
+    >>> rec = recommend(load_dataset("labor"), kb)
+    >>> rec.table["algorithm"].tolist(), rec.table["expected_success"].round(3).tolist()
+    (['A', 'B'], [0.8, 0.767])
+    """
+    if not isinstance(dataset, Dataset):
+        raise ValueError(f"dataset must be a metaeval Dataset, got {type(dataset).__name__}.")
+    condition = Condition() if condition is None else condition
+    if not isinstance(condition, Condition):
+        raise ValueError(f"condition must be a Condition, got {condition!r}.")
+    params = {"k": k} if strategy in ("knn-metafeatures", "cost-landmarking") else {}
+    chosen = get_strategy(strategy, **params)
+    if chosen.needs_truth:
+        raise ValueError("the oracle needs the new dataset's true results; choose another "
+                         "strategy to get a recommendation.")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
+                            or top < 1):
+        raise ValueError(f"top must be a positive integer, got {top!r}.")
+    notes = []
+    if isinstance(source, KnowledgeBase):
+        kb = source
+    else:
+        kb = KnowledgeBase.from_store(source, condition)
+        if chosen.uses is not None and getattr(kb, chosen.uses) is None:
+            described = describe_store(source, groups=describe_groups or PYMFE_GROUPS,
+                                       time_budget=time_budget)
+            notes.append(f"described {described['dataset'].nunique()} dataset(s) of the store "
+                         "and cached their meta-features")
+            kb = KnowledgeBase.from_store(source, condition)
+    query = Query(dataset.name, dataset.n_instances)
+    if describe_groups is None:
+        cached = [] if kb.metafeatures is None else kb.metafeatures.columns
+        describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
+    if chosen.uses is not None:
+        description = describe_dataset(
+            dataset,
+            groups=describe_groups if chosen.uses == "metafeatures" else (),
+            landmarkers=() if chosen.uses == "metafeatures" else LANDMARKERS,
+            time_budget=time_budget,
+        )
+        query = Query.from_description(description, condition, dataset.n_instances)
+        failed = description.groups[description.groups["status"] != "ok"]
+        for row in failed.itertuples(index=False):
+            notes.append(f"{row.kind} {row.group}: {row.status} ({row.error})")
+    ranking = chosen.rank(kb, query, condition)
+    table = _table(kb, ranking, dataset.n_instances, condition)
+    if top is not None:
+        table = table.head(int(top))
+    return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
+                          chosen.overhead(query), tuple(kb.notes) + tuple(notes))
+
+
+def _table(kb, ranking, n_new, condition):
+    rows = [kb.datasets.index(d) for d in ranking.drivers] or list(range(len(kb.datasets)))
+    success = kb.success[rows][:, ranking.order]
+    times = kb.times[rows][:, ranking.order]
+    n_past = kb.n_instances[rows].astype(np.float64)
+    scale = np.where(n_past > 0, n_new / np.where(n_past > 0, n_past, 1.0), 1.0)
+    expected_time = np.exp(np.mean(np.log(times * scale[:, None]), axis=0))
+    table = pd.DataFrame({
+        "rank": np.arange(1, ranking.order.size + 1),
+        "algorithm": [kb.algorithms[j] for j in ranking.order],
+        "expected_success": success.mean(axis=0),
+        "expected_time": expected_time,
+        "cumulative_time": np.cumsum(expected_time),
+        "score": ranking.score,
+    })
+    if condition.time_budget is not None:
+        table["within_budget"] = table["cumulative_time"] <= condition.time_budget
+    return table

@@ -1,0 +1,395 @@
+"""Recommendation strategies: the order in which to try algorithms on a new dataset.
+
+Every strategy sees only the training part of a :class:`KnowledgeBase` (past datasets),
+the :class:`Query` (what describes the new dataset before any test) and the operating
+:class:`Condition`. Static strategies return a whole order at once (:meth:`rank`);
+active testing (``interactive``) asks for one test result at a time (:meth:`run`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from metaeval.ranking import a3r, average_ranks
+from metaeval.recommend._condition import SUCCESS_FLOOR
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A strategy's order of algorithms.
+
+    Attributes
+    ----------
+    order : ndarray of int
+        Indices into the knowledge base's algorithms, first to test first.
+    score : ndarray of float
+        The strategy's score of each algorithm in ``order`` (its meaning depends on the
+        strategy: an average rank, an A3R value, a mean success, ...).
+    drivers : tuple of str
+        The past datasets the order was built from.
+    """
+
+    order: np.ndarray
+    score: np.ndarray
+    drivers: tuple
+
+
+class Strategy:
+    """Base class: a named recommendation strategy.
+
+    Attributes
+    ----------
+    name : str
+        Its name (``"average-ranking"``, ...).
+    uses : {None, "metafeatures", "landmarks"}
+        What it needs to know about the new dataset; the time spent computing it counts
+        in every time curve.
+    interactive : bool
+        Whether it needs test results as it goes (:meth:`run`).
+    needs_truth : bool
+        Only the oracle: it is given every result of the new dataset.
+    """
+
+    name: ClassVar[str] = ""
+    uses: ClassVar[str | None] = None
+    interactive: ClassVar[bool] = False
+    needs_truth: ClassVar[bool] = False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def overhead(self, query) -> float:
+        """Seconds spent describing the new dataset before the first test."""
+        if self.uses == "metafeatures":
+            return float(query.metafeature_time)
+        if self.uses == "landmarks":
+            return float(query.landmark_time)
+        return 0.0
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:  # pragma: no cover
+        """The order to test the algorithms in, from the training datasets only."""
+        raise NotImplementedError
+
+    def run(self, train, query, condition, test) -> None:
+        """Test algorithms one at a time through ``test(j) -> (success, time)``.
+
+        The default tests the whole of :meth:`rank`'s order.
+        """
+        for j in self.rank(train, query, condition).order:
+            test(int(j))
+
+
+def _a3r_order(train, condition):
+    """Average ranking of the per-dataset A3R values (Abdulrahman et al. 2018)."""
+    values = condition.a3r_values(train.success, train.times)
+    frame = average_ranks(train.long(values))
+    index = {a: j for j, a in enumerate(train.algorithms)}
+    return (np.array([index[a] for a in frame["algorithm"]], dtype=np.int64),
+            frame["score"].to_numpy(dtype=np.float64))
+
+
+class AverageRanking(Strategy):
+    """One order for every new dataset: mean rank of A3R over the training datasets.
+
+    On each training dataset the algorithms are ranked by A3R under the condition
+    (success over time to the power P, Abdulrahman & Brazdil 2014, eq. 2); the order is
+    the mean rank, best first (:func:`metaeval.ranking.average_ranks`).
+
+    References
+    ----------
+    S. M. Abdulrahman, P. Brazdil, J. N. van Rijn and J. Vanschoren, "Speeding up
+    algorithm selection using average ranking and active testing by introducing
+    runtime", Machine Learning 107:79-108 (2018).
+
+    Examples
+    --------
+    >>> from metaeval.recommend import Condition, KnowledgeBase, Query
+    >>> kb = KnowledgeBase(["d1", "d2"], ["A", "B"], [[.9, .8], [.9, .8]], [[100, 1]] * 2)
+    >>> [kb.algorithms[j] for j in AverageRanking().rank(kb, Query("new", 10),
+    ...                                                  Condition(time_weight=1)).order]
+    ['B', 'A']
+    """
+
+    name = "average-ranking"
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        order, score = _a3r_order(train, condition)
+        return Ranking(order, score, train.datasets)
+
+
+class _Neighbours(Strategy):
+    """The k training datasets nearest to the new one, then their A3R ranking."""
+
+    k: int = 5
+
+    def __init__(self, k=5):
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        self.k = int(k)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(k={self.k})"
+
+    def _features(self, train, query):
+        raise NotImplementedError  # pragma: no cover
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        table, point = self._features(train, query)
+        nearest = np.argsort(_distances(table, point), kind="stable")[: self.k]
+        sub = train.subset(np.isin(np.arange(len(train.datasets)), nearest))
+        success = sub.long(np.maximum(sub.success, SUCCESS_FLOOR))
+        times = sub.long(sub.times, "time")
+        frame = a3r(success, times, p=condition.time_weight)
+        index = {a: j for j, a in enumerate(train.algorithms)}
+        order = np.array([index[a] for a in frame["algorithm"]], dtype=np.int64)
+        drivers = tuple(train.datasets[i] for i in nearest)
+        return Ranking(order, frame["score"].to_numpy(dtype=np.float64), drivers)
+
+
+def _distances(table, point):
+    r"""Range-normalised L1 distance of each row of ``table`` to ``point``.
+
+    .. math:: dist(d_i, d) = \operatorname{mean}_x \frac{|x_{d_i} - x_d|}{\max_x - \min_x}
+
+    over the features known for both (Brazdil, Soares & da Costa 2003, with the sum
+    replaced by a mean so that missing features do not shrink distances); features
+    constant over the training datasets are left out.
+    """
+    X = table.to_numpy(dtype=np.float64)
+    p = point.reindex(table.columns).to_numpy(dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns and rows
+        span = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
+        usable = np.isfinite(span) & (span > 0) & np.isfinite(p)
+        if not usable.any():
+            return np.zeros(X.shape[0])
+        diff = np.abs(X[:, usable] - p[usable]) / span[usable]
+        dist = np.nanmean(diff, axis=1)
+    return np.where(np.isnan(dist), np.inf, dist)
+
+
+class KnnMetafeatures(_Neighbours):
+    """The k most similar training datasets by normalised pymfe meta-features.
+
+    Their results are aggregated by A3R (:func:`metaeval.ranking.a3r`, the geometric mean
+    over the k datasets of the pairwise ratios, then the mean over rivals).
+
+    Parameters
+    ----------
+    k : int, default=5
+
+    References
+    ----------
+    P. B. Brazdil, C. Soares and J. P. da Costa, "Ranking learning algorithms: using IBL
+    and meta-learning on accuracy and time results", Machine Learning 50(3):251-277
+    (2003); Abdulrahman & Brazdil (2014), eq. 2; pymfe: Alcobaça et al., JMLR 21 (2020).
+    """
+
+    name = "knn-metafeatures"
+    uses = "metafeatures"
+
+    def _features(self, train, query):
+        if train.metafeatures is None or query.metafeatures is None:
+            raise ValueError(f"{self.name} needs meta-features of every dataset "
+                             "(describe the store first).")
+        return train.metafeatures, query.metafeatures
+
+
+class CostLandmarking(_Neighbours):
+    """The k most similar training datasets by their landmarkers' cost-sensitive success.
+
+    Cheap landmarkers (naive Bayes, a decision stump, 1-NN, logistic regression) are
+    cross-validated with a few folds; their success under the condition -- for a
+    hardness measure, one minus their mean instance hardness, and the mean hardness of
+    each class -- describes the dataset. Their runtime counts in every time curve.
+
+    Parameters
+    ----------
+    k : int, default=5
+
+    References
+    ----------
+    B. Pfahringer, H. Bensusan and C. Giraud-Carrier, "Meta-learning by landmarking
+    various learning algorithms", ICML 2000; Melo & Prudêncio (2014), cost-sensitive
+    measures of algorithm similarity for meta-learning; Prudêncio (2019), instance
+    hardness under threshold choice methods.
+    """
+
+    name = "cost-landmarking"
+    uses = "landmarks"
+
+    def _features(self, train, query):
+        if train.landmarks is None or query.landmarks is None:
+            raise ValueError(f"{self.name} needs landmark features of every dataset "
+                             "(describe the store first).")
+        return train.landmarks, query.landmarks
+
+
+class ActiveTesting(Strategy):
+    r"""Test one algorithm at a time: next, the one most likely to beat the current best.
+
+    Start with the top of the A3R average ranking. Then, with :math:`a_{best}` the best
+    algorithm tested so far (by A3R on the new dataset), test the candidate maximising
+
+    .. math::
+
+        \Delta P(a_k, a_{best}) = \sum_{d} w_d \,
+            \max\!\left(0, A3R^{d}_{a_k a_{best}} - 1\right),
+
+    the expected A3R gain over the training datasets :math:`d`, weighted by their
+    similarity to the new dataset: :math:`w_d` is the fraction of pairs of algorithms
+    tested so far whose A3R order on :math:`d` agrees with the order observed on the new
+    dataset (relative landmarks; all weights equal before two tests).
+
+    References
+    ----------
+    R. Leite, P. Brazdil and J. Vanschoren, "Selecting classification algorithms with
+    active testing", MLDM 2012; S. M. Abdulrahman, P. Brazdil, J. N. van Rijn and
+    J. Vanschoren, Machine Learning 107:79-108 (2018) (active testing with A3R).
+    """
+
+    name = "active-testing"
+    interactive = True
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        """Without test results: the first pick, then the candidates by expected gain."""
+        order, _ = _a3r_order(train, condition)
+        v = np.log(condition.a3r_values(train.success, train.times))
+        first = order[0]
+        rest = order[1:]
+        gain = np.maximum(np.exp(v[:, rest] - v[:, [first]]) - 1.0, 0.0).sum(axis=0)
+        by_gain = rest[np.argsort(-gain, kind="stable")]
+        full = np.concatenate([[first], by_gain])
+        score = np.concatenate([[np.nan], np.sort(-gain, kind="stable") * -1.0])
+        return Ranking(full, score, train.datasets)
+
+    def run(self, train, query, condition, test) -> None:
+        ar_order, _ = _a3r_order(train, condition)
+        v = np.log(condition.a3r_values(train.success, train.times))  # (D, A)
+        n_datasets, n_algorithms = v.shape
+        untested = np.ones(n_algorithms, dtype=bool)
+        observed = np.full(n_algorithms, np.nan)
+        tested = []
+        agree = np.zeros(n_datasets)
+        pairs = 0
+        best = None
+
+        def do(j):
+            nonlocal pairs, best
+            s, t = test(int(j))
+            untested[j] = False
+            observed[j] = np.log(condition.a3r_values(s, t))
+            if tested:
+                prev = np.array(tested)
+                on_new = np.sign(observed[j] - observed[prev])
+                on_past = np.sign(v[:, [j]] - v[:, prev])
+                agree[:] += (on_past == on_new).sum(axis=1)
+                pairs += prev.size
+            tested.append(int(j))
+            if best is None or observed[j] > observed[best]:
+                best = int(j)
+
+        do(ar_order[0])
+        while untested.any():
+            candidates = ar_order[untested[ar_order]]
+            w = agree / pairs if pairs else np.ones(n_datasets)
+            if not w.sum() > 0:
+                w = np.ones(n_datasets)
+            gain = np.maximum(np.exp(v[:, candidates] - v[:, [best]]) - 1.0, 0.0)
+            expected = w @ gain
+            do(candidates[int(np.argmax(expected))] if expected.max() > 0 else candidates[0])
+
+
+class SingleBest(Strategy):
+    """Baseline: the algorithms by mean success over the training datasets (time ignored).
+
+    References
+    ----------
+    The single best solver of algorithm selection benchmarks (e.g. Bischl et al.,
+    "ASlib: a benchmark library for algorithm selection", AIJ 237, 2016).
+    """
+
+    name = "single-best"
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        mean = train.success.mean(axis=0)
+        order = np.argsort(-mean, kind="stable")
+        return Ranking(order, mean[order], train.datasets)
+
+
+class Oracle(Strategy):
+    """Baseline: the true order on the new dataset, best success first (faster on ties).
+
+    It reads every result of the new dataset before testing anything: a bound, not a
+    strategy one can use.
+
+    References
+    ----------
+    The virtual best solver of algorithm selection benchmarks (Bischl et al. 2016).
+    """
+
+    name = "oracle"
+    needs_truth = True
+
+    def rank_truth(self, success, times) -> Ranking:
+        """The order from the new dataset's true results."""
+        success = np.asarray(success, dtype=np.float64)
+        order = np.lexsort((np.asarray(times, dtype=np.float64), -success))
+        return Ranking(order, success[order], ())
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        raise ValueError("the oracle needs the new dataset's true results; it can only be "
+                         "evaluated, not asked for a recommendation.")
+
+
+class RandomOrder(Strategy):
+    """Baseline: a uniformly random order (evaluated as the mean of many seeded orders).
+
+    Parameters
+    ----------
+    repeats : int, default=100
+        Seeded orders averaged by the evaluation.
+
+    References
+    ----------
+    The random baseline of Abdulrahman et al. (2018), Machine Learning 107:79-108.
+    """
+
+    name = "random"
+
+    def __init__(self, repeats=100):
+        if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+            raise ValueError(f"repeats must be a positive integer, got {repeats!r}.")
+        self.repeats = int(repeats)
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        rng = np.random.default_rng([seed, len(train.algorithms)])
+        order = rng.permutation(len(train.algorithms))
+        return Ranking(order, np.full(order.size, np.nan), ())
+
+
+#: Strategy classes by name, in the order tables list them.
+STRATEGIES = {
+    cls.name: cls
+    for cls in (AverageRanking, KnnMetafeatures, CostLandmarking, ActiveTesting, SingleBest,
+                RandomOrder, Oracle)
+}
+
+
+def get_strategy(name, **params) -> Strategy:
+    """A strategy by name, e.g. ``get_strategy("knn-metafeatures", k=3)``.
+
+    Examples
+    --------
+    >>> get_strategy("knn-metafeatures", k=3)
+    KnnMetafeatures(k=3)
+    """
+    if isinstance(name, Strategy):
+        return name
+    if name not in STRATEGIES:
+        raise ValueError(f"Unknown strategy {name!r}; known: {', '.join(STRATEGIES)}.")
+    return STRATEGIES[name](**params)

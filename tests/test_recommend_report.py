@@ -1,0 +1,90 @@
+"""The report's recommendation section: curve data checked by hand, figures, the HTML."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from metaeval.recommend import KnowledgeBase, evaluate_recommenders
+from metaeval.report._recommend import (
+    loss_curve_data,
+    loss_curves_figure,
+    recommendation_section,
+    summary_display,
+    time_weight_figure,
+)
+from metaeval.store import Store
+
+
+def _kb():
+    return KnowledgeBase(["d1", "d2", "d3"], ["A", "B", "C"],
+                         success=[[0.9, 0.8, 0.7], [0.6, 0.8, 0.7], [0.7, 0.8, 0.9]],
+                         times=[[1.0, 2.0, 4.0]] * 3)
+
+
+def test_loss_curve_data_by_hand():
+    ev = evaluate_recommenders(_kb(), strategies=["single-best", "oracle"], n_boot=5,
+                               time_range=(0.5, 100.0))
+    tests = loss_curve_data(ev, axis="tests").set_index(["strategy", "x"])["loss"]
+    # single best (mean success of the training datasets, ties in column order) tests
+    # B, C, A on d1 (loss .1, .1, 0), A, B, C on d2 (.2, 0, 0), B, A, C on d3 (.1, .1, 0);
+    # before any test L0 = best - worst = .2 everywhere
+    assert tests.loc["single-best"].tolist() == pytest.approx([0.2, 0.4 / 3, 0.2 / 3, 0.0])
+    time = loss_curve_data(ev, axis="time", n_points=5).set_index(["strategy", "x"])["loss"]
+    grid = np.geomspace(0.5, 100.0, 5)  # 0.5, 1.88, 7.07, 26.6, 100 s
+    # oracle: first tests A (1 s) on d1, B (2 s) on d2, C (4 s) on d3
+    assert grid.round(2).tolist() == [0.5, 1.88, 7.07, 26.59, 100.0]
+    assert time.loc["oracle"].tolist() == pytest.approx([0.2, 0.4 / 3, 0, 0, 0])
+
+
+def test_figures_draw_one_line_per_strategy():
+    ev = evaluate_recommenders(_kb(), n_boot=5, n_random=5)
+    for axis in ("time", "tests"):
+        fig = loss_curves_figure(loss_curve_data(ev, axis=axis), axis=axis)
+        assert isinstance(fig, Figure)
+        gids = {line.get_gid() for line in fig.axes[0].get_lines()}
+        assert {f"strategy:{s}" for s in ev.strategies} <= gids
+    assert fig.axes[0].get_xscale() == "linear"
+    sweep = pd.DataFrame({"time_weight": [0, 0, 1 / 64, 1 / 64], "strategy": ["a", "b"] * 2,
+                          "mil": [.1, .2, .1, .3], "mil_low": [.05] * 4, "mil_high": [.4] * 4})
+    fig = time_weight_figure(sweep)
+    assert fig.axes[0].get_xscale() == "log"
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["0", "1/64"]
+    table = summary_display(ev)
+    assert table.loc["oracle", "loss@1"].startswith("0.0000 [0.0000, 0.0000]")
+
+
+def _store(path, n_datasets):
+    rng = np.random.default_rng(0)
+    store = Store(path)
+    names = [f"d{i}" for i in range(n_datasets)]
+    y = np.array([0, 1] * 10, dtype=np.int8)
+    with store.writing():
+        store.sync_study({"folds": 2, "seed": 0},
+                         datasets=[{"name": n, "n_instances": 20, "n_features": 1,
+                                    "family": n} for n in names],
+                         algorithms=[{"name": a, "estimator": "m.A", "params": "{}",
+                                      "score_method": "predict_proba", "versions": "{}"}
+                                     for a in "ABC"],
+                         tasks=[(n, a, 0) for n in names for a in "ABC"])
+        for n in names:
+            for j, a in enumerate("ABC"):
+                store.record_task(n, a, 0, status="done", wall=j + 1.0, cpu=j + 1.0,
+                                  n_folds=2, fold=np.arange(20) % 2, y=y,
+                                  score=np.clip(0.3 * y + rng.random(20) * 0.7, 0, 1),
+                                  timings={k: [0.1, 0.1] for k in ("fit_wall", "fit_cpu",
+                                                                    "predict_wall",
+                                                                    "predict_cpu")})
+    return store
+
+
+def test_section_html_has_both_conditions(tmp_path):
+    html = recommendation_section(_store(tmp_path / "s.duckdb", 4))
+    assert "<h3>accuracy, P = 1/64</h3>" in html
+    assert "<h3>1 - rate-driven hardness at c = 0.3, P = 1/64</h3>" in html
+    assert html.count("<figure>") == 6  # time, tests and CD diagram per condition
+    assert "skipped knn-metafeatures" in html  # no meta-features cached in this store
+    small = recommendation_section(_store(tmp_path / "two.duckdb", 2))
+    assert "at least 3 datasets" in small and "<figure>" not in small

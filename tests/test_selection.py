@@ -1,0 +1,234 @@
+"""Tests for metaeval.selection per-instance selection: worked examples, brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.model_selection import KFold
+
+from metaeval.hardness import instance_hardness_at
+from metaeval.selection import evaluate_selection, nested_cv_selection, select_per_instance
+
+# five training instances on a line; losses of three models
+#   x:    0     1     2     3     10
+#   L0:   1     1     0     0     0
+#   L1:   0     0     1     1     0
+#   L2:   0.5   0.5   0.5   0.5   0.5
+LINE_X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0]])
+LINE_L = np.array([[1, 0, 0.5], [1, 0, 0.5], [0, 1, 0.5], [0, 1, 0.5], [0, 0, 0.5]])
+
+
+def test_select_per_instance_worked_example():
+    # x = 0.4, k = 2: neighbours 0 and 1 -> mean losses (1, 0, 0.5) -> model 1
+    # x = 2.6, k = 2: neighbours 2 and 3 -> (0, 1, 0.5) -> model 0
+    # x = 1.4, k = 4: neighbours 0..3 -> (0.5, 0.5, 0.5): a three-way tie, broken by
+    #   the mean training loss (0.4, 0.4, 0.5): models 0 and 1 tie again -> the first, 0
+    # x = 9, k = 1: neighbour 10 -> (0, 0, 0.5) -> tie between 0 and 1 -> 0
+    got = [
+        select_per_instance(LINE_X, LINE_L, [[0.4]], k=2)[0],
+        select_per_instance(LINE_X, LINE_L, [[2.6]], k=2)[0],
+        select_per_instance(LINE_X, LINE_L, [[1.4]], k=4)[0],
+        select_per_instance(LINE_X, LINE_L, [[9.0]], k=1)[0],
+    ]
+    assert got == [1, 0, 0, 0]
+    # make model 1 the better one on average: ties now go to it
+    L = LINE_L.copy()
+    L[4] = [1, 0, 0.5]  # mean losses 0.6, 0.4, 0.5
+    assert select_per_instance(LINE_X, L, [[1.4], [9.0]], k=4).tolist() == [1, 1]
+
+
+def _brute_select(X_train, L, X_test, k, p=2):
+    order = np.argsort(L.mean(axis=0), kind="stable")
+    out = []
+    for x in X_test:
+        d = (np.abs(X_train - x) ** p).sum(axis=1) ** (1 / p)
+        near = np.argsort(d, kind="stable")[:k]
+        mean = L[near].mean(axis=0)
+        out.append(next(m for m in order if mean[m] <= mean.min() + 1e-9))
+    return np.array(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 12),
+    st.integers(1, 6),
+    st.sampled_from([3, 20]),  # a k-d tree up to 16 dimensions, chunked distances beyond
+    st.sampled_from(["euclidean", "manhattan"]),
+)
+def test_select_per_instance_matches_brute_force(seed, k, m, d, metric):
+    rng = np.random.default_rng(seed)
+    X_train = rng.normal(size=(30, d))
+    X_test = rng.normal(size=(20, d))
+    L = rng.choice([0.0, 0.4, 1.0, 1.6], size=(30, m))  # many ties between models
+    p = 2 if metric == "euclidean" else 1
+    assert_array_equal(
+        select_per_instance(X_train, L, X_test, k=k, metric=metric),
+        _brute_select(X_train, L, X_test, k, p),
+    )
+
+
+def _brute_nested(X, L, folds, ks, inner, seed):
+    choice = np.empty(len(X), dtype=int)
+    for f in np.unique(folds):
+        train = np.flatnonzero(folds != f)
+        test = np.flatnonzero(folds == f)
+        scores = []
+        for k in ks:
+            total = 0.0
+            for itr, ite in KFold(inner, shuffle=True, random_state=seed).split(train):
+                a, b = train[itr], train[ite]
+                if k is None:  # all training instances: the single best of a
+                    picks = np.full(b.size, np.argmin(L[a].mean(axis=0)))
+                else:
+                    picks = _brute_select(X[a], L[a], X[b], k)
+                total += L[b, picks].sum()
+            scores.append(total)
+        best_k = ks[int(np.argmin(scores))]
+        if best_k is None:
+            choice[test] = np.argmin(L[train].mean(axis=0))
+        else:
+            choice[test] = _brute_select(X[train], L[train], X[test], best_k)
+    return choice
+
+
+def test_nested_cv_matches_brute_force():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 2))
+    # model 0 is right where x0 < 0, model 1 where x0 > 0, model 2 is mediocre everywhere
+    L = np.c_[(X[:, 0] > 0) * 1.0, (X[:, 0] < 0) * 1.0, rng.random(60) * 0.8]
+    folds = np.arange(60) % 4
+    choice, single_best, k_chosen = nested_cv_selection(
+        X, L, folds, k_grid=(1, 3, 7), inner_folds=3, random_state=5
+    )
+    assert_array_equal(choice, _brute_nested(X, L, folds, [1, 3, 7], 3, 5))
+    for f in range(4):
+        train = folds != f
+        assert np.all(single_best[folds == f] == np.argmin(L[train].mean(axis=0)))
+    assert set(k_chosen) == {0, 1, 2, 3}
+    # the selector beats every single model here
+    n = np.arange(60)
+    assert L[n, choice].mean() < L.mean(axis=0).min()
+    # with "all instances" (None) in the grid the same brute force still agrees
+    choice, _, _ = nested_cv_selection(
+        X, L, folds, k_grid=(1, 7, None), inner_folds=3, random_state=5
+    )
+    assert_array_equal(choice, _brute_nested(X, L, folds, [None, 1, 7], 3, 5))  # None first
+    # noise only: model 2 is better on average and nothing local to learn -> None wins
+    noise = np.c_[rng.random(60), rng.random(60), rng.random(60) * 0.5]
+    choice, single_best, k_chosen = nested_cv_selection(X, noise, folds, inner_folds=3)
+    assert set(k_chosen.values()) == {None}
+    assert_array_equal(choice, single_best)
+
+
+def test_evaluate_selection_worked_example_and_conditions():
+    # two groups; model A is right on class 0 only, B on class 1 only
+    X = [[0], [1], [2], [3], [4], [5], [20], [21], [22], [23], [24], [25]]
+    y = np.array([0] * 6 + [1] * 6)
+    S = np.array([[0.2, 0.7]] * 6 + [[0.3, 0.9]] * 6)
+    folds = [0, 1] * 6
+    table = evaluate_selection(
+        X, y, S, folds, c=[0.2, 0.5], k_grid=(1, 3), inner_folds=2, algorithms=["A", "B"]
+    )
+    # score-driven, c = 0.2: threshold 0.2. A: class 0 s=0.2 <= 0.2 right; class 1 s=0.3
+    #   > 0.2 right -> A is perfect; B: class 0 s=0.7 wrong, cost 2c = 0.4 -> mean 0.2
+    # c = 0.5: A wrong on class 1 (cost 1), B wrong on class 0 (cost 1): both 0.5
+    assert_allclose(table["loss_single_best"], [0.0, 0.5])
+    assert_allclose(table["loss_oracle"], [0.0, 0.0])
+    assert_allclose(table["loss_selected"], [0.0, 0.0])
+    assert np.isnan(table["gap_closed"][0]) and table["gap_closed"][1] == 1.0
+    assert table["single_best"][0] == "A"
+    assert_allclose(table["share_switched"], [0.0, 0.5])
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["score-driven", "rate-driven", "score-fixed"]))
+def test_evaluate_selection_bounds(seed, method):
+    rng = np.random.default_rng(seed)
+    n, m = 50, 3
+    X = rng.normal(size=(n, 2))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    S = np.clip(rng.normal(0.5 + 0.3 * (2 * y[:, None] - 1), 0.3, (n, m)), 0, 1)
+    table = evaluate_selection(
+        X, y, S, np.arange(n) % 5, c=[0.3, 0.7], method=method, k_grid=(1, 5), inner_folds=3
+    )
+    for cost, row in zip([0.3, 0.7], table.itertuples(), strict=True):
+        L = instance_hardness_at(y, S, method, cost)
+        assert row.loss_oracle == pytest.approx(L.min(axis=1).mean())
+        assert row.loss_oracle <= row.loss_selected + 1e-12
+        assert row.loss_oracle <= row.loss_single_best + 1e-12
+        if not np.isnan(row.gap_closed):
+            expected = (row.loss_single_best - row.loss_selected) / (
+                row.loss_single_best - row.loss_oracle
+            )
+            assert row.gap_closed == pytest.approx(expected) and row.gap_closed <= 1 + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: select_per_instance(LINE_X, LINE_L, [[0.0]], k=6), "only 5 training"),
+        (lambda: select_per_instance(LINE_X, LINE_L, [[0.0]], k=0), "positive integer"),
+        (lambda: select_per_instance(LINE_X, LINE_L[:3], [[0.0]]), "rows"),
+        (lambda: select_per_instance(LINE_X, LINE_L, [[0.0, 1.0]]), "features"),
+        (lambda: select_per_instance(LINE_X, LINE_L * np.nan, [[0.0]]), "NaN"),
+        (lambda: select_per_instance([["a"]], [[1]], [["a"]]), "numeric"),
+        (lambda: select_per_instance(LINE_X, LINE_L, [[0.0]], metric="cosine"), "metric"),
+        (
+            lambda: nested_cv_selection(
+                np.ones((20, 1)), np.ones((20, 2)), np.arange(20) % 2, k_grid=(3, 9), inner_folds=2
+            ),
+            "k in k_grid=9",
+        ),
+        (
+            lambda: nested_cv_selection(np.ones((20, 1)), np.ones((20, 2)), np.zeros(20)),
+            "two distinct",
+        ),
+        (lambda: nested_cv_selection(np.ones((20, 1)), np.ones((20, 2)), [0, 1]), "shape"),
+        (
+            lambda: nested_cv_selection(
+                np.ones((20, 1)), np.ones((20, 2)), np.arange(20) % 2, inner_folds=1
+            ),
+            "inner_folds",
+        ),
+        (
+            lambda: nested_cv_selection(
+                np.ones((20, 1)), np.ones((20, 2)), np.arange(20) % 2, k_grid=[]
+            ),
+            "k_grid",
+        ),
+        (
+            lambda: evaluate_selection(
+                np.ones((20, 1)), np.arange(20) % 2, np.ones((20, 2)) / 2, np.arange(20) % 2, c=1.5
+            ),
+            "cost proportions",
+        ),
+        (
+            lambda: evaluate_selection(
+                np.ones((20, 1)),
+                np.arange(20) % 2,
+                np.ones((20, 2)) / 2,
+                np.arange(20) % 2,
+                algorithms=["a"],
+            ),
+            "2 names",
+        ),
+        (
+            lambda: evaluate_selection(
+                np.ones((20, 1)),
+                np.arange(20) % 2,
+                np.ones((20, 2)) / 2,
+                np.arange(20) % 2,
+                method="cost-driven",
+            ),
+            "method",
+        ),
+    ],
+)
+def test_invalid_inputs_raise(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
