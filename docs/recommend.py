@@ -108,6 +108,11 @@ def paired(ev_a, a, ev_b, b, column="mil", n_boot=1000):
                              per_dataset_values(ev_b, b, column), n_boot=n_boot, alpha=ALPHA)
 
 
+def null_text(r):
+    """The null's share of the same verdict, in percent (two significant digits)."""
+    return f"{100 * r['null_same_verdict']:.2g}%"
+
+
 def paired_text(r, a, b, what="MIL"):
     """One sentence: the paired evidence that ``a`` is better than ``b``."""
     claim = (f"the evidence supports \"{a} is better than {b}\"" if r["supported"] else
@@ -117,7 +122,7 @@ def paired_text(r, a, b, what="MIL"):
             f"[{r['low']:.4f}, {r['high']:.4f}], {a} lower on {r['wins']}, higher on "
             f"{r['losses']}, tied on {r['ties']} (Wilcoxon p = {r['p_value']:.2g}); a null "
             f"model (the two exchangeable on every dataset) gives a difference at least as "
-            f"favourable to {a} in {100 * r['null_same_verdict']:.1f}% of sign flips, so "
+            f"favourable to {a} in {null_text(r)} of sign flips, so "
             f"{claim}")
 
 
@@ -127,7 +132,7 @@ def paired_table(rows, n_boot):
                            "low": r["low"], "high": r["high"],
                            "wins/losses/ties": f"{r['wins']}/{r['losses']}/{r['ties']}",
                            "Wilcoxon p": f"{r['p_value']:.2g}",
-                           "null same verdict": f"{100 * r['null_same_verdict']:.1f}%",
+                           "null same verdict": f"{null_text(r)}",
                            "supported": "yes" if r["supported"] else "no"}
                           for label, r in rows])
     return markdown_table(frame, index=False)
@@ -241,7 +246,7 @@ def condition_section(tag, store_tag, kb, condition, per_p, figures_dir, n_boot)
             p_rows.append((f"{strategy}: P = {p_text(best_p)} < P = {p_text(other)} (MIL)", r))
             against.append(f"against P = {p_text(other)}: {r['difference']:.4f} "
                            f"[{r['low']:.4f}, {r['high']:.4f}], null "
-                           f"{100 * r['null_same_verdict']:.1f}%, "
+                           f"{null_text(r)}, "
                            f"{'supported' if r['supported'] else 'not supported'}")
         lines.append(
             f"- {strategy}: lowest mean MIL at **P = {', '.join(tied)}** "

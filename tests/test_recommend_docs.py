@@ -112,7 +112,7 @@ def test_every_better_than_claim_has_paired_evidence(tmp_path, monkeypatch):
         expected = rd.paired(main, result["winner"], main, other, n_boot=50)
         cells = [c.strip() for c in row[0].strip("|").split("|")]
         assert float(cells[1]) == pytest.approx(expected["difference"], abs=5e-5)
-        assert cells[-2] == f"{100 * expected['null_same_verdict']:.1f}%"
+        assert cells[-2] == f"{100 * expected['null_same_verdict']:.2g}%"
         assert cells[-1] == ("yes" if expected["supported"] else "no")
     assert f"| {result['first']} < " in text and "(loss@1) |" in text
     runner = rd.paired(main, result["winner"], main, result["runner_up"], n_boot=50)
