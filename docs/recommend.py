@@ -110,7 +110,8 @@ def paired(ev_a, a, ev_b, b, column="mil", n_boot=1000):
 
 def null_text(r):
     """The null's share of the same verdict, in percent (two significant digits)."""
-    return f"{100 * r['null_same_verdict']:.2g}%"
+    share = 100 * r["null_same_verdict"]
+    return f"{share:.0f}%" if share >= 10 else f"{share:.2g}%"
 
 
 def paired_text(r, a, b, what="MIL"):
@@ -209,8 +210,8 @@ def condition_section(tag, store_tag, kb, condition, per_p, figures_dir, n_boot)
                  f"interval ({n_boot} resamples of the held-out datasets), Wilcoxon p, and how "
                  f"often a null model -- the two strategies exchangeable on every dataset "
                  f"(random signs of the per-dataset differences) -- gives a difference at "
-                 f"least as favourable to the first; *supported* = interval above 0 and null "
-                 f"below {ALPHA:g}.\n")
+                 f"least as favourable to the first; *supported* = interval above 0, null "
+                 f"below {100 * ALPHA:g}% and Wilcoxon p below {ALPHA:g}.\n")
     rows = [(f"{best} < {s_} (MIL)", r) for s_, r in versus_best.items()]
     rows.append((f"{first} < {first_2} (loss@1)", first_r))
     if "random" in contenders.index:
@@ -409,8 +410,9 @@ only as the strategy tests them (a test proves it).
   Every "better than" claim comes with paired evidence: the paired bootstrap interval of
   the per-dataset difference and how often a null model (the two sides exchangeable on
   every held-out dataset: random signs of the differences) gives a difference at least as
-  favourable; a claim is *supported* when the interval excludes 0 and the null gives the
-  same verdict in under {100 * ALPHA:g}% of sign flips.
+  favourable; a claim is *supported* when the interval excludes 0, the null gives the
+  same verdict in under {100 * ALPHA:g}% of sign flips and the Wilcoxon signed-rank test
+  agrees (p < {ALPHA:g}).
 - **Reading the tables**: the oracle tests the truly best algorithm first whatever its
   time, so its MIL is no lower bound once time counts; a time-aware strategy often picks a
   cheaper, slightly worse algorithm first, which lowers MIL but gives a negative closed gap

@@ -42,6 +42,8 @@ def _kb(seed=0, n_datasets=9, n_algorithms=5):
 
 
 def test_helpers():
+    assert [rd.null_text({"null_same_verdict": v}) for v in (1.0, 0.33, 0.012, 1e-4)] == [
+        "100%", "33%", "1.2%", "0.01%"]
     assert rd.p_text(0) == "0" and rd.p_text(1 / 64) == "1/64"
     assert rd.verdict({"p_value": 0.01, "mil_difference": 0.2}) == "better than random"
     assert rd.verdict({"p_value": 0.01, "mil_difference": -0.2}) == "worse than random"
@@ -112,7 +114,7 @@ def test_every_better_than_claim_has_paired_evidence(tmp_path, monkeypatch):
         expected = rd.paired(main, result["winner"], main, other, n_boot=50)
         cells = [c.strip() for c in row[0].strip("|").split("|")]
         assert float(cells[1]) == pytest.approx(expected["difference"], abs=5e-5)
-        assert cells[-2] == f"{100 * expected['null_same_verdict']:.2g}%"
+        assert cells[-2] == rd.null_text(expected)
         assert cells[-1] == ("yes" if expected["supported"] else "no")
     assert f"| {result['first']} < " in text and "(loss@1) |" in text
     runner = rd.paired(main, result["winner"], main, result["runner_up"], n_boot=50)
