@@ -38,6 +38,7 @@ from metaeval.recommend import (
     KnowledgeBase,
     describe_store,
     evaluate_recommenders,
+    paired_comparison,
 )
 from metaeval.report._recommend import (
     loss_curve_data,
@@ -95,6 +96,49 @@ def verdict(row):
     return "no evidence of a difference from random"
 
 
+def per_dataset_values(ev, strategy, column="mil"):
+    """One strategy's per-dataset values of ``column``, indexed by dataset."""
+    frame = ev.per_dataset
+    return frame[frame["strategy"] == strategy].set_index("dataset")[column]
+
+
+def paired(ev_a, a, ev_b, b, column="mil", n_boot=1000):
+    """:func:`paired_comparison` of strategy ``a`` (of ``ev_a``) against ``b`` (of ``ev_b``)."""
+    return paired_comparison(per_dataset_values(ev_a, a, column),
+                             per_dataset_values(ev_b, b, column), n_boot=n_boot, alpha=ALPHA)
+
+
+def null_text(r):
+    """The null's share of the same verdict, in percent (two significant digits)."""
+    share = 100 * r["null_same_verdict"]
+    return f"{share:.0f}%" if share >= 10 else f"{share:.2g}%"
+
+
+def paired_text(r, a, b, what="MIL"):
+    """One sentence: the paired evidence that ``a`` is better than ``b``."""
+    claim = (f"the evidence supports \"{a} is better than {b}\"" if r["supported"] else
+             f"this is no evidence that {a} is better than {b}")
+    return (f"paired over {r['wins'] + r['losses'] + r['ties']} held-out datasets, "
+            f"{what}({b}) − {what}({a}) = {r['difference']:.4f} "
+            f"[{r['low']:.4f}, {r['high']:.4f}], {a} lower on {r['wins']}, higher on "
+            f"{r['losses']}, tied on {r['ties']} (Wilcoxon p = {r['p_value']:.2g}); a null "
+            f"model (the two exchangeable on every dataset) gives a difference at least as "
+            f"favourable to {a} in {null_text(r)} of sign flips, so "
+            f"{claim}")
+
+
+def paired_table(rows, n_boot):
+    """Markdown table of paired comparisons: ``rows`` = [(label, result dict)]."""
+    frame = pd.DataFrame([{"comparison": label, "difference": r["difference"],
+                           "low": r["low"], "high": r["high"],
+                           "wins/losses/ties": f"{r['wins']}/{r['losses']}/{r['ties']}",
+                           "Wilcoxon p": f"{r['p_value']:.2g}",
+                           "null same verdict": f"{null_text(r)}",
+                           "supported": "yes" if r["supported"] else "no"}
+                          for label, r in rows])
+    return markdown_table(frame, index=False)
+
+
 def p_text(p):
     if p == 0:
         return "0"
@@ -132,19 +176,23 @@ def condition_section(tag, store_tag, kb, condition, per_p, figures_dir, n_boot)
     contenders = summary.drop(index=["oracle"], errors="ignore")
     ranked = contenders.sort_values("mil")
     best, second = ranked.index[0], ranked.index[1]
-    overlap = ranked.loc[best, "mil_high"] >= ranked.loc[second, "mil_low"]
     cd = main.critical_difference
     same_group = any(best in g and second in g for g in cd.groups)
+    versus_best = {s_: paired(main, best, main, s_, n_boot=n_boot) for s_ in ranked.index[1:]}
+    runner = versus_best[second]
     lines.append(
-        f"**Winner by MIL: {best}** (MIL {ranked.loc[best, 'mil']:.4f}, 95% interval "
+        f"**Lowest mean MIL: {best}** (MIL {ranked.loc[best, 'mil']:.4f}, 95% interval "
         f"[{ranked.loc[best, 'mil_low']:.4f}, {ranked.loc[best, 'mil_high']:.4f}]); runner-up "
-        f"{second} ({ranked.loc[second, 'mil']:.4f}). Their intervals "
-        f"{'overlap' if overlap else 'do not overlap'}, and Nemenyi "
-        f"{'does not separate them' if same_group else 'separates them'} "
+        f"{second} ({ranked.loc[second, 'mil']:.4f}): {paired_text(runner, best, second)}. "
+        f"Nemenyi {'does not separate them' if same_group else 'separates them'} "
         f"(CD = {cd.cd:.2f} ranks; Friedman p = {cd.friedman.p_value:.2g}).\n")
-    first = contenders.sort_values("loss_at_1").index[0]
-    lines.append(f"Best first pick (lowest loss after one test): **{first}** "
-                 f"(loss@1 {contenders.loc[first, 'loss_at_1']:.4f}).\n")
+    firsts = contenders.sort_values("loss_at_1")
+    first, first_2 = firsts.index[0], firsts.index[1]
+    first_r = paired(main, first, main, first_2, "loss_at_1", n_boot)
+    lines.append(f"Lowest loss after one test: **{first}** "
+                 f"(loss@1 {contenders.loc[first, 'loss_at_1']:.4f}); against {first_2} "
+                 f"({contenders.loc[first_2, 'loss_at_1']:.4f}): "
+                 f"{paired_text(first_r, first, first_2, 'loss@1')}.\n")
     lines.append(markdown_table(summary_display(main)) + "\n")
     versus = main.versus_random.copy()
     versus["verdict"] = versus.apply(verdict, axis=1)
@@ -155,6 +203,21 @@ def condition_section(tag, store_tag, kb, condition, per_p, figures_dir, n_boot)
                  "MIL(random) − MIL(strategy), positive = better than random; bootstrap "
                  "interval, wins/losses, two-sided Wilcoxon signed-rank p.\n")
     lines.append(markdown_table(versus) + "\n")
+    lines.append(f"Paired evidence for every \"better than\" claim of this condition: the "
+                 f"MIL winner against every other strategy, the best first pick against the "
+                 f"runner-up, and each strategy against random. Difference = value of the "
+                 f"second minus the first (positive favours the first), paired bootstrap "
+                 f"interval ({n_boot} resamples of the held-out datasets), Wilcoxon p, and how "
+                 f"often a null model -- the two strategies exchangeable on every dataset "
+                 f"(random signs of the per-dataset differences) -- gives a difference at "
+                 f"least as favourable to the first; *supported* = interval above 0, null "
+                 f"below {100 * ALPHA:g}% and Wilcoxon p below {ALPHA:g}.\n")
+    rows = [(f"{best} < {s_} (MIL)", r) for s_, r in versus_best.items()]
+    rows.append((f"{first} < {first_2} (loss@1)", first_r))
+    if "random" in contenders.index:
+        rows += [(f"{s_} < random (MIL)", paired(main, s_, main, "random", n_boot=n_boot))
+                 for s_ in summary.index if s_ not in ("random", best)]
+    lines.append(paired_table(rows, n_boot) + "\n")
     # the P sweep
     rows = []
     for p, ev in per_p.items():
@@ -169,17 +232,33 @@ def condition_section(tag, store_tag, kb, condition, per_p, figures_dir, n_boot)
     table.index.name = "P"
     lines.append("Mean interval loss against A3R's time weight P:\n")
     lines.append(markdown_table(table) + "\n")
+    p_rows = []
     for strategy in ("average-ranking", "active-testing"):
         freq = best_p_frequency(per_p, strategy, n_boot)
         means = table[strategy]
         tied = [p for p, v in means.items() if v <= means.min() + 1e-12]
         shares = ", ".join(f"{p_text(p)}: {100 * f:.0f}%" for p, f in freq.items() if f > 0)
+        best_p = min(per_p, key=lambda p: per_dataset_values(per_p[p], strategy).mean())
+        against = []
+        for other in dict.fromkeys((MAIN_P, 0.0)):
+            if other == best_p:
+                continue
+            r = paired(per_p[best_p], strategy, per_p[other], strategy, n_boot=n_boot)
+            p_rows.append((f"{strategy}: P = {p_text(best_p)} < P = {p_text(other)} (MIL)", r))
+            against.append(f"against P = {p_text(other)}: {r['difference']:.4f} "
+                           f"[{r['low']:.4f}, {r['high']:.4f}], null "
+                           f"{null_text(r)}, "
+                           f"{'supported' if r['supported'] else 'not supported'}")
         lines.append(
             f"- {strategy}: lowest mean MIL at **P = {', '.join(tied)}** "
             f"({means.min():.4f}; at P = 0: {means.iloc[0]:.4f}). Share of {n_boot} bootstrap "
             f"resamples of the held-out datasets in which each P is best or tied for best: "
-            f"{shares}.")
+            f"{shares}. Paired: " + ("; ".join(against) or "it is the main P") + ".")
     lines.append("")
+    if p_rows:
+        lines.append("Paired evidence for the best P (same held-out datasets, MIL at the best "
+                     "P against the main P and against P = 0):\n")
+        lines.append(paired_table(p_rows, n_boot) + "\n")
     stem = f"recommend_{store_tag}_{tag}"
     figs = {
         "time": loss_curves_figure(loss_curve_data(main, axis="time"), axis="time",
@@ -203,7 +282,8 @@ def condition_section(tag, store_tag, kb, condition, per_p, figures_dir, n_boot)
                  "and MIL against P (95% bootstrap intervals).*\n")
     top = sorted({n for g in cd.groups if best in g for n in g} | {best})
     best_p = {s_: table[s_].idxmin() for s_ in ("average-ranking", "active-testing")}
-    return "\n".join(lines), {"winner": best, "first": first, "top": top, "best_p": best_p}
+    return "\n".join(lines), {"winner": best, "first": first, "top": top, "best_p": best_p,
+                              "winner_supported": runner["supported"], "runner_up": second}
 
 
 def store_section(path, store, copy, describe_seconds, n_boot, figures_dir, clock):
@@ -263,6 +343,12 @@ def summary_claims(winners):
     else:
         change = ("Yes: " + "; ".join(f"{n}: {w['winner']} (group: {', '.join(w['top'])})"
                                       for n, w in winners.items()) + ".")
+    paired_ = "; ".join(
+        f"{n}: {w['winner']} over {w['runner_up']} "
+        f"{'supported' if w['winner_supported'] else 'not supported'}"
+        for n, w in winners.items())
+    change += (" Paired evidence (bootstrap over held-out datasets and a sign-flip null) "
+               f"that the lowest-MIL strategy beats the runner-up: {paired_}.")
     firsts = "; ".join(f"{n}: {w['first']}" for n, w in winners.items())
     best_p = "; ".join(
         f"{n}: " + ", ".join(f"{s_} P = {p}" for s_, p in w["best_p"].items())
@@ -321,6 +407,12 @@ only as the strategy tests them (a test proves it).
 - **Uncertainty**: 95% percentile bootstrap intervals over held-out datasets
   ({args.n_boot} resamples); each strategy against the random order with a paired Wilcoxon
   signed-rank test; Friedman and Nemenyi over held-out datasets on MIL (Demšar 2006).
+  Every "better than" claim comes with paired evidence: the paired bootstrap interval of
+  the per-dataset difference and how often a null model (the two sides exchangeable on
+  every held-out dataset: random signs of the differences) gives a difference at least as
+  favourable; a claim is *supported* when the interval excludes 0, the null gives the
+  same verdict in under {100 * ALPHA:g}% of sign flips and the Wilcoxon signed-rank test
+  agrees (p < {ALPHA:g}).
 - **Reading the tables**: the oracle tests the truly best algorithm first whatever its
   time, so its MIL is no lower bound once time counts; a time-aware strategy often picks a
   cheaper, slightly worse algorithm first, which lowers MIL but gives a negative closed gap

@@ -244,3 +244,25 @@ def test_condition_footprints_move_with_the_costs():
 def test_invalid_inputs_raise(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("c", [0.3, 0.7, 0.35, 0.65, 0.45, 0.55])
+def test_an_error_costing_exactly_epsilon_is_good_whichever_class(c):
+    """Tie-heavy losses: a cheap error at epsilon = its cost counts for both classes.
+
+    At c the class-0 error costs 2c and the class-1 error 2(1 - c); the mirrored
+    condition 1 - c swaps them, so the two must give the same good instances.
+    """
+    from metaeval.hardness import instance_hardness_at
+
+    y = np.array([0, 1, 0, 1])
+    s = np.array([1.0, 0.0, 0.0, 1.0])  # two errors, two right answers
+    cheap = min(2 * c, 2 * (1 - c))
+    epsilon = float(np.round(cheap, 10))  # the cost as the user writes it
+    got = good_instances(instance_hardness_at(y, s, "score-driven", c)[:, None],
+                         epsilon=epsilon)[:, 0]
+    mirrored = good_instances(instance_hardness_at(1 - y, 1 - s, "score-driven", 1 - c)[:, None],
+                              epsilon=epsilon)[:, 0]
+    cheap_class = 0 if 2 * c <= 2 * (1 - c) else 1
+    assert got.tolist() == [cheap_class == 0, cheap_class == 1, True, True]
+    assert got.tolist() == mirrored.tolist()

@@ -131,3 +131,31 @@ def test_difficulty_correlations():
 def test_invalid_inputs_raise(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_tie_heavy_binary_responses():
+    """0/1 responses with repeated patterns, two identical models, all-right/all-wrong rows."""
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(0)
+    n, m = 300, 6
+    ability = np.linspace(0.3, 0.9, m)
+    difficulty = rng.uniform(0.05, 0.95, n)
+    p = 1 / (1 + np.exp(-8 * (ability[None, :] - difficulty[:, None])))
+    R = (rng.uniform(size=(n, m)) < p).astype(float)
+    R[:30], R[30:45] = 1.0, 0.0
+    R[:, 5] = R[:, 4]
+    fit = fit_beta3_irt(R)
+    assert fit.converged
+    for v in (fit.ability, fit.difficulty, fit.discrimination):
+        assert np.all(np.isfinite(v))
+    assert fit.ability[4] == pytest.approx(fit.ability[5], abs=1e-6)
+    patterns = {}
+    for i, row in enumerate(R):
+        patterns.setdefault(row.tobytes(), []).append(i)
+    for rows in patterns.values():  # the same answers, the same item parameters
+        assert np.ptp(fit.difficulty[rows]) < 1e-6 and np.ptp(fit.discrimination[rows]) < 1e-6
+    assert fit.difficulty[:30].max() <= fit.difficulty[45:].min()  # all right: easiest
+    assert fit.difficulty[30:45].min() >= fit.difficulty[45:].max()  # all wrong: hardest
+    assert spearmanr(fit.difficulty, (1 - R).sum(axis=1))[0] > 0.9
+    assert spearmanr(fit.ability[:5], ability[:5])[0] > 0.9

@@ -42,6 +42,8 @@ def _kb(seed=0, n_datasets=9, n_algorithms=5):
 
 
 def test_helpers():
+    assert [rd.null_text({"null_same_verdict": v}) for v in (1.0, 0.33, 0.012, 1e-4)] == [
+        "100%", "33%", "1.2%", "0.01%"]
     assert rd.p_text(0) == "0" and rd.p_text(1 / 64) == "1/64"
     assert rd.verdict({"p_value": 0.01, "mil_difference": 0.2}) == "better than random"
     assert rd.verdict({"p_value": 0.01, "mil_difference": -0.2}) == "worse than random"
@@ -71,7 +73,7 @@ def test_condition_section_states_what_the_tables_say(tmp_path, monkeypatch):
     summary = per_p[1 / 64].summary.set_index("strategy").drop(index="oracle")
     assert result["winner"] == summary["mil"].idxmin()
     assert result["first"] == summary["loss_at_1"].idxmin()
-    winner = re.search(r"\*\*Winner by MIL: (\S+)\*\*", text).group(1)
+    winner = re.search(r"\*\*Lowest mean MIL: (\S+)\*\*", text).group(1)
     assert winner == result["winner"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "recommend_kb_acc_cd.png", "recommend_kb_acc_p.png", "recommend_kb_acc_tests.png",
@@ -82,7 +84,8 @@ def test_condition_section_states_what_the_tables_say(tmp_path, monkeypatch):
 
 def test_summary_claims_read_the_nemenyi_groups():
     def w(winner, top):
-        return {"winner": winner, "first": "sb", "top": top,
+        return {"winner": winner, "first": "sb", "top": top, "runner_up": "RU",
+                "winner_supported": winner == "AT",
                 "best_p": {"average-ranking": "1/8", "active-testing": "1/64"}}
 
     same = rd.summary_claims({"acc": w("AT", ["AT", "AR"]), "cost": w("AT", ["AT"])})
@@ -92,3 +95,31 @@ def test_summary_claims_read_the_nemenyi_groups():
     apart = rd.summary_claims({"acc": w("AT", ["AT"]), "cost": w("AR", ["AR"])})
     assert apart.startswith("**Does the best strategy change with costs?** Yes: acc: AT")
     assert "average-ranking P = 1/8" in apart
+    assert "acc: AT over RU supported; cost: AR over RU not supported" in apart
+
+
+def test_every_better_than_claim_has_paired_evidence(tmp_path, monkeypatch):
+    """The winner against every other strategy, the first pick and the best P are paired."""
+    monkeypatch.setattr(rd, "TIME_WEIGHTS", (0.0, 1 / 64, 1 / 4))
+    kb = _kb(seed=3)
+    condition = Condition("accuracy")
+    per_p = rd.evaluate_condition(kb, condition, 50)
+    text, result = rd.condition_section("acc", "kb", kb, condition, per_p, tmp_path, 50)
+    main = per_p[1 / 64]
+    others = [s for s in main.strategies if s not in ("oracle", result["winner"])]
+    for other in others:
+        row = [line for line in text.splitlines()
+               if line.startswith(f"| {result['winner']} < {other} (MIL) |")]
+        assert len(row) == 1, other
+        expected = rd.paired(main, result["winner"], main, other, n_boot=50)
+        cells = [c.strip() for c in row[0].strip("|").split("|")]
+        assert float(cells[1]) == pytest.approx(expected["difference"], abs=5e-5)
+        assert cells[-2] == rd.null_text(expected)
+        assert cells[-1] == ("yes" if expected["supported"] else "no")
+    assert f"| {result['first']} < " in text and "(loss@1) |" in text
+    runner = rd.paired(main, result["winner"], main, result["runner_up"], n_boot=50)
+    assert result["winner_supported"] == runner["supported"]
+    claim = "the evidence supports" if runner["supported"] else "this is no evidence"
+    assert f"{claim} that {result['winner']}" in text or (
+        f'{claim} "{result["winner"]} is better' in text)
+    assert re.search(r"\| (average-ranking|active-testing): P = \S+ < P = \S+ \(MIL\) \|", text)

@@ -235,3 +235,9 @@ def test_a_group_stopped_at_its_budget_still_counts_its_cpu_time():
     row = d.groups.iloc[0]
     assert row["status"] == "timeout"
     assert row["cpu"] > 0.05
+
+
+@pytest.mark.parametrize("budget", ["5", True, 0, -1.0, float("nan")])
+def test_describe_bad_time_budget_is_a_value_error(budget):
+    with pytest.raises(ValueError, match="time_budget must be > 0 seconds or None"):
+        describe_dataset(_toy("t1", 0), groups=["general"], time_budget=budget)

@@ -53,9 +53,11 @@ from metaeval.recommend._strategies import (
     Strategy,
     get_strategy,
 )
+from metaeval.recommend._summary import paired_comparison
 
 __all__ = [
     "Condition",
+    "paired_comparison",
     "SUCCESS_FLOOR",
     "Description",
     "describe_dataset",

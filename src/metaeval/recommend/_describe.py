@@ -190,7 +190,9 @@ def describe_dataset(
     if isinstance(groups, str):
         groups = (groups,)
     groups = tuple(groups)
-    if time_budget is not None and not time_budget > 0:
+    if time_budget is not None and (
+            isinstance(time_budget, bool) or not isinstance(time_budget, (int, float, np.number))
+            or not time_budget > 0):
         raise ValueError(f"time_budget must be > 0 seconds or None, got {time_budget!r}.")
     if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 10):
         raise ValueError(f"max_rows must be an integer >= 10 or None, got {max_rows!r}.")

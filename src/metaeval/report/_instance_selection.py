@@ -428,7 +428,11 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
             "datasets: for each instance, the model with the lowest mean loss at c among its "
             "k nearest training instances (k, or the single best, chosen by inner 5-fold "
             "cross-validation). Mean loss per instance, averaged over datasets; gap closed = "
-            "(single best − selector) / (single best − oracle), from the summed losses.</p>")
+            "(single best − selector) / (single best − oracle), from the summed losses. "
+            "Nothing of an outer fold's own rows chooses for them; the stored score of a "
+            "training instance, though, comes from a model fitted with the outer fold's rows "
+            "(the study's cross-validation), so this is not a fully nested refit of the pool "
+            "(the <code>train_scores</code> option of the selection takes one).</p>")
         parts.append(_table(summary_table.set_index("c"), fmt="{:.4f}", index_name="c",
                             formats={"datasets": "{:.0f}"}))
         parts.append(page.figure("selection", "Per-instance selection against the single "

@@ -258,7 +258,8 @@ def nested_cv_selection(
     folds, ids = _check_folds(folds, X.shape[0])
     _check_metric(metric)
     ks = _check_grid(X, folds, k_grid, inner_folds)
-    return _nested(X, [L], folds, ids, ks, inner_folds, metric, random_state)[0]
+    return _nested(X, lambda fold, train: [L[train]], folds, ids, ks, inner_folds, metric,
+                   random_state, 1)[0]
 
 
 def _check_grid(X, folds, k_grid, inner_folds):
@@ -280,31 +281,37 @@ def _check_grid(X, folds, k_grid, inner_folds):
     return [None] * any(k is None for k in k_grid) + ks
 
 
-def _nested(X, losses, folds, ids, ks, inner_folds, metric, random_state):
-    """Nested CV for several loss matrices at once, sharing every neighbour query."""
+def _nested(X, train_losses, folds, ids, ks, inner_folds, metric, random_state, n_q):
+    """Nested CV for several conditions at once, sharing every neighbour query.
+
+    ``train_losses(fold, train)`` gives, for the outer training rows ``train`` of
+    ``fold``, one ``(train.size, m)`` loss matrix per condition, computed without
+    anything of the fold's own rows: the choices for a fold's rows never depend on
+    their scores or labels.
+    """
     n = X.shape[0]
-    out = [(np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp), {}) for _ in losses]
+    out = [(np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp), {}) for _ in range(n_q)]
     for fold in ids:  # a loop over folds, not instances
         test = np.flatnonzero(folds == fold)
         train = np.flatnonzero(folds != fold)
         key = fold.item() if hasattr(fold, "item") else fold
-        inner_loss = np.zeros((len(losses), len(ks)))
+        losses = train_losses(fold, train)
+        inner_loss = np.zeros((n_q, len(ks)))
         if len(ks) > 1:
             splits = KFold(inner_folds, shuffle=True, random_state=random_state).split(train)
             for itr, ite in splits:
-                a, b = train[itr], train[ite]
-                idx = _neighbours(X, a, b, ks, metric)
+                idx = _neighbours(X, train[itr], train[ite], ks, metric)
                 for q, L in enumerate(losses):  # a loop over operating conditions
-                    picks = _select_grid(idx, L[a], ks, _model_order(L[a]))
-                    inner_loss[q] += L[b[:, None], picks].sum(axis=0)
+                    picks = _select_grid(idx, L[itr], ks, _model_order(L[itr]))
+                    inner_loss[q] += L[ite[:, None], picks].sum(axis=0)
         idx = _neighbours(X, train, test, ks, metric)
         for q, L in enumerate(losses):
             choice, single_best, k_chosen = out[q]
-            order = _model_order(L[train])
+            order = _model_order(L)
             single_best[test] = order[0]
             best_k = ks[int(np.argmin(inner_loss[q]))]
             k_chosen[key] = best_k
-            choice[test] = _select_grid(idx, L[train], [best_k], order)[:, 0]
+            choice[test] = _select_grid(idx, L, [best_k], order)[:, 0]
     return out
 
 
@@ -322,6 +329,8 @@ def evaluate_selection(
     pos_label=1,
     t=0.5,
     random_state=0,
+    train_scores=None,
+    return_choices=False,
 ):
     r"""Per-instance selection against the single best model and the oracle, per condition.
 
@@ -338,10 +347,16 @@ def evaluate_selection(
     (1 = as good as the oracle, 0 = no better than the single best, negative =
     worse; NaN when the single best is already the oracle).
 
-    The stored scores of a training instance come from a model that saw the
-    outer test fold's instances during the study's cross-validation; the
-    selector never sees their losses or labels, but it is not a fully nested
-    refit of the pool.
+    Nothing of an outer fold's own rows -- their scores or labels -- is used to
+    choose for them: the training losses of each outer fold are computed from
+    the training rows alone (for the rate-based methods the rates are ranks, so
+    they are ranked among the training rows only). The stored score of a
+    training instance, however, comes from a model that was fitted on the outer
+    test fold's rows (the study's cross-validation), so by default the selector
+    sees their labels indirectly, through the neighbours' losses of local models
+    such as k-NN. Give ``train_scores`` -- scores of the training rows from
+    models fitted without the outer fold (an inner cross-validation) -- for a
+    fully nested evaluation.
 
     Parameters
     ----------
@@ -362,6 +377,12 @@ def evaluate_selection(
     pos_label : scalar, default=1
     t : float, default=0.5
         Threshold of ``score-fixed``.
+    train_scores : mapping of fold id to array-like, optional
+        For each outer fold, the ``(n_train, n_models)`` scores of its training rows
+        (those of the other folds, in row order) from models fitted without the
+        fold's rows. Default: the stored scores ``S`` of those rows.
+    return_choices : bool, default=False
+        Also return the model chosen for each instance at each ``c``.
 
     Returns
     -------
@@ -371,6 +392,8 @@ def evaluate_selection(
         all training instances, the single best),
         ``single_best`` (the model most often single best) and
         ``share_switched`` (instances given another model than their single best).
+    choices : ndarray of shape (len(c), n_instances), int
+        Only with ``return_choices``: the column of ``S`` chosen for each instance.
 
     Examples
     --------
@@ -395,7 +418,16 @@ def evaluate_selection(
               for cost in cs]  # fmt: skip
     folds, ids = _check_folds(folds, X.shape[0])
     ks = _check_grid(X, folds, k_grid, inner_folds)
-    fitted = _nested(X, losses, folds, ids, ks, inner_folds, "euclidean", random_state)
+    y = np.asarray(y)
+    nested = _check_train_scores(train_scores, folds, ids, S.shape[1])
+
+    def train_losses(fold, train):
+        S_train = S[train] if nested is None else nested[fold]
+        return [instance_hardness_at(y[train], S_train, method, float(cost), t=t,
+                                     pos_label=pos_label) for cost in cs]
+
+    fitted = _nested(X, train_losses, folds, ids, ks, inner_folds, "euclidean", random_state,
+                     cs.size)
     rows = []
     n = np.arange(X.shape[0])
     for cost, L, (choice, single_best, k_chosen) in zip(cs, losses, fitted, strict=True):
@@ -414,7 +446,10 @@ def evaluate_selection(
                 "share_switched": float(np.mean(choice != single_best)),
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if return_choices:
+        return table, np.stack([choice for choice, _, _ in fitted])
+    return table
 
 
 def _names(algorithms, m):
@@ -425,3 +460,23 @@ def _names(algorithms, m):
             f"algorithms must be a sequence of {m} names, one per column of S, got {algorithms!r}."
         )
     return [str(a) for a in algorithms]
+
+
+def _check_train_scores(train_scores, folds, ids, m):
+    """``train_scores`` as a dict fold id -> (n_train, m) float array, validated."""
+    if train_scores is None:
+        return None
+    if not hasattr(train_scores, "keys"):
+        raise ValueError("train_scores must be a mapping of fold id to the scores of that "
+                         f"fold's training rows, got {type(train_scores).__name__}.")
+    out = {}
+    for fold in ids:
+        key = fold.item() if hasattr(fold, "item") else fold
+        if key not in train_scores:
+            raise ValueError(f"train_scores has no entry for fold {key!r}.")
+        n_train = int(np.sum(folds != fold))
+        a = _check_matrix(train_scores[key], f"train_scores[{key!r}]", n_rows=n_train)
+        if a.shape[1] != m:
+            raise ValueError(f"train_scores[{key!r}] has {a.shape[1]} columns; S has {m}.")
+        out[fold] = a
+    return out

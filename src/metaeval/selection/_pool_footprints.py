@@ -11,6 +11,9 @@ import numpy as np
 
 from metaeval.selection._footprints import _check_xy, default_max_edge, footprint
 
+# losses within this of each other (or of epsilon) are tied
+_TIE = 1e-12
+
 __all__ = ["good_instances", "algorithm_footprints", "footprint_table", "condition_footprints"]
 
 
@@ -36,7 +39,10 @@ def good_instances(hardness, *, epsilon=0.2, kind="good"):
         \text{good}_{ij} = [IH_{ij} \le \varepsilon], \qquad
         \text{best}_{ij} = [IH_{ij} = \min_k IH_{ik}]
 
-    (ties: every algorithm reaching the minimum is best).
+    (ties: every algorithm reaching the minimum is best; a loss within 1e-12 of
+    :math:`\varepsilon` or of the minimum counts as equal to it, so that rounding
+    does not split a tie, e.g. a class-1 error at :math:`c = 0.7` costs
+    :math:`2(1 - c) = 0.6000000000000001` in floating point).
 
     Parameters
     ----------
@@ -74,9 +80,11 @@ def good_instances(hardness, *, epsilon=0.2, kind="good"):
         raise ValueError(f"kind must be 'good' or 'best', got {kind!r}.")
     if not (np.isscalar(epsilon) and 0.0 <= epsilon <= 1.0):
         raise ValueError(f"epsilon must be a number in [0, 1], got {epsilon!r}.")
+    # a loss equal to the threshold up to rounding (2(1 - c) at c = 0.7 is
+    # 0.6000000000000001) counts as equal: ties are ties whichever class they cost
     if kind == "best":
-        return H <= H.min(axis=1, keepdims=True) + 1e-12
-    return H <= epsilon
+        return H <= H.min(axis=1, keepdims=True) + _TIE
+    return H <= epsilon + _TIE
 
 
 def algorithm_footprints(
