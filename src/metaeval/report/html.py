@@ -421,9 +421,11 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     meta = (f"{int(row['n_instances'])} instances · {int(row['n_features'])} features · "
             f"class 1 share {float(row['positive_fraction']):.2f} · {row['family']}")
     head = f"<summary>{_esc(name)}<span>{_esc(meta)}</span></summary>"
+    anchor = f' id="{_esc(_dataset_anchor(name))}"'
     if name not in view.usable_datasets():
         note = "fewer than two algorithms finished on this dataset: nothing to compare."
-        return f'<details>{head}<div><p class="problem">{_esc(note)}</p></div></details>'
+        return (f'<details{anchor}>{head}<div><p class="problem">{_esc(note)}</p></div>'
+                "</details>")
     parts = ["<h4>Mean instance hardness (layout of Table 1 of Melo &amp; Prudêncio 2014, "
              "MetaSel version)</h4>"]
     table = page.attempt(f"mean hardness ({name})", lambda: view.mean_hardness(name))
@@ -474,7 +476,11 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
             parts.append(page.figure("instance-space-correlation", "Spearman correlation "
                                      "between the classic measures and the cost-sensitive "
                                      "hardness of the instances.", fmt="png", dataset=name))
-    return f'<details>{head}<div>{"".join(parts)}</div></details>'
+    return f'<details{anchor}>{head}<div>{"".join(parts)}</div></details>'
+
+
+def _dataset_anchor(name: str) -> str:
+    return "ds-" + re.sub(r"[^A-Za-z0-9_-]", "_", str(name))
 
 
 # ---------------------------------------------------------------------------- entry point
@@ -564,8 +570,13 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     sections.append(("recommendation", "Recommendation", page_section(page)))
     per = [_dataset_section(page, n, cost_proportions=cost_proportions, cut_height=cut_height,
                             instance_space_max_rows=instance_space_max_rows) for n in chosen]
+    jump = " ".join(f'<a href="#{_esc(_dataset_anchor(n))}">{_esc(n)}</a>' for n in chosen)
     sections.append(("datasets", "Per dataset",
-                     '<p class="note">Click a dataset to open its section.</p>' + "".join(per)))
+                     '<p class="note">Click a dataset to open its section.</p>'
+                     f'<p class="jump">{jump}</p>' + "".join(per)))
+    from metaeval.report._glossary import glossary_html
+
+    sections.append(("glossary", "Glossary", glossary_html(view.algorithms())))
     if page.problems:
         items = "".join(f"<li>{_esc(p)}</li>" for p in page.problems)
         sections.insert(1, ("problems", "Problems",
