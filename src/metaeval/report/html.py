@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _template
 from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
-from metaeval.report.figures import METHOD_ABBREVIATIONS
+from metaeval.report.figures import METHOD_ABBREVIATIONS, smallest_font_pt
 
 __all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
 
@@ -137,8 +137,11 @@ class _Page:
                 body = figure_to_svg(fig)
             else:  # shown at 96 CSS px per inch, the scale of the inline SVG figures
                 w, h = (round(float(v) * 96) for v in fig.get_size_inches())
-                body = (f'<img src="{figure_to_png_uri(fig, dpi=self.dpi)}" width="{w}" '
-                        f'height="{h}" alt="{_esc(alt or caption)}">')
+                uri = figure_to_png_uri(fig, dpi=self.dpi)
+                # the smallest text, for checks of its size on screen (pt at 96 px/in)
+                small = smallest_font_pt(fig)
+                body = (f'<img src="{uri}" width="{w}" height="{h}" '
+                        f'data-min-font-pt="{small:g}" alt="{_esc(alt or caption)}">')
         except Exception as exc:
             if self.strict:
                 raise
@@ -486,7 +489,7 @@ def _dataset_anchor(name: str) -> str:
 # ---------------------------------------------------------------------------- entry point
 def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accuracy",
                  datasets=None, cut_height=None, cost_proportions=(0.2, 0.5, 0.8), accd=0.1,
-                 a3r_n=8, bootstrap_draws=2000, dpi=96, instance_space_max_rows=5000,
+                 a3r_n=8, bootstrap_draws=2000, dpi=192, instance_space_max_rows=5000,
                  strict=False, title="metaeval report") -> Path:
     """Write the self-contained HTML report of a study to ``out_dir/index.html``.
 
@@ -514,9 +517,10 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
         Root of the A3R ranking.
     bootstrap_draws : int, default 2000
         Draws per cell of the bootstrap stability grid.
-    dpi : float, default 96
-        Resolution of the PNG figures (they are shown at 96 CSS pixels per inch,
-        like the SVG ones; lower it to shrink the file).
+    dpi : float, default 192
+        Resolution of the PNG figures. They are shown at 96 CSS pixels per inch,
+        like the SVG ones, so 192 is sharp on a high-density screen and when
+        zoomed in; 96 shrinks the file.
     instance_space_max_rows : int, default 5000
         Datasets with more instances get no instance-space view in the report
         (the classic measures are the slowest part on large data).
