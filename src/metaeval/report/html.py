@@ -166,11 +166,12 @@ def _row(*figures_html: str) -> str:
     return '<div class="row">' + "".join(figures_html) + "</div>"
 
 
-def _table(frame: pd.DataFrame, *, fmt="{:.4f}", best=None, text_columns=(), index=True,
-           index_name=None, formats=None) -> str:
+def _table(frame: pd.DataFrame, *, fmt="{:.3f}", best=None, text_columns=(), index=True,
+           index_name=None, formats=None, best_by=None) -> str:
     """An escaped HTML table; ``best`` = "min" or "max" bolds the best of each column.
 
-    ``formats`` maps a column to its own format (default ``fmt``).
+    ``formats`` maps a column to its own format (default ``fmt``); ``best_by``
+    maps a column to its own "min" or "max" (a column in neither gets no mark).
     """
     formats = formats or {}
     cols = list(frame.columns)
@@ -180,14 +181,14 @@ def _table(frame: pd.DataFrame, *, fmt="{:.4f}", best=None, text_columns=(), ind
     head += "".join(
         f'<th class="{"text" if c in text_columns else ""}">{_esc(c)}</th>' for c in cols)
     best_rows = {}
-    if best in ("min", "max"):
-        for c in cols:
-            if c in text_columns:
-                continue
-            v = pd.to_numeric(frame[c], errors="coerce")
-            if v.notna().any():
-                target = v.min() if best == "min" else v.max()
-                best_rows[c] = set(np.flatnonzero(np.isclose(v.to_numpy(), target)))
+    for c in cols:
+        how = (best_by or {}).get(c, best if best_by is None else None)
+        if how not in ("min", "max") or c in text_columns:
+            continue
+        v = pd.to_numeric(frame[c], errors="coerce")
+        if v.notna().any():
+            target = v.min() if how == "min" else v.max()
+            best_rows[c] = set(np.flatnonzero(np.isclose(v.to_numpy(), target)))
     rows = []
     for i, (label, row) in enumerate(frame.iterrows()):
         cells = f'<td class="text">{_esc(label)}</td>' if index else ""
@@ -247,14 +248,48 @@ def _summary(page: _Page) -> str:
     d = ds.set_index("name")[["family", "n_instances", "n_features", "positive_fraction"]]
     d = d.rename(columns={"n_instances": "instances", "n_features": "features",
                           "positive_fraction": "class 1 share"})
+    text_cols = ["family"]
     if not tasks.empty:
         done = tasks[tasks["status"] == "done"].groupby("dataset").size()
         d["tasks done"] = [int(done.get(n, 0)) for n in d.index]
-    out.append(_table(d, fmt="{:.3f}", text_columns=("family",), index_name="dataset"))
+        if "n_folds" in tasks.columns:  # the folds each dataset really ran, and why fewer
+            d["folds"], d["note"] = zip(*(_folds_used(tasks, n) for n in d.index), strict=True)
+            text_cols += ["folds", "note"]
+            if not d["note"].astype(bool).any():
+                d = d.drop(columns="note")
+                text_cols.remove("note")
+    out.append(_table(d, fmt="{:.3f}", text_columns=tuple(text_cols), index_name="dataset"))
     out.append("<h3>Algorithms</h3>")
-    a = algs.set_index("name")[["estimator", "score_method"]]
-    out.append(_table(a, text_columns=("estimator", "score_method"), index_name="algorithm"))
+    a = algs.set_index("name")[["estimator", "score_method"]].copy()
+    if "params" in algs.columns:  # what tells 3NN from 5NN
+        a.insert(1, "hyperparameters (others at the estimator's defaults)",
+                 [_params_text(p) for p in algs["params"]])
+    out.append(_table(a, text_columns=tuple(a.columns), index_name="algorithm"))
     return "\n".join(out)
+
+
+def _folds_used(tasks: pd.DataFrame, name) -> tuple[str, str]:
+    """``(folds, note)`` of a dataset: the folds its finished tasks ran, and the warning."""
+    t = tasks[(tasks["dataset"] == name) & (tasks["status"] == "done")]
+    folds = pd.to_numeric(t["n_folds"], errors="coerce").dropna().astype(int)
+    text = "–" if folds.empty else (str(folds.iloc[0]) if folds.nunique() == 1
+                                     else f"{folds.min()}–{folds.max()}")
+    notes = t["warning"].dropna().astype(str) if "warning" in t.columns else pd.Series([])
+    notes = [w for w in dict.fromkeys(notes) if w.strip()]
+    return text, "; ".join(notes)
+
+
+def _params_text(params) -> str:
+    import json
+
+    if isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except ValueError:
+            return params
+    if not params:
+        return "defaults"
+    return ", ".join(f"{k} = {v}" for k, v in dict(params).items())
 
 
 def _findings(page: _Page, *, accd, a3r_n) -> str:
@@ -276,7 +311,10 @@ def _findings(page: _Page, *, accd, a3r_n) -> str:
     if ranks:
         best = ", ".join(f"{_esc(name)}: <b>{_esc(f['algorithm'].iloc[0])}</b>"
                          for name, f in ranks.items())
-        items.append(f"<li>Best algorithm by ranking on {_esc(view.measure)} — {best}.</li>")
+        from metaeval.report._glossary import human_name
+
+        items.append(f"<li>Best algorithm by ranking on {_esc(human_name(view.measure))} — "
+                     f"{best}.</li>")
     cd = page.attempt("critical difference", lambda: _cd_summary(view)) \
         if len(view.usable_datasets()) >= 2 else None
     if cd:
@@ -362,17 +400,22 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
     out = []
     ranks = page.attempt("rankings", lambda: view.rankings(accd=accd, n=a3r_n))
     if ranks:
+        from metaeval.report._glossary import human_name
         from metaeval.report.data import ranks_table
+        from metaeval.report.figures import _distinct_digits
 
         R, Sc = ranks_table(ranks)
         tbl = pd.concat({"rank": R, "score": Sc}, axis=1)
         tbl.columns = [f"{b} {a}" for a, b in tbl.columns]
         order = [f"{c} {k}" for c in R.columns for k in ("rank", "score")]
-        out.append(f'<p class="note">Success measure: {_esc(view.measure)}; time: fit + '
-                   "predict wall seconds over the folds. AR: lower score is better; the others: "
-                   "higher is better. Rank 1 = best.</p>")
-        out.append(_table(tbl[order], fmt="{:.3f}", index_name="algorithm",
-                          formats={c: "{:g}" for c in order if c.endswith(" rank")}))
+        formats = {c: "{:g}" for c in order if c.endswith(" rank")}
+        for c in R.columns:  # enough digits to tell every two different scores apart
+            formats[f"{c} score"] = f"{{:.{_distinct_digits(Sc[c].to_numpy(float))}g}}"
+        out.append(f'<p class="note">Success measure: {_esc(human_name(view.measure))}; time: '
+                   "fit + predict wall seconds over the folds. AR: lower score is better; the "
+                   "others: higher is better. Rank 1 = best, in bold.</p>")
+        out.append(_table(tbl[order], fmt="{:.3f}", index_name="algorithm", formats=formats,
+                          best_by={c: "min" for c in order if c.endswith(" rank")}))
     if len(view.usable_datasets()) >= 2:
         out.append(page.figure("critical-difference",
                                "Critical-difference diagram (Demšar 2006): average ranks over "
