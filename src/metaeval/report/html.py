@@ -390,8 +390,9 @@ def _similarity(page: _Page, *, cut_height) -> str:
         "Average-linkage dendrograms of the dissimilarity between algorithms (mean absolute "
         "difference of instance hardness, Melo & Prudêncio 2014, eq. 24 of the MetaSel "
         "version), averaged over datasets (eq. 25); "
-        "one per threshold choice method. Dashed line: the cut height "
-        + ("given." if cut_height is not None else "(middle of the widest gap between merges)."),
+        "one per threshold choice method, on one scale. Dashed line: the cut height "
+        + ("given" if cut_height is not None else "(middle of the widest gap between merges)")
+        + "; each coloured group of branches is a cluster below it, grey joins lie above it.",
         cut_height=cut_height)
 
 
@@ -425,17 +426,21 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
     else:
         out.append('<p class="note">The critical-difference diagram needs at least two '
                    "datasets.</p>")
-    out.append(page.figure("rank-table", "Ranks under the five ranking methods (cell: rank "
-                           "and score).", accd=accd, n=a3r_n))
     out.append("<h3>Combining accuracy and time: ARR and A3R (Abdulrahman &amp; Brazdil "
                "2014)</h3>")
     out.append(_row(
-        page.figure("arr", "ARR at SRR = 1 for AccD = 0.2, 0.3, 0.7: the denominator "
-                           "1 + AccD·log10(T ratio) vanishes at the dotted lines (the pole), "
-                           "so ARR is neither monotonic nor bounded."),
-        page.figure("a3r", "A3R at SRR = 1 for n = 4, 8, 16: monotonic in the time ratio."),
-        page.figure("iso-a3r", "Iso-A3R curves (n = 8): the success rate ratio an algorithm "
-                               "needs for A3R = 0.9, 1.0, 1.1.")))
+        page.figure("arr", f"ARR at SRR = 1 against the time ratio Tp/Tq (algorithm p's "
+                           f"time over its rival q's): thick, AccD = {accd:g} as the rankings "
+                           "use it; thin, the values of Abdulrahman & Brazdil (2014). The "
+                           "denominator 1 + AccD·log10(Tp/Tq) vanishes at the dotted lines "
+                           "(the pole), so ARR is neither monotonic nor bounded.",
+                    used=accd),
+        page.figure("a3r", f"A3R at SRR = 1 against the time ratio Tp/Tq for n = 4, 8, 16 "
+                           f"(thick: n = {a3r_n:g}, as the rankings use it): monotonic.",
+                    used=a3r_n),
+        page.figure("iso-a3r", f"Iso-A3R curves (n = {a3r_n:g}): the success rate ratio an "
+                               "algorithm needs for A3R = 0.9, 1.0, 1.1 at each time ratio.",
+                    n=a3r_n)))
     return "\n".join(out)
 
 
@@ -444,8 +449,9 @@ def _benchmark(page: _Page, *, bootstrap_draws) -> str:
                             "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
                             "100·(p − Q1)/(max − Q1), averaged."),
                 page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
-                            "mean log2 of the time over the fastest time, over the slowest "
-                            "datasets.")),
+                            "mean log2 of the time over the fastest algorithm's time on the "
+                            "datasets the title names (the 20 slowest at most); lower is "
+                            "faster.")),
            page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
                        "the comparison dataset-neutral, each row would have one colour."),
            _row(page.figure("heatmap-metrics", "Value captured per algorithm and metric."),
@@ -498,7 +504,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
             "cost-hardness-maps", f"Loss of class {k} instances at c = "
             + ", ".join(f"{c:g}" for c in cost_proportions)
             + f" (Prudêncio 2019, Fig. {10 if k == 1 else 11}).", fmt="png", dataset=name,
-            target_class=k, cost_proportions=cost_proportions) for k in (1, 0))))
+            target_class=k, cost_proportions=cost_proportions) for k in (0, 1))))
     else:
         parts.append('<p class="note">Features not available (not a built-in dataset, or '
                      "its file changed since the study): no hardness maps.</p>")
