@@ -10,9 +10,8 @@ own algorithms (name, estimator, hyperparameters) added.
 from __future__ import annotations
 
 import html
-import re
 
-__all__ = ["TERMS", "abbreviations_in", "glossary_html", "human_name"]
+__all__ = ["TERMS", "glossary_html", "human_name"]
 
 #: Abbreviation -> (long name, explanation). Grouped as the report meets them.
 TERMS: dict[str, tuple[str, str]] = {
@@ -94,6 +93,15 @@ TERMS: dict[str, tuple[str, str]] = {
             "−1 to 1; higher is better."),
     "CV": ("cross-validation", "each dataset's instances are split in folds; every fold is "
            "predicted by a model fitted on the others."),
+    "Q1": ("first quartile", "of the algorithms' values on one dataset and metric: where "
+           "value captured is 0 %."),
+    "MetaSel": ("MetaSel workshop", "Meta-learning and Algorithm Selection workshop at ECAI "
+                "2014, where the longer version of Melo & Prudêncio (2014) appeared (the "
+                "shorter one is in BRACIS 2014); the report cites its equations and figures."),
+    "ECAI": ("European Conference on Artificial Intelligence", "2014 edition: the MetaSel "
+             "workshop."),
+    "BRACIS": ("Brazilian Conference on Intelligent Systems", "2014 edition: the shorter "
+               "version of Melo & Prudêncio (2014)."),
     "IRT": ("item response theory", "models each instance's difficulty and discrimination "
             "from the algorithms' answers."),
 }
@@ -140,27 +148,6 @@ def human_name(code: str) -> str:
         abbrev = {v[0]: k for k, v in TERMS.items()}.get(method, method)
         return f"mean instance hardness ({abbrev})"
     return code.replace("_", " ")
-
-
-# a token with two capitals, or a capital and a digit (SF, AccD, kDN, TD_P, A3R, F1, PC1)
-_ABBREV = re.compile(r"(?<![\w-])(?=[\w]*[A-Z][\w]*[A-Z0-9])[A-Za-z0-9][\w]*[A-Za-z0-9](?![\w-])")
-
-
-def abbreviations_in(text: str) -> set[str]:
-    """Abbreviation-like tokens of a text (two capitals, or a capital and a digit).
-
-    Examples
-    --------
-    >>> sorted(abbreviations_in("ARR at SRR = 1 for AccD = 0.1; kDN and TD_P, not Fig. 3"))
-    ['ARR', 'AccD', 'SRR', 'TD_P', 'kDN']
-    """
-    out = set()
-    for m in _ABBREV.finditer(str(text)):
-        tok = m.group(0)
-        if sum(ch.isupper() for ch in tok) >= 2 or (
-                any(ch.isupper() for ch in tok) and any(ch.isdigit() for ch in tok)):
-            out.add(tok)
-    return out
 
 
 def glossary_html(algorithms=None) -> str:

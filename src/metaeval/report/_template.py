@@ -18,7 +18,7 @@ nav a { color: var(--accent); text-decoration: none; margin-right: 1.1rem; }
 nav a:hover { text-decoration: underline; }
 main { max-width: 1240px; margin: 0 auto; padding: 1rem 2rem 4rem; }
 /* a jump (nav link, dataset link, glossary link) lands below the sticky bar, not under it */
-section, details, dt, [id] { scroll-margin-top: 3.5rem; }
+section, details, dt, [id] { scroll-margin-top: 5rem; }
 h2 { font-size: 1.3rem; border-bottom: 2px solid var(--rule); padding-bottom: .2rem;
      margin-top: 2.2rem; }
 h3 { font-size: 1.08rem; margin: 1.6rem 0 .4rem; }
@@ -69,7 +69,7 @@ td, th { overflow-wrap: anywhere; }
   header, nav { padding-left: .8rem; padding-right: .8rem; }
   main { padding: .8rem .6rem 3rem; }
   details > div { padding: .2rem .4rem .8rem; }
-  section, details, dt, [id] { scroll-margin-top: 5.5rem; }
+  section, details, dt, [id] { scroll-margin-top: 7.5rem; }
 }
 """
 
