@@ -486,7 +486,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     parts.append("<h4>Cost curves</h4>")
     parts.append(page.figure("class-cost-curves", "Class cost curves (Prudêncio 2019, Fig. 7): "
                              "mean loss of each class over the pool; CH = class hardness.",
-                             fmt="png", dataset=name))
+                             fmt="svg", dataset=name))
     parts.append(page.figure("instance-cost-curves", "Instance cost curves (Prudêncio 2019, Figs. "
                              "1–6) of the hardest and a typical instance of each class, one "
                              "line per algorithm; dashed and hatched: the rate-driven "
@@ -511,7 +511,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     parts.append("<h4>Algorithm similarity on this dataset</h4>")
     parts.append(page.figure("dendrograms", "Dendrograms of algorithm dissimilarity on this "
                              "dataset (Melo & Prudêncio 2014, Figs. 3–5 of the "
-                             "MetaSel version).", fmt="png", dataset=name,
+                             "MetaSel version).", fmt="svg", dataset=name,
                              cut_height=cut_height))
     if has_instance_space() and view.projection(name) is not None:
         parts.append("<h4>Instance space: classic beside cost-sensitive hardness</h4>")
@@ -527,7 +527,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
                                      dataset=name))
             parts.append(page.figure("instance-space-correlation", "Spearman correlation "
                                      "between the classic measures and the cost-sensitive "
-                                     "hardness of the instances.", fmt="png", dataset=name))
+                                     "hardness of the instances.", fmt="svg", dataset=name))
     return f'<details{anchor}>{head}<div>{"".join(parts)}</div></details>'
 
 
