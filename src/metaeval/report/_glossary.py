@@ -37,13 +37,14 @@ TERMS: dict[str, tuple[str, str]] = {
     # rankings (Abdulrahman & Brazdil 2014)
     "AR": ("average rank", "mean rank of an algorithm over the datasets (1 = best)."),
     "SRR": ("success rate ratio", "an algorithm's success over another's, averaged over "
-            "datasets and rivals (Abdulrahman & Brazdil 2014)."),
-    "SW": ("significant wins", "share of pairwise comparisons an algorithm wins by a "
-           "significant paired test (Abdulrahman & Brazdil 2014)."),
+            "datasets and rivals (Brazdil, Soares & da Costa 2003)."),
+    "SW": ("significant wins", "how often an algorithm beats another significantly (a paired "
+           "t-test over the folds) (Brazdil, Soares & da Costa 2003)."),
     "ARR": ("adjusted ratio of ratios", "success rate ratio divided by "
-            "1 + AccD·log10(time ratio) (Abdulrahman & Brazdil 2014)."),
-    "A3R": ("A3R (accuracy–runtime ratio)", "success rate ratio divided by the n-th root "
-            "of the time ratio (Abdulrahman & Brazdil 2014)."),
+            "1 + AccD·log10(time ratio) (Brazdil, Soares & da Costa 2003; Abdulrahman & "
+            "Brazdil 2014, eq. 1)."),
+    "A3R": ("adjusted ratio of ratios of accuracy and run time", "success rate ratio "
+            "divided by the n-th root of the time ratio (Abdulrahman & Brazdil 2014, eq. 2)."),
     "AccD": ("accuracy for a 10× speed-up", "the share of accuracy one is willing to trade "
              "for a ten times faster algorithm, the weight of time in ARR."),
     "CD": ("critical difference", "the least difference in average rank the Nemenyi test "
@@ -150,6 +151,20 @@ def human_name(code: str) -> str:
     return code.replace("_", " ")
 
 
+def _params_text(params) -> str:
+    """``n_neighbors = 3, weights = uniform`` from a JSON object (or a mapping); "" if none."""
+    import json
+
+    if params is None or params != params:  # None or NaN
+        return ""
+    if isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except ValueError:
+            return params
+    return ", ".join(f"{k} = {v}" for k, v in dict(params).items())
+
+
 def glossary_html(algorithms=None) -> str:
     """The glossary section's markup: the study's algorithms, then :data:`TERMS`.
 
@@ -170,8 +185,8 @@ def glossary_html(algorithms=None) -> str:
         for _, row in algorithms.iterrows():
             name = str(row.get("name", ""))
             what = str(row.get("estimator", "") or "")
-            params = row.get("params") if "params" in row else None
-            extra = f" — {params}" if params not in (None, "", "{}") and params == params else ""
+            params = _params_text(row.get("params")) if "params" in row else ""
+            extra = f" with {params}" if params else ""
             items.append(f'<dt id="g-{esc(name)}">{esc(name)}</dt>'
                          f"<dd>algorithm of this study: {esc(what)}{esc(extra)}</dd>")
     for term, (long, text) in TERMS.items():

@@ -262,8 +262,10 @@ def _summary(page: _Page) -> str:
     out.append("<h3>Algorithms</h3>")
     a = algs.set_index("name")[["estimator", "score_method"]].copy()
     if "params" in algs.columns:  # what tells 3NN from 5NN
+        from metaeval.report._glossary import _params_text
+
         a.insert(1, "hyperparameters (others at the estimator's defaults)",
-                 [_params_text(p) for p in algs["params"]])
+                 [_params_text(p) or "defaults" for p in algs["params"]])
     out.append(_table(a, text_columns=tuple(a.columns), index_name="algorithm"))
     return "\n".join(out)
 
@@ -277,19 +279,6 @@ def _folds_used(tasks: pd.DataFrame, name) -> tuple[str, str]:
     notes = t["warning"].dropna().astype(str) if "warning" in t.columns else pd.Series([])
     notes = [w for w in dict.fromkeys(notes) if w.strip()]
     return text, "; ".join(notes)
-
-
-def _params_text(params) -> str:
-    import json
-
-    if isinstance(params, str):
-        try:
-            params = json.loads(params)
-        except ValueError:
-            return params
-    if not params:
-        return "defaults"
-    return ", ".join(f"{k} = {v}" for k, v in dict(params).items())
 
 
 def _findings(page: _Page, *, accd, a3r_n) -> str:
