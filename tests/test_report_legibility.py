@@ -116,6 +116,22 @@ _JUMP = """
 """
 
 
+_DATASET_JUMP = """
+(async () => {
+  const a = document.querySelector("p.jump a");
+  if (!a) return JSON.stringify(null);
+  location.hash = a.getAttribute("href");
+  await new Promise(r => setTimeout(r, 300));
+  const d = document.getElementById(a.getAttribute("href").slice(1)).closest("details");
+  const out = [a.textContent, !!(d && d.open),
+               d ? d.querySelector("summary").getBoundingClientRect().top : null,
+               document.querySelector("nav").getBoundingClientRect().bottom];
+  location.hash = "";
+  return JSON.stringify(out);
+})()
+"""
+
+
 @pytest.fixture(scope="module")
 def report_path(tmp_path_factory):
     from metaeval.report import write_report
@@ -133,10 +149,12 @@ def _read_page(url, profile, width):
     tools = DevTools(profile)
     try:
         tools.open_page(url, width=width, height=900)
+        dataset_jump = json.loads(tools.evaluate(_DATASET_JUMP))
         tools.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         time.sleep(0.4)  # lay out the opened sections, decode their images
         page = json.loads(tools.evaluate(_READ))
         page["jumps"] = json.loads(tools.evaluate(_JUMP))
+        page["dataset_jump"] = dataset_jump
     finally:
         tools.close()
     return page
@@ -194,6 +212,15 @@ def test_a_jump_leaves_the_heading_below_the_sticky_bar(pages, width):
     for section, heading_top, bar_bottom in pages[width]["jumps"]:
         assert heading_top is not None, f"no section {section!r}"
         assert heading_top >= bar_bottom - 1, (section, heading_top, bar_bottom)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_dataset_link_opens_its_section_below_the_bar(pages, width):
+    jump = pages[width]["dataset_jump"]
+    assert jump is not None, "no links to the datasets' sections"
+    name, opened, summary_top, bar_bottom = jump
+    assert opened, f"following the link to {name!r} left its section closed"
+    assert summary_top >= bar_bottom - 1, (name, summary_top, bar_bottom)
 
 
 def test_the_checks_can_fail(tmp_path):

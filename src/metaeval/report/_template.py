@@ -19,6 +19,7 @@ nav a:hover { text-decoration: underline; }
 main { max-width: 1240px; margin: 0 auto; padding: 1rem 2rem 4rem; }
 /* a jump (nav link, dataset link, glossary link) lands below the sticky bar, not under it */
 section, details, dt, [id] { scroll-margin-top: 5rem; }
+details > div[id] { scroll-margin-top: 8rem; }  /* its summary line stays in view too */
 h2 { font-size: 1.3rem; border-bottom: 2px solid var(--rule); padding-bottom: .2rem;
      margin-top: 2.2rem; }
 h3 { font-size: 1.08rem; margin: 1.6rem 0 .4rem; }
@@ -70,6 +71,7 @@ td, th { overflow-wrap: anywhere; }
   main { padding: .8rem .6rem 3rem; }
   details > div { padding: .2rem .4rem .8rem; }
   section, details, dt, [id] { scroll-margin-top: 7.5rem; }
+  details > div[id] { scroll-margin-top: 10.5rem; }
 }
 """
 

@@ -462,10 +462,11 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     meta = (f"{int(row['n_instances'])} instances · {int(row['n_features'])} features · "
             f"class 1 share {float(row['positive_fraction']):.2f} · {row['family']}")
     head = f"<summary>{_esc(name)}<span>{_esc(meta)}</span></summary>"
+    # the anchor inside the section: following a link to it opens the collapsed section
     anchor = f' id="{_esc(_dataset_anchor(name))}"'
     if name not in view.usable_datasets():
         note = "fewer than two algorithms finished on this dataset: nothing to compare."
-        return (f'<details{anchor}>{head}<div><p class="problem">{_esc(note)}</p></div>'
+        return (f'<details>{head}<div{anchor}><p class="problem">{_esc(note)}</p></div>'
                 "</details>")
     parts = ["<h4>Mean instance hardness (layout of Table 1 of Melo &amp; Prudêncio 2014, "
              "MetaSel version)</h4>"]
@@ -517,7 +518,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
             parts.append(page.figure("instance-space-correlation", "Spearman correlation "
                                      "between the classic measures and the cost-sensitive "
                                      "hardness of the instances.", fmt="svg", dataset=name))
-    return f'<details{anchor}>{head}<div>{"".join(parts)}</div></details>'
+    return f'<details>{head}<div{anchor}>{"".join(parts)}</div></details>'
 
 
 def _dataset_anchor(name: str) -> str:
