@@ -429,7 +429,7 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
             "k nearest training instances (k, or the single best, chosen by inner 5-fold "
             "cross-validation). Mean loss per instance, averaged over datasets; gap closed = "
             "(single best − selector) / (single best − oracle), from the summed losses.</p>")
-        parts.append(_table(summary_table.set_index("c"), fmt="{:.4f}", index_name="c",
+        parts.append(_table(summary_table.set_index("c"), fmt="{:.3f}", index_name="c",
                             formats={"datasets": "{:.0f}"}))
         parts.append(page.figure("selection", "Per-instance selection against the single "
                                  "best model and the per-instance oracle.", fmt="png",
@@ -439,6 +439,9 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
     irt = page.attempt(f"IRT ({featured})", lambda: irt_data(view, featured))
     if irt is not None:
         fit, corr, groups = irt
+        from metaeval.report._glossary import human_name
+
+        corr = corr.rename(index=human_name)  # measures in words, not code names
         algs = view.scores(featured)[2]
         abilities = pd.DataFrame({"ability": fit.ability}, index=algs)
         weak = corr[corr.abs() < 0.3].dropna().index.tolist()
