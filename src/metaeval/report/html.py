@@ -266,6 +266,7 @@ def _summary(page: _Page) -> str:
 
         a.insert(1, "hyperparameters (others at the estimator's defaults)",
                  [_params_text(p) or "defaults" for p in algs["params"]])
+    a = a.rename(columns={"score_method": "score from"})
     out.append(_table(a, text_columns=tuple(a.columns), index_name="algorithm"))
     return "\n".join(out)
 
