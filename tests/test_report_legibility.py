@@ -80,7 +80,9 @@ _READ = """
       }
     } else {
       const pt = parseFloat(img.dataset.minFontPt);
-      const scale = r.width / img.width;
+      // the width attribute is the figure's size at 96 px per inch (img.width would be
+      // the size on screen)
+      const scale = r.width / parseFloat(img.getAttribute("width"));
       item.minPx = pt * 96 / 72 * scale;
       item.smallest = "(smallest text of the image, " + pt + " pt, shown at " +
                       scale.toFixed(2) + "x)";
