@@ -103,6 +103,8 @@ TERMS: dict[str, tuple[str, str]] = {
              "workshop."),
     "BRACIS": ("Brazilian Conference on Intelligent Systems", "2014 edition: the shorter "
                "version of Melo & Prudêncio (2014)."),
+    "MIL": ("mean interval loss", "the loss of a recommended order of algorithms, averaged "
+            "over a logarithmic interval of time (Abdulrahman et al. 2018); lower is better."),
     "IRT": ("item response theory", "models each instance's difficulty and discrimination "
             "from the algorithms' answers."),
 }
