@@ -49,46 +49,50 @@ def _synthetic_figures():
     x = np.linspace(-20, 20, 201)
     grid = pd.DataFrame(RNG.uniform(0.08, 0.35, (12, 10)), index=range(1, 13),
                         columns=range(1, 11))
-    yield "instance cost curves", figures.instance_cost_curves(
+    yield "instance cost curves", lambda: figures.instance_cost_curves(
         c, RNG.uniform(0, 2, (5, 4, 8, c.size)), methods=METHODS, models=ALGS,
         instances=["class 0, hardest\nrow 28"] * 4, hardness=RNG.random((5, 4)))
-    yield "class cost curves", figures.class_cost_curves(
+    yield "class cost curves", lambda: figures.class_cost_curves(
         c, RNG.uniform(0, 1, (5, 2, c.size)), RNG.random((5, 2)), methods=METHODS)
-    yield "hardness maps", figures.hardness_maps(xy, y, RNG.random((n, 5)), methods=METHODS)
-    yield "loss maps", figures.cost_hardness_maps(
+    yield "hardness maps", lambda: figures.hardness_maps(xy, y, RNG.random((n, 5)),
+                                                         methods=METHODS)
+    yield "loss maps", lambda: figures.cost_hardness_maps(
         xy, y, RNG.uniform(0, 2, (n, 2, 3)), methods=METHODS[1:3],
         cost_proportions=[0.2, 0.5, 0.8], target_class=1)
-    yield "projection", figures.projection_map(xy, y, title="d: PCA of the features")
-    yield "dendrograms", figures.dendrograms({m: Z for m in METHODS}, ALGS, cut_height=0.3,
-                                             title="Algorithm dissimilarity")
-    yield "ARR", figures.arr_curves(x, 1 / (1 + 0.3 * np.log10(2.0 ** x))[None], accd=[0.3],
-                                    poles=[-np.log2(10) / 0.3])
-    yield "A3R", figures.a3r_curves(x, [2.0 ** (-x / 8)], n_roots=[8])
-    yield "iso-A3R", figures.iso_a3r_curves(x, [2.0 ** (x / 8)], levels=[1.0], n_root=8)
+    yield "projection", lambda: figures.projection_map(xy, y, title="d: PCA of the features")
+    yield "dendrograms", lambda: figures.dendrograms(
+        {m: Z for m in METHODS}, ALGS, cut_height=0.3, title="Algorithm dissimilarity")
+    yield "ARR", lambda: figures.arr_curves(
+        x, 1 / (1 + 0.3 * np.log10(2.0 ** x))[None], accd=[0.3], poles=[-np.log2(10) / 0.3])
+    yield "A3R", lambda: figures.a3r_curves(x, [2.0 ** (-x / 8)], n_roots=[8])
+    yield "iso-A3R", lambda: figures.iso_a3r_curves(x, [2.0 ** (x / 8)], levels=[1.0], n_root=8)
     ranks = pd.DataFrame({k: RNG.permutation(8) + 1.0 for k in ("AR", "SRR", "SW", "ARR",
                                                                  "A3R")}, index=ALGS)
-    yield "rank table", figures.rank_table(ranks, scores=ranks / 7)
-    yield "critical difference", figures.critical_difference_diagram(
+    yield "rank table", lambda: figures.rank_table(ranks, scores=ranks / 7)
+    yield "critical difference", lambda: figures.critical_difference_diagram(
         dict(zip(ALGS, np.linspace(1.5, 6.5, 8), strict=True)), 2.0, [ALGS[:3]])
-    yield "bars", figures.ranked_bars(dict(zip(ALGS, RNG.uniform(10, 90, 8), strict=True)),
+    yield "bars", lambda: figures.ranked_bars(dict(zip(ALGS, RNG.uniform(10, 90, 8), strict=True)),
                                       xlabel="value captured (%)", title="Value captured")
-    yield "heatmap", figures.heatmap(pd.DataFrame(RNG.uniform(0, 100, (15, 8)),
+    yield "heatmap", lambda: figures.heatmap(pd.DataFrame(RNG.uniform(0, 100, (15, 8)),
                                                   columns=ALGS), title="t", value_label="v",
                                      fmt="{:.0f}")
-    yield "bootstrap", figures.stability_grid(grid)
-    yield "portfolio", figures.portfolio_curve(pd.DataFrame(
+    yield "bootstrap", lambda: figures.stability_grid(grid)
+    yield "portfolio", lambda: figures.portfolio_curve(pd.DataFrame(
         {"algorithm": ALGS, "value": np.linspace(73.9, 100.0, 8)}))
-    yield "instance space", figures.instance_space_map(
+    yield "instance space", lambda: figures.instance_space_map(
         xy, pd.DataFrame({"kDN": RNG.random(n), "RD pool hardness": RNG.random(n) / 2}),
         title="d: classic and cost-sensitive hardness")
-    yield "correlation", figures.correlation_heatmap(pd.DataFrame(
+    yield "correlation", lambda: figures.correlation_heatmap(pd.DataFrame(
         RNG.uniform(-1, 1, (21, 5)), index=[f"m{i}" for i in range(21)],
         columns=["SF", "SD", "RD", "SU", "RU"]))
 
 
-@pytest.mark.parametrize("name, fig", list(_synthetic_figures()))
-def test_text_is_10_pt_and_the_figure_fits_an_800_px_window(name, fig):
-    _drawn(fig)
+_BUILDERS = dict(_synthetic_figures())
+
+
+@pytest.mark.parametrize("name", list(_BUILDERS))
+def test_text_is_10_pt_and_the_figure_fits_an_800_px_window(name):
+    fig = _drawn(_BUILDERS[name]())
     assert figures.smallest_font_pt(fig) >= figures.FONT, name
     # 7.3 in at 96 px per inch: inside the report's column at 800 px, so shown at full size
     assert fig.get_size_inches()[0] <= 7.3, (name, fig.get_size_inches())
