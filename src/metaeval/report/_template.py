@@ -64,7 +64,6 @@ dl.glossary { display: grid; grid-template-columns: minmax(4rem, max-content) 1f
               gap: .2rem 1rem; font-size: .9rem; }
 dl.glossary dt { font-weight: 700; }
 dl.glossary dd { margin: 0; }
-td, th { overflow-wrap: anywhere; }
 /* narrow windows: less padding, so figures keep their full size */
 @media (max-width: 900px) {
   header, nav { padding-left: .8rem; padding-right: .8rem; }
