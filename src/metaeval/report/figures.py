@@ -455,7 +455,7 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
     spare_slot = n_methods % ncols != 0
     fig, panels, spare = _wrapped_grid(n_methods, ncols_max=3, panel=(1.95, 1.55), left=0.75,
                                        right=0.15, bottom=0.55 if spare_slot else 0.85,
-                                       top=0.3, wgap=0.2, hgap=0.7, sharey=True)
+                                       top=0.3, wgap=0.2, hgap=0.85, sharey=True)
     finite = curves[np.isfinite(curves)]
     y_top = float(np.clip(1.45 * finite.max(), 0.5, 2.05)) if finite.size else 2.05
     handles = {}
