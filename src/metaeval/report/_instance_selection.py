@@ -340,7 +340,11 @@ def _selection_plot(view, *, datasets=None, cost_proportions=(0.1, 0.3, 0.5, 0.7
 
 
 def _irt_plot(view, *, dataset=None, response="true-class-probability"):
+    from metaeval.report._glossary import human_name
+
     fit, corr, groups = irt_data(view, dataset, response=response)
+    corr = corr.rename(index=human_name)  # measures in words
+    groups = {human_name(k): v for k, v in groups.items()}
     return irt_correlation_figure(corr, groups=groups,
                                   title=f"{dataset}: β³-IRT difficulty vs hardness measures")
 
