@@ -119,6 +119,13 @@ def test_dendrograms_share_one_scale_and_label_each_rows_axis():
     assert all(ax.get_title().endswith("cut at 0.10") for ax in fig.axes)
     assert not any(t.get_text().startswith("cut") for ax in fig.axes for t in ax.texts)
     assert "Coloured branches" in " ".join(t.get_text() for t in fig.texts)
+    # clusters in Okabe & Ito's colour-blind-safe colours, the joins above the cut grey
+    from matplotlib.colors import to_hex
+
+    used = {to_hex(c) for coll in fig.axes[0].collections for c in coll.get_colors()}
+    assert used <= {"#e69f00", "#56b4e9", "#009e73", "#d55e00", "#cc79a7", "#0072b2",
+                    "#595959"}, used
+    assert len(used) >= 2
 
 
 def test_class_cost_curve_panels_keep_their_tick_labels_apart():

@@ -815,8 +815,7 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     for col, (ax, (method, Z)) in enumerate(zip(axes, checked.items(), strict=True)):
         cut = cuts[method]
         dendrogram(Z, labels=labels, ax=ax, leaf_rotation=90, leaf_font_size=FONT,
-                   color_threshold=cut if cut is not None else 0.0,
-                   above_threshold_color="0.35")
+                   link_color_func=_cluster_colours(Z, cut))
         head = titles.get(method, method) if titles else _method_title(method)
         if cut is not None:
             ax.axhline(cut, color="crimson", ls="--", lw=1.0, gid="cut")
@@ -831,6 +830,29 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
         fig.suptitle(title, fontsize=TITLE, y=1 - 0.06 / fig.get_size_inches()[1], va="top")
     _note(fig, note)
     return fig
+
+
+def _cluster_colours(Z, cut, *, above="#595959"):
+    """``link_color_func`` for scipy's dendrogram: one Okabe-Ito colour per cluster below
+    the cut, dark grey for the joins above it."""
+    n = Z.shape[0] + 1
+    parent = {int(c): n + i for i, row in enumerate(Z) for c in row[:2]}
+    palette = ("#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2")
+    colour_of: dict[int, str] = {}
+
+    def root_below_cut(k):  # the highest node below the cut that holds node k
+        while k in parent and Z[parent[k] - n, 2] <= cut:
+            k = parent[k]
+        return k
+
+    def link_colour(k):
+        if cut is None or Z[k - n, 2] > cut:
+            return above
+        root = root_below_cut(k)
+        if root not in colour_of:
+            colour_of[root] = palette[len(colour_of) % len(palette)]
+        return colour_of[root]
+    return link_colour
 
 
 # -------------------------------------------------------- Abdulrahman & Brazdil (2014)
