@@ -27,6 +27,20 @@ def _luminance(colour) -> float:
     return 0.299 * r + 0.587 * g + 0.114 * b
 
 
+# deuteranopia, severity 1 (Machado, Oliveira & Fernandes 2009), on linear RGB
+_DEUTERANOPIA = np.array([[0.367322, 0.860646, -0.227968],
+                          [0.280085, 0.672501, 0.047413],
+                          [-0.011820, 0.042940, 0.968881]])
+
+
+def _as_deuteranope_sees(colour) -> np.ndarray:
+    """The sRGB colour a deuteranope sees instead of ``colour``."""
+    rgb = np.asarray(to_rgb(colour))
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    out = np.clip(_DEUTERANOPIA @ lin, 0, 1)
+    return np.where(out <= 0.0031308, 12.92 * out, 1.055 * out ** (1 / 2.4) - 0.055)
+
+
 def _drawn(fig):
     fig.draw_without_rendering()  # tick labels get their text
     return fig
@@ -105,7 +119,8 @@ def test_the_ranks_heatmap_is_colour_blind_safe_and_tells_close_scores_apart():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts == ["1\n(1.052)", "2\n(1.049)", "3\n(1.047)", "4\n(1.046)"]
     cmap = fig.axes[0].images[0].get_cmap()
-    assert cmap.name.startswith(("viridis", "cividis"))  # not red-yellow-green
+    best, worst = (_as_deuteranope_sees(cmap(v)) for v in (0.0, 1.0))
+    assert np.linalg.norm(best - worst) > 0.5  # red-yellow-green: 0.11, one grey
 
 
 def test_dendrograms_share_one_scale_and_label_each_rows_axis():
@@ -152,6 +167,10 @@ def test_instance_cost_curves_say_when_lines_coincide_and_show_zero_losses():
     assert first.get_ylim()[0] < 0  # a zero loss is drawn above the axis line
     markers = {line.get_marker() for line in second.lines}
     assert len(markers) == 3  # each algorithm its own marker, not only its colour
+    # and eight algorithms' colours stay apart for a deuteranope (DT/NB/RF were one olive)
+    seen = [_as_deuteranope_sees(c) for c in figures._algorithm_colours(ALGS).values()]
+    gaps = [np.linalg.norm(a - b) for i, a in enumerate(seen) for b in seen[i + 1:]]
+    assert min(gaps) > 0.15  # matplotlib's default colours: 0.115
 
 
 def test_hardness_maps_start_dark_so_easy_instances_show():

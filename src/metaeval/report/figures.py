@@ -77,9 +77,10 @@ _CLASS_STYLES = ("-", "--")
 # visible beside the grey other class; perceptually uniform and colour-blind safe
 _HARDNESS_CMAP = "plasma"
 _HARDNESS_CMAP_RANGE = (0.0, 0.88)
-#: Okabe & Ito's colour-blind-safe palette (yellow swapped for grey: legible on white)
+#: Okabe & Ito's colour-blind-safe palette, its pale yellow swapped for Tol's wine (legible
+#: on white, and apart from the others under deuteranopia)
 _OKABE_ITO = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
-              "#999999")
+              "#882255")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
 
 
