@@ -122,7 +122,9 @@ def test_class_cost_curves_show_class_hardness_from_prudencio_2019_table_1():
     np.testing.assert_allclose(np.trapezoid(d.curves, d.c, axis=-1), d.hardness, atol=5e-3)
     fig = figures.class_cost_curves(d.c, d.curves, d.hardness, methods=d.methods)
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert texts == [f"class 0 (CH = {ch0:.3f})", f"class 1 (CH = {ch1:.3f})"]
+    assert texts == [f"CH = {ch0:.3f}", f"CH = {ch1:.3f}"]  # in class order
+    # which class is which: one legend for the figure, not one per panel
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["class 0", "class 1"]
 
 
 def test_class_cost_curve_chunks_do_not_change_the_result():
@@ -291,7 +293,7 @@ def test_a3r_and_iso_a3r_curves():
     assert line.get_ydata()[x.tolist().index(8.0)] == pytest.approx(0.5)  # 2^(-8/8)
     assert fig.axes[0].get_yscale() == "log"
     fig = figures.iso_a3r_curves(x, [1.1 * 2.0 ** (x / 8)], levels=[1.1], n_root=8)
-    assert fig.axes[0].get_legend().get_texts()[0].get_text() == "A3R = 1.1"
+    assert fig.legends[0].get_texts()[0].get_text() == "A3R = 1.1"
     with pytest.raises(ValueError, match="levels has 2 values"):
         figures.iso_a3r_curves(x, [x], levels=[1.0, 1.1], n_root=8)
 

@@ -142,10 +142,11 @@ def test_mean_hardness_tables_match_scikit_learn(report, study_store):
         assert [r[0] for r in rows] == algorithms == ["NB", "LR", "DT"]
         for j, row in enumerate(rows):
             values = dict(zip(header[1:], map(float, row[1:]), strict=True))
-            assert values["IH SD"] == pytest.approx(brier_score_loss(y, S[:, j]), abs=5e-5)
-            assert values["IH SU"] == pytest.approx(mean_absolute_error(y, S[:, j]), abs=5e-5)
+            # printed to three decimals
+            assert values["IH SD"] == pytest.approx(brier_score_loss(y, S[:, j]), abs=5e-4)
+            assert values["IH SU"] == pytest.approx(mean_absolute_error(y, S[:, j]), abs=5e-4)
             assert values["IH SF"] == pytest.approx(1 - accuracy_score(y, S[:, j] > 0.5),
-                                                    abs=5e-5)
+                                                    abs=5e-4)
 
 
 def test_every_section_and_figure_is_there(report):
@@ -154,12 +155,13 @@ def test_every_section_and_figure_is_there(report):
                    "datasets"):
         assert f'<section id="{anchor}">' in text
     n_figures = text.count("<figure>")
-    # 13 study-wide figures (+ 3: footprints, selection, IRT); per dataset: class and
-    # instance cost curves, projection, hardness maps, two loss maps, dendrograms, and
-    # the two instance-space figures
-    assert n_figures == 13 + 3 + 2 * 9
+    # 12 study-wide figures (+ 3: footprints, selection, IRT; the rank table is the
+    # Rankings table's, not a figure); per dataset: class and instance cost curves,
+    # projection, hardness maps, two loss maps, dendrograms, and the two instance-space
+    # figures
+    assert n_figures == 12 + 3 + 2 * 9
     assert text.count("<svg") + text.count("<img") == n_figures
-    assert text.count("<details>") == 2
+    assert text.count("<details") == 2
     assert "closest pair" in text and "Best algorithm by ranking" in text
 
 
@@ -203,7 +205,8 @@ def test_plot_validates_its_input(view):
 def test_plot_options_reach_the_figure(view):
     fig = plot("instance-cost-curves", view, dataset="labor", rows=[0, 1],
                methods=["rate-driven"], algorithms=["NB"])
-    assert len(fig.axes) == 2 and fig.axes[0].get_title().startswith("row 0 (class")
+    assert len(fig.axes) == 2
+    assert [t.get_text() for t in fig.texts][:2] == ["row 0 (class 0)", "row 1 (class 0)"]
     fig = plot("cost-hardness-maps", view, dataset="labor", target_class=0,
                cost_proportions=[0.3], methods=["score-driven"])
     assert fig.axes[0].get_title() == "class 0 · SD · c = 0.3"
@@ -237,14 +240,15 @@ def test_a_figure_that_cannot_be_drawn_is_reported_not_fatal(tmp_path, study_sto
     text = path.read_text(encoding="utf-8")
     assert '<section id="problems">' in text
     assert "portfolio: ValueError: no portfolio &lt;today&gt;" in text
-    assert text.count("<details>") == 0
+    assert text.count("<details") == 0
 
 
 def test_report_size_stays_small(report):
     size = report["path"].stat().st_size
     per_dataset = np.diff([report["text"].index('<section id="datasets">'), len(report["text"])])
     assert size < 3_000_000
-    assert per_dataset[0] / 2 < 400_000  # 50 such datasets stay under 20 MB
+    # PNG figures at 2x, sharp when zoomed: 50 such datasets stay under 30 MB
+    assert per_dataset[0] / 2 < 600_000
 
 
 def test_parse_plot_options_types_command_line_values():

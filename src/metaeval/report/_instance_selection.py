@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 __all__ = [
     "footprint_figure",
@@ -77,7 +78,8 @@ def footprint_figure(xy, footprints, *, good=None, axis_labels=("PC1", "PC2"), t
     per_row = 2 if len(algorithms) > 1 else 1
     ncols = per_row * len(conditions)
     nrows = -(-len(algorithms) // per_row)
-    fig = Figure(figsize=(2.6 * ncols, 2.5 * nrows + 0.4), layout="constrained")
+    # at most 7.2 in wide: full size (10 pt text) inside an 800 px window
+    fig = Figure(figsize=(min(2.6 * ncols, 7.2), 2.5 * nrows + 0.4), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True)
     size = max(1.0, min(12.0, 3000.0 / max(1, xy.shape[0])))
     for i, alg in enumerate(algorithms):
@@ -94,14 +96,16 @@ def footprint_figure(xy, footprints, *, good=None, axis_labels=("PC1", "PC2"), t
             ax.scatter(xy[:, 0], xy[:, 1], s=size, c=colours, linewidths=0, zorder=2)
             label = f"c = {c:g}" if isinstance(c, (int, float)) else str(c)
             ax.set_title(f"{alg}, {label}\narea {fp.area:.3g}, purity {fp.purity:.2f}",
-                         fontsize=8)
-            ax.tick_params(labelsize=7)
+                         fontsize=10)
+            ax.tick_params(labelsize=10)
+            ax.xaxis.set_major_locator(MaxNLocator(3))
+            ax.yaxis.set_major_locator(MaxNLocator(4))
     for ax in axes.ravel()[len(algorithms) * len(conditions):]:
         ax.set_visible(False)
     for ax in axes[-1]:
-        ax.set_xlabel(axis_labels[0], fontsize=8)
+        ax.set_xlabel(axis_labels[0], fontsize=10)
     for ax in axes[:, 0]:
-        ax.set_ylabel(axis_labels[1], fontsize=8)
+        ax.set_ylabel(axis_labels[1], fontsize=10)
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
@@ -128,7 +132,7 @@ def selection_figure(table, *, title=None):
         raise ValueError("table must be a DataFrame with columns c, single best and oracle")
     strategies = [s for s in table.columns
                   if s not in ("c", "single best", "oracle") and not s.startswith(("gap", "k"))]
-    fig = Figure(figsize=(8.4, 3.2), layout="constrained")
+    fig = Figure(figsize=(7.2, 3.6), layout="constrained")
     ax, bx = fig.subplots(1, 2)
     c = table["c"].to_numpy(dtype=float)
     ax.plot(c, table["single best"], "k--", marker="o", label="single best")
@@ -140,12 +144,12 @@ def selection_figure(table, *, title=None):
                           np.nan)
         bx.plot(c, closed, marker="s", color=line.get_color(), label=s)
     ax.set_xlabel("cost proportion c")
-    ax.set_ylabel("mean loss (instance cost curve at c)")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("mean loss at c")
+    ax.legend(fontsize=10)
     bx.axhline(0, color="k", lw=0.8, ls="--")
     bx.axhline(1, color="k", lw=0.8, ls=":")
     bx.set_xlabel("cost proportion c")
-    bx.set_ylabel("gap closed (1 = oracle, 0 = single best)")
+    bx.set_ylabel("gap closed\n(1 = oracle, 0 = single best)")
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
@@ -173,11 +177,11 @@ def irt_correlation_figure(corr, *, groups=None, title=None):
     if corr.empty:
         raise ValueError("corr has no finite correlation to draw")
     groups = dict(groups or {})
-    fig = Figure(figsize=(6.0, 0.22 * len(corr) + 1.2), layout="constrained")
+    fig = Figure(figsize=(6.0, 0.3 * len(corr) + 1.2), layout="constrained")
     ax = fig.subplots()
     colours = [_GROUP_COLOURS.get(groups.get(m), "#9467bd") for m in corr.index]
     ax.barh(np.arange(len(corr)), corr.to_numpy(), color=colours)
-    ax.set_yticks(np.arange(len(corr)), [str(m) for m in corr.index], fontsize=7)
+    ax.set_yticks(np.arange(len(corr)), [str(m) for m in corr.index], fontsize=10)
     ax.axvline(0, color="k", lw=0.8)
     ax.set_xlim(-1, 1)
     ax.set_xlabel("Spearman correlation with the IRT difficulty")
@@ -185,7 +189,7 @@ def irt_correlation_figure(corr, *, groups=None, title=None):
         if name in groups.values():
             ax.barh([np.nan], [np.nan], color=colour, label=name)
     if groups:
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=10, loc="lower right")
     if title:
         ax.set_title(title, fontsize=10)
     return fig
@@ -336,7 +340,11 @@ def _selection_plot(view, *, datasets=None, cost_proportions=(0.1, 0.3, 0.5, 0.7
 
 
 def _irt_plot(view, *, dataset=None, response="true-class-probability"):
+    from metaeval.report._glossary import human_name
+
     fit, corr, groups = irt_data(view, dataset, response=response)
+    corr = corr.rename(index=human_name)  # measures in words
+    groups = {human_name(k): v for k, v in groups.items()}
     return irt_correlation_figure(corr, groups=groups,
                                   title=f"{dataset}: β³-IRT difficulty vs hardness measures")
 
@@ -433,7 +441,7 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
             "training instance, though, comes from a model fitted with the outer fold's rows "
             "(the study's cross-validation), so this is not a fully nested refit of the pool "
             "(the <code>train_scores</code> option of the selection takes one).</p>")
-        parts.append(_table(summary_table.set_index("c"), fmt="{:.4f}", index_name="c",
+        parts.append(_table(summary_table.set_index("c"), fmt="{:.3f}", index_name="c",
                             formats={"datasets": "{:.0f}"}))
         parts.append(page.figure("selection", "Per-instance selection against the single "
                                  "best model and the per-instance oracle.", fmt="png",
@@ -443,6 +451,9 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
     irt = page.attempt(f"IRT ({featured})", lambda: irt_data(view, featured))
     if irt is not None:
         fit, corr, groups = irt
+        from metaeval.report._glossary import human_name
+
+        corr = corr.rename(index=human_name)  # measures in words, not code names
         algs = view.scores(featured)[2]
         abilities = pd.DataFrame({"ability": fit.ability}, index=algs)
         weak = corr[corr.abs() < 0.3].dropna().index.tolist()

@@ -389,11 +389,39 @@ def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algori
         idx = [algs.index(a) for a in algorithms]
         S, algs = S[:, idx], algorithms
     if rows is None:
-        rows = data.choose_instances(y, view.hardness(dataset))
+        rows, labels = _hardest_and_typical(y, view.hardness(dataset))
+    else:
+        rows = [int(r) for r in np.atleast_1d(rows)]
+        labels = None
     d = data.cost_curve_data(y, S, rows, methods=methods, t=view.t)
-    return figures.instance_cost_curves(d.c, d.curves, methods=d.methods, instances=d.labels,
+    return figures.instance_cost_curves(d.c, d.curves, methods=d.methods,
+                                        instances=labels or d.labels,
                                         models=algs, interpolated=d.interpolated,
                                         hardness=d.hardness)
+
+
+def _hardest_and_typical(y, H):
+    """Rows and column heads: per class (0, then 1) its hardest instance, then a typical one.
+
+    Hardest: the highest mean hardness over the methods; typical: the nearest the
+    class median (the choice of :func:`metaeval.report.data.choose_instances`),
+    in a fixed order, so every dataset's figure reads the same way.
+    """
+    mean = np.asarray(H, dtype=float).reshape(len(y), -1).mean(axis=1)
+    rows, labels = [], []
+    for k in (0, 1):
+        idx = np.flatnonzero(np.asarray(y) == k)
+        if idx.size == 0:
+            continue
+        v = mean[idx]
+        hardest = int(idx[np.argmax(v)])
+        typical = int(idx[np.argmin(np.abs(v - np.median(v)))])
+        rows.append(hardest)
+        labels.append(f"class {k}, hardest\nrow {hardest}")
+        if typical != hardest:
+            rows.append(typical)
+            labels.append(f"class {k}, typical\nrow {typical}")
+    return rows, labels
 
 
 def _class_cost_curves(view, *, dataset=None, methods=None):
@@ -454,35 +482,49 @@ def _dendrograms(view, *, dataset=None, cut_height=None, how="mean"):
     Z = {m: average_linkage(D[m]) for m in view.methods}
     cut = {m: (data.default_cut_height(Z[m]) if cut_height is None else float(cut_height))
            for m in view.methods}
-    titles = {m: f"{figures.METHOD_ABBREVIATIONS.get(m, m)} · {label}" for m in view.methods}
+    titles = {m: figures._method_title(m) for m in view.methods}
     return figures.dendrograms(Z, algs, cut_height=cut, titles=titles,
-                               ylabel="dissimilarity (mean |ΔIH|)")
+                               ylabel="dissimilarity (mean |ΔIH|)",
+                               title=f"Algorithm dissimilarity, {label}")
 
 
-def _fine_log2():
-    return np.linspace(-20.0, 20.0, 801)
+def _fine_log2(*must_show):
+    """log2 time ratios from 10^-6 to 10^6, widened to show every given point."""
+    pts = [p for p in must_show if np.isfinite(p)]
+    lo = min([-20.0] + [np.floor(p) - 3.0 for p in pts])
+    hi = max([20.0] + [np.ceil(p) + 3.0 for p in pts])
+    return np.linspace(lo, hi, int(round((hi - lo) * 20)) + 1)
 
 
-def _arr(view, *, accd=(0.2, 0.3, 0.7)):
+def _with_used(values, used, name):
+    values = [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
+    if used is not None and not any(np.isclose(v, float(used)) for v in values):
+        values = [float(used), *values]
+    if not values:
+        raise ValueError(f"{name} must hold at least one value")
+    return np.asarray(values)
+
+
+def _arr(view, *, accd=(0.2, 0.3, 0.7), used=None):
     from metaeval.ranking import arr_pole, arr_sweep
 
-    accd = np.atleast_1d(np.asarray(accd, dtype=float))
-    x = _fine_log2()
-    sweep = arr_sweep(accd, log2_ratio=x)
-    values = sweep["value"].to_numpy().reshape(accd.size, x.size)
+    accd = _with_used(accd, used, "accd")
     with np.errstate(divide="ignore"):
         poles = np.log2(np.atleast_1d(arr_pole(accd)))
+    x = _fine_log2(*poles)
+    sweep = arr_sweep(accd, log2_ratio=x)
+    values = sweep["value"].to_numpy().reshape(accd.size, x.size)
     poles = np.where((poles >= x[0]) & (poles <= x[-1]), poles, np.nan)
-    return figures.arr_curves(x, values, accd=accd, poles=poles)
+    return figures.arr_curves(x, values, accd=accd, poles=poles, used=used)
 
 
-def _a3r(view, *, n=(4, 8, 16)):
+def _a3r(view, *, n=(4, 8, 16), used=None):
     from metaeval.ranking import a3r_sweep
 
-    n = np.atleast_1d(np.asarray(n, dtype=float))
+    n = _with_used(n, used, "n")
     x = _fine_log2()
     values = a3r_sweep(n, log2_ratio=x)["value"].to_numpy().reshape(n.size, x.size)
-    return figures.a3r_curves(x, values, n_roots=n)
+    return figures.a3r_curves(x, values, n_roots=n, used=used)
 
 
 def _iso_a3r(view, *, levels=(0.9, 1.0, 1.1), n=8):
@@ -495,10 +537,16 @@ def _iso_a3r(view, *, levels=(0.9, 1.0, 1.1), n=8):
     return figures.iso_a3r_curves(x, srr, levels=levels, n_root=n)
 
 
+def _measure_name(view, measure):
+    from metaeval.report._glossary import human_name
+
+    return human_name(measure or view.measure)
+
+
 def _rank_table(view, *, measure=None, accd=0.1, n=8):
     ranks, scores = data.ranks_table(view.rankings(measure, accd=accd, n=n))
     return figures.rank_table(ranks, scores=scores,
-                              title=f"Rankings on {measure or view.measure} (1 = best)")
+                              title=f"Rankings on {_measure_name(view, measure)} (1 = best)")
 
 
 def _critical_difference(view, *, measure=None, alpha=0.05):
@@ -509,7 +557,7 @@ def _critical_difference(view, *, measure=None, alpha=0.05):
     ranks = cdd.average_ranks.set_index("algorithm")["score"]
     return figures.critical_difference_diagram(
         ranks, cdd.cd, cdd.groups,
-        title=f"{measure or view.measure}: average ranks over {cdd.n_datasets} datasets, "
+        title=f"{_measure_name(view, measure)}: average ranks over {cdd.n_datasets} datasets, "
               f"Nemenyi CD at α = {alpha:g}")
 
 
@@ -517,7 +565,8 @@ def _value_captured(view):
     from metaeval.benchmark import overall_value
 
     ov = overall_value(view.value_captured()).set_index("algorithm")["score"]
-    return figures.ranked_bars(ov, xlabel="value captured (%, mean over datasets and metrics)",
+    return figures.ranked_bars(ov, xlabel="value captured (%, mean over datasets\nand "
+                               "metrics; higher is better)",
                                title="Value captured per algorithm", fmt="{:.1f}")
 
 
@@ -527,35 +576,53 @@ def _runtime_scores(view, *, n_slowest=20):
     times = view.times()
     times = times[times["algorithm"].isin(view.common_algorithms())
                   & times["dataset"].isin(view.usable_datasets())]
-    rs = runtime_score(times, n_slowest=n_slowest).set_index("algorithm")["score"]
-    return figures.ranked_bars(rs, xlabel="runtime score: mean log2(time / fastest)",
-                               title=f"Runtime score (over the {n_slowest} slowest datasets)",
-                               higher_is_better=False)
+    out = runtime_score(times, n_slowest=n_slowest)
+    rs = out.set_index("algorithm")["score"]
+    used = len(out.attrs.get("datasets", ())) or times["dataset"].nunique()
+    total = times["dataset"].nunique()
+    over = (f"over all {total} datasets" if used >= total
+            else f"over the {used} slowest of {total} datasets")
+    return figures.ranked_bars(rs, xlabel="mean log2(time / fastest time)\n0 = always the "
+                               "fastest; lower is faster",
+                               title=f"Runtime score ({over})", higher_is_better=False)
+
+
+def _in_size_order(view, names):
+    """Dataset names in the store's order (by size, as every table shows them)."""
+    order = {n: i for i, n in enumerate(view.dataset_names())}
+    return sorted(names, key=lambda n: order.get(n, len(order)))
 
 
 def _heatmap_datasets(view):
     from metaeval.benchmark import value_heatmap
 
     m = value_heatmap(view.value_captured(), by="dataset")
-    return figures.heatmap(m, title="Value captured by dataset (mean over metrics)",
+    m = m[_in_size_order(view, list(m.columns))]
+    # datasets down, algorithms across: as many datasets as a study has, never too wide
+    return figures.heatmap(m.T, title="Value captured by dataset\n(mean over metrics; "
+                           "datasets by size)",
                            value_label="value captured (%)", vmin=0, vmax=100, fmt="{:.0f}")
 
 
 def _heatmap_metrics(view):
     from metaeval.benchmark import value_heatmap
+    from metaeval.report._glossary import human_name
 
     m = value_heatmap(view.value_captured(), by="metric")
-    return figures.heatmap(m, title="Value captured by metric (mean over datasets)",
+    m = m.rename(columns=human_name)
+    return figures.heatmap(m.T, title="Value captured by metric\n(mean over datasets)",
                            value_label="value captured (%)", vmin=0, vmax=100, fmt="{:.0f}")
 
 
 def _error_cases(view, *, k=2):
     from metaeval.benchmark import metric_disagreement
+    from metaeval.report._glossary import human_name
 
     md = metric_disagreement(view.metrics(), k=k)
     rates = md.per_metric.set_index("metric")["error_rate"] * 100
+    rates.index = rates.index.map(human_name)
     return figures.ranked_bars(
-        rates, xlabel=f"error-case rate (%): at most {k} other metrics agree",
+        rates, xlabel=f"error-case rate (%): at most {k} other\nmetrics agree; lower is better",
         title=f"Metric error cases\n(all metrics agree on {100 * md.all_agree:.0f} % "
               f"of {md.n_comparisons} comparisons)", higher_is_better=False, fmt="{:.1f}")
 
@@ -606,7 +673,9 @@ _INSTANCE_SPACE_MEASURES = ("kDN", "rate-driven")
 
 def _instance_space(view, *, dataset=None, measures=_INSTANCE_SPACE_MEASURES,
                     max_points=MAX_MAP_POINTS):
-    frame, xy = _instance_space_or_raise(view, dataset)
+    frame, _ = _instance_space_or_raise(view, dataset)
+    # the same PCA as the hardness maps (with its % of variance), not a second one
+    xy, ev = _projection_or_raise(view, dataset)
     rows, note = _sample(len(frame), max_points)
     frame, xy = frame.iloc[rows], xy[rows]
     measures = [measures] if isinstance(measures, str) else list(measures)
@@ -614,18 +683,40 @@ def _instance_space(view, *, dataset=None, measures=_INSTANCE_SPACE_MEASURES,
     if missing:
         raise ValueError(f"measures {missing} are not columns of the hardness frame; "
                          f"choose from {list(frame.columns)}")
-    return figures.instance_space_map(xy, frame[measures], axis_labels=("PC1", "PC2"),
-                                      title=f"{dataset}: instance space (PCA of the encoded "
-                                            "features)", note=note)
+    shown = frame[measures].rename(columns=_measure_title)
+    return figures.instance_space_map(xy, shown, axis_labels=_axis_labels(ev),
+                                      title=f"{dataset}: classic and cost-sensitive hardness",
+                                      note=note,
+                                      colorbar_label="hardness (0 = easy, 1 = hard)")
+
+
+def _measure_title(name: str) -> str:
+    """A panel title: a classic measure's abbreviation, or a method with its own."""
+    abbrev = figures.METHOD_ABBREVIATIONS.get(name)
+    if abbrev:
+        return f"{abbrev} pool hardness"
+    from metaeval.report._glossary import TERMS, human_name
+
+    return f"{name} ({TERMS[name][0]})" if name in TERMS else human_name(name)
 
 
 def _instance_space_correlation(view, *, dataset=None, method="spearman"):
     from metaeval.instance_space import hardness_correlations
+    from metaeval.report._glossary import human_name
 
     frame, _ = _instance_space_or_raise(view, dataset)
     corr = hardness_correlations(frame, method=method)
+    # the comparison that matters: classic measures (rows) x cost-sensitive (columns)
+    classic = [c for c in (frame.attrs.get("classic", []) + frame.attrs.get("pool", []))
+               if c in corr.index]
+    cost = [c for c in frame.attrs.get("cost_sensitive", []) if c in corr.columns]
+    if classic and cost:
+        corr = corr.loc[classic, cost]
+        corr = corr.rename(index=human_name,
+                           columns=lambda m: figures.METHOD_ABBREVIATIONS.get(m, m))
     return figures.correlation_heatmap(
-        corr, title=f"{dataset}: {method} correlation of classic and cost-sensitive hardness")
+        corr, title=f"{dataset}: {method.capitalize()} correlation,\nclassic measures × "
+                    "cost-sensitive hardness")
 
 
 @dataclass(frozen=True)
@@ -660,10 +751,11 @@ PLOT_KINDS: dict[str, _Kind] = {
                          "& Prudêncio 2014, Figs 3-8 of the MetaSel version); options: "
                          "dataset (default: aggregated), cut_height, how"),
     "arr": _Kind(_arr, False, False,
-                 "ARR against log2 time ratio with its pole (Abdulrahman & Brazdil 2014, "
-                 "Fig 1); options: accd"),
+                 "ARR against the time ratio with its pole (Abdulrahman & Brazdil 2014, "
+                 "Fig 1); options: accd, used"),
     "a3r": _Kind(_a3r, False, False,
-                 "A3R against log2 time ratio (Abdulrahman & Brazdil 2014, Fig 2); options: n"),
+                 "A3R against the time ratio (Abdulrahman & Brazdil 2014, Fig 2); options: n, "
+                 "used"),
     "iso-a3r": _Kind(_iso_a3r, False, False,
                      "iso-A3R curves (Abdulrahman & Brazdil 2014, Fig 3); options: levels, n"),
     "rank-table": _Kind(_rank_table, True, False,
@@ -776,7 +868,7 @@ def plot(kind, store=None, **options) -> Figure:
     --------
     >>> fig = plot("arr", accd=[0.2, 0.7])
     >>> fig.axes[0].get_xlabel()
-    'log2 time ratio'
+    'time ratio Tp / Tq (log scale)'
     """
     if kind not in PLOT_KINDS:
         raise ValueError(f"kind must be one of {sorted(PLOT_KINDS)}, got {kind!r}")

@@ -119,9 +119,9 @@ def loss_curves_figure(data, *, axis="time", title=None) -> Figure:
     ax.set_ylabel("mean loss (best success - best tested)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False)
+    ax.legend(fontsize=10, frameon=False)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=11)
     return fig
 
 
@@ -155,14 +155,14 @@ def time_weight_figure(sweep, *, title=None) -> Figure:
                     capsize=2, lw=1.2, gid=f"strategy:{strategy}")
     ax.set_xscale("log")
     ticks = [zero_at, *positive]
-    ax.set_xticks(ticks, ["0", *(_p_label(p) for p in positive)], fontsize=7)
+    ax.set_xticks(ticks, ["0", *(_p_label(p) for p in positive)], fontsize=10)
     ax.minorticks_off()
     ax.set_xlabel("time weight P of A3R")
     ax.set_ylabel("mean interval loss (MIL)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False)
+    ax.legend(fontsize=10, frameon=False)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=11)
     return fig
 
 

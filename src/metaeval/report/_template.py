@@ -11,12 +11,15 @@ body { margin: 0; background: var(--bg); color: var(--ink);
              Arial, sans-serif; }
 header { background: #15324f; color: #fff; padding: 1.4rem 2rem 1.1rem; }
 header h1 { margin: 0 0 .25rem; font-size: 1.6rem; font-weight: 600; }
-header p { margin: 0; color: #c9d6e3; font-size: .9rem; }
+header p { margin: 0; color: #c9d6e3; font-size: .9rem; overflow-wrap: anywhere; }
 nav { position: sticky; top: 0; z-index: 1; background: var(--band);
       border-bottom: 1px solid var(--rule); padding: .45rem 2rem; font-size: .9rem; }
 nav a { color: var(--accent); text-decoration: none; margin-right: 1.1rem; }
 nav a:hover { text-decoration: underline; }
 main { max-width: 1240px; margin: 0 auto; padding: 1rem 2rem 4rem; }
+/* a jump (nav link, dataset link, glossary link) lands below the sticky bar, not under it */
+section, details, dt, [id] { scroll-margin-top: 5rem; }
+details > div[id] { scroll-margin-top: 8rem; }  /* its summary line stays in view too */
 h2 { font-size: 1.3rem; border-bottom: 2px solid var(--rule); padding-bottom: .2rem;
      margin-top: 2.2rem; }
 h3 { font-size: 1.08rem; margin: 1.6rem 0 .4rem; }
@@ -37,8 +40,9 @@ td.best { font-weight: 700; color: #0b6b2f; }
 td.error { text-align: left; color: var(--bad); max-width: 40rem; word-break: break-word; }
 .scroll { overflow-x: auto; max-width: 100%; }
 figure { margin: .6rem 0 1.4rem; }
-.row { display: flex; gap: 0 1.4rem; align-items: flex-start; }
-.row > figure { flex: 0 1 auto; min-width: 0; }
+/* figures side by side where they fit, one under the other where they don't: at full size */
+.row { display: flex; flex-wrap: wrap; gap: 0 1.4rem; align-items: flex-start; }
+.row > figure { flex: 0 1 auto; min-width: 0; max-width: 100%; }
 figure svg, figure img { display: block; max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: .85rem; margin-top: .25rem;
              contain: inline-size; }
@@ -53,6 +57,21 @@ details > div { padding: .2rem 1rem 1rem; }
 ul.findings li { margin: .25rem 0; }
 code { background: var(--band); padding: 0 .25rem; border-radius: 3px; }
 footer { color: var(--muted); font-size: .8rem; text-align: center; padding: 2rem; }
+p.jump { line-height: 1.9; }
+p.jump a { color: var(--accent); text-decoration: none; margin-right: .9rem;
+           white-space: nowrap; }
+dl.glossary { display: grid; grid-template-columns: minmax(4rem, max-content) 1fr;
+              gap: .2rem 1rem; font-size: .9rem; }
+dl.glossary dt { font-weight: 700; }
+dl.glossary dd { margin: 0; }
+/* narrow windows: less padding, so figures keep their full size */
+@media (max-width: 900px) {
+  header, nav { padding-left: .8rem; padding-right: .8rem; }
+  main { padding: .8rem .6rem 3rem; }
+  details > div { padding: .2rem .4rem .8rem; }
+  section, details, dt, [id] { scroll-margin-top: 7.5rem; }
+  details > div[id] { scroll-margin-top: 10.5rem; }
+}
 """
 
 PAGE = """<!DOCTYPE html>

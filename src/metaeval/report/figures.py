@@ -50,6 +50,7 @@ __all__ = [
     "projection_map",
     "rank_table",
     "ranked_bars",
+    "smallest_font_pt",
     "stability_grid",
 ]
 
@@ -62,8 +63,25 @@ METHOD_ABBREVIATIONS = {
     "rate-uniform": "RU",
 }
 
-_CLASS_COLOURS = ("#1f77b4", "#d62728")  # class 0 (the papers' positive), class 1
-_HARDNESS_CMAP = "YlOrRd"
+#: Smallest text of every figure, in points: at 96 CSS px per inch (the report's scale)
+#: 10 pt is 13.3 px, legible down to a two-thirds shrink on a narrow screen.
+FONT = 10.0
+#: Figure titles, in points.
+TITLE = 11.0
+#: Widest figure, in inches: 7.2 in is 691 CSS px, inside an 800 px window at full size.
+MAX_WIDTH = 7.2
+
+_CLASS_COLOURS = ("#0072B2", "#D55E00")  # class 0 (the papers' positive), class 1: Okabe-Ito
+_CLASS_STYLES = ("-", "--")
+# hardness maps: dark (easy) to bright (hard), never near white, so easy instances stay
+# visible beside the grey other class; perceptually uniform and colour-blind safe
+_HARDNESS_CMAP = "plasma"
+_HARDNESS_CMAP_RANGE = (0.0, 0.88)
+#: Okabe & Ito's colour-blind-safe palette, its pale yellow swapped for Tol's wine (legible
+#: on white, and apart from the others under deuteranopia)
+_OKABE_ITO = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7",
+              "#882255")
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -97,14 +115,20 @@ def _side_colorbar(fig, mappable, *, right, top, bottom, label):
     cax = fig.add_axes([(width - right + 0.2) / width, bottom / height, 0.14 / width,
                         (height - top - bottom) / height])
     cb = fig.colorbar(mappable, cax=cax)
-    cb.set_label(label, fontsize=8)
-    cb.ax.tick_params(labelsize=7)
+    cb.set_label(label, fontsize=FONT)
+    cb.ax.tick_params(labelsize=FONT)
     return cb
+
+
+def _short_number(x, _pos=None) -> str:
+    """Tick text without trailing zeros: 0, 0.5, 1 (not 0.00, 0.50, 1.00)."""
+    return f"{x:g}"
 
 
 def _note(fig, note):
     if note:
-        fig.text(0.995, 0.005, str(note), ha="right", va="bottom", fontsize=7, color="0.35")
+        fig.text(0.995, 0.005, str(note), ha="right", va="bottom", fontsize=FONT, color="0.35",
+                 wrap=True)
 
 
 def _clear_ticks(ax):
@@ -147,8 +171,67 @@ def _binary(y, n: int) -> np.ndarray:
 
 
 def _algorithm_colours(names: Sequence[str]) -> dict[str, str]:
-    palette = [f"C{i}" for i in range(10)]
-    return {name: palette[i % 10] for i, name in enumerate(names)}
+    return {name: _OKABE_ITO[i % len(_OKABE_ITO)] for i, name in enumerate(names)}
+
+
+def _algorithm_markers(names: Sequence[str]) -> dict[str, str]:
+    """A marker per algorithm besides its colour: lines stay apart under any colour vision."""
+    return {name: _MARKERS[i % len(_MARKERS)] for i, name in enumerate(names)}
+
+
+def _hardness_cmap():
+    from matplotlib import colormaps
+    from matplotlib.colors import ListedColormap
+
+    lo, hi = _HARDNESS_CMAP_RANGE
+    return ListedColormap(colormaps[_HARDNESS_CMAP](np.linspace(lo, hi, 256)),
+                          name="hardness")
+
+
+def _wrapped_grid(n: int, *, ncols_max=3, **grid):
+    """``n`` panels in rows of at most ``ncols_max``; empty slots are removed.
+
+    Returns the figure, the ``n`` axes in reading order, and the figure-fraction
+    rectangles ``[x0, y0, x1, y1]`` of the removed slots (room for a legend or a note).
+    """
+    ncols = max(1, min(n, ncols_max))
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = _grid(nrows, ncols, **grid)
+    flat = list(axes.ravel())
+    spare = []
+    for ax in flat[n:]:
+        spare.append(ax.get_position().extents)
+        ax.remove()
+    for i, ax in enumerate(flat[:n]):  # a panel with no panel below shows its x tick labels
+        if i + ncols >= n:
+            ax.xaxis.set_tick_params(labelbottom=True)
+    return fig, flat[:n], spare
+
+
+def _text_colour(rgba) -> str:
+    """Black or white, whichever reads better on a cell of colour ``rgba``."""
+    r, g, b = rgba[:3]
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
+def smallest_font_pt(fig: Figure) -> float:
+    """The smallest font size, in points, of the visible text of a figure.
+
+    What the report needs to know of a raster (PNG) figure to tell how large its
+    text is on screen: points x 96/72 x the display scale = CSS pixels.
+
+    Examples
+    --------
+    >>> fig = Figure()
+    >>> _ = fig.add_subplot().set_title("t", fontsize=12)
+    >>> smallest_font_pt(fig)  # tick labels get their text when the figure is drawn
+    12.0
+    """
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return float(min(sizes)) if sizes else float("nan")
 
 
 def _point_size(n: int) -> float:
@@ -243,53 +326,78 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
     from matplotlib.ticker import FixedLocator
 
     colours = _algorithm_colours(models)
-    legend_rows = 0 if single else int(np.ceil(n_models / 8))
-    fig, axes = _grid(n_methods, n_instances, panel=(2.3, 1.55), left=0.95, right=0.15,
-                      bottom=0.5 + 0.22 * legend_rows, top=0.45, wgap=0.3, hgap=0.35,
-                      sharex=True, sharey=True)
+    markers = _algorithm_markers(models)
+    legend_cols = min(n_models, 4)
+    legend_rows = 0 if single else int(np.ceil(n_models / legend_cols))
+    head_lines = max(len(str(v).split("\n")) for v in instances)
+    title_h = 0.2 if hardness is not None else 0.0
+    fig, axes = _grid(n_methods, n_instances, panel=(1.45, 1.2), left=0.9, right=0.12,
+                      bottom=0.55 + 0.24 * legend_rows, top=0.12 + 0.19 * head_lines + title_h,
+                      wgap=0.14, hgap=0.12 + title_h, sharex=True, sharey=True)
+    n_c = c.size
+    every = max(n_c // 5, 1)
     for i, method in enumerate(methods):
-        for j, instance in enumerate(instances):
+        for j in range(n_instances):
             ax = axes[i, j]
             for k, model in enumerate(models):
                 q = curves[i, j, k]
                 colour = "black" if single else colours[model]
+                style = {} if single else {
+                    "marker": markers[model], "markersize": 4,
+                    "markevery": (int(k * every / max(n_models, 1)), every)}
                 lo, hi = interpolated[i, j, k]
                 if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
                     inside = (c >= lo) & (c <= hi)
                     ax.plot(c, np.where(inside, np.nan, q), color=colour, lw=1.4,
-                            label=model or None, gid="solid")
+                            label=model or None, gid="solid", **style)
                     # the interpolated stretch, boundary points shared with the solid part
                     ax.plot(c[inside], q[inside], color=colour, lw=1.4, ls="--",
                             gid="interpolated")
                     ax.fill_between(c, 0, q, where=inside, facecolor="none",
                                     edgecolor=colour, hatch="///", lw=0, alpha=0.6)
                 else:
-                    ax.plot(c, q, color=colour, lw=1.4, label=model or None, gid="solid")
+                    ax.plot(c, q, color=colour, lw=1.4, label=model or None, gid="solid",
+                            **style)
                 if single:
                     ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=0)
-            lines = [instance] if i == 0 else []
+            if n_models > 1 and np.ptp(curves[i, j], axis=0).max() < 1e-9:
+                # e.g. score-fixed when every algorithm puts the instance on one side of t
+                q = curves[i, j, 0]
+                third = max(len(q) // 3, 1)
+                left = q[:third].mean() <= q[-third:].mean()  # the emptier top corner
+                ax.text(0.04 if left else 0.96, 1.98, f"all {n_models}\ncoincide",
+                        ha="left" if left else "right", va="top", fontsize=FONT, color="0.3",
+                        linespacing=1.0,
+                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8,
+                              "pad": 0.5})
             if hardness is not None:
-                lines.append(f"IH = {hardness[i, j]:.3f}")
-            ax.set_title("\n".join(lines), fontsize=8)
+                ax.set_title(f"IH = {hardness[i, j]:.3f}", fontsize=FONT, pad=2)
             ax.set_xlim(0, 1)
-            ax.set_ylim(0, 2.05)
+            ax.set_ylim(-0.1, 2.1)  # a zero loss (IH = 0) draws above the axis, not on it
             ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+            ax.xaxis.set_major_formatter(_short_number)
             ax.yaxis.set_major_locator(FixedLocator([0, 1, 2]))
-            ax.tick_params(labelsize=7)
+            ax.tick_params(labelsize=FONT)
             if j == 0:
-                ax.set_ylabel(f"{_method_title(method)}\nloss QI", fontsize=8)
+                ax.set_ylabel(f"{METHOD_ABBREVIATIONS.get(method, method)}\nloss QI",
+                              fontsize=FONT)
             if i == n_methods - 1:
-                ax.set_xlabel("cost proportion c", fontsize=8)
+                ax.set_xlabel("cost c", fontsize=FONT)
+    width, height = fig.get_size_inches()
+    for j, instance in enumerate(instances):  # column heads: which instance, of which class
+        x0, _, x1, y1 = axes[0, j].get_position().extents
+        fig.text((x0 + x1) / 2, y1 + (title_h + 0.06) / height, str(instance), ha="center",
+                 va="bottom", fontsize=FONT, fontweight="bold")
     if not single:
         handles, labels = axes[0, 0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncols=min(n_models, 8),
-                   fontsize=8, frameon=False, borderaxespad=0.1)
+        fig.legend(handles, labels, loc="lower center", ncols=legend_cols,
+                   fontsize=FONT, frameon=False, borderaxespad=0.1)
     return fig
 
 
 def class_cost_curves(c, curves, class_hardness, *, methods,
                       classes=("class 0", "class 1")) -> Figure:
-    r"""Class cost curves with the class hardness in the legend (Prudêncio 2019, Fig. 7).
+    r"""Class cost curves with each panel's class hardness (Prudêncio 2019, Fig. 7).
 
     A class cost curve is the mean of the instance cost curves of the class; its
     area is the class hardness, the mean instance hardness of the class:
@@ -328,8 +436,8 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
     >>> c = np.linspace(0, 1, 5)
     >>> curves = np.stack([2 * c, 2 * (1 - c)])[None] / 2
     >>> fig = class_cost_curves(c, curves, [[0.5, 0.5]], methods=["score-fixed"])
-    >>> fig.axes[0].get_legend().get_texts()[0].get_text()
-    'class 0 (CH = 0.500)'
+    >>> fig.axes[0].get_legend().get_texts()[0].get_text()  # class 0: the figure's legend
+    'CH = 0.500'
     """
     c = _array(c, "c", ndim=1)
     curves = _array(curves, "curves", ndim=3, allow_nan=True)
@@ -344,25 +452,47 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
     classes = _labels(classes, 2, "classes")
     from matplotlib.ticker import FixedLocator
 
-    fig, axes = _grid(1, n_methods, panel=(2.3, 2.0), left=0.55, bottom=0.5, top=0.3,
-                      wgap=0.15, sharey=True)
+    ncols = min(n_methods, 3)
+    spare_slot = n_methods % ncols != 0
+    fig, panels, spare = _wrapped_grid(n_methods, ncols_max=3, panel=(1.95, 1.55), left=0.75,
+                                       right=0.15, bottom=0.55 if spare_slot else 0.85,
+                                       top=0.3, wgap=0.2, hgap=0.85, sharey=True)
     finite = curves[np.isfinite(curves)]
-    y_top = float(np.clip(1.25 * finite.max(), 0.5, 2.05)) if finite.size else 2.05
+    y_top = float(np.clip(1.45 * finite.max(), 0.5, 2.05)) if finite.size else 2.05
+    handles = {}
     for i, method in enumerate(methods):
-        ax = axes[0, i]
+        ax = panels[i]
+        drawn, labels = [], []
         for k in range(2):
             if not np.isfinite(curves[i, k]).any():
                 continue
-            ax.plot(c, curves[i, k], color=_CLASS_COLOURS[k], lw=1.6,
-                    label=f"{classes[k]} (CH = {class_hardness[i, k]:.3f})")
-        ax.set_title(_method_title(method), fontsize=9)
+            (line,) = ax.plot(c, curves[i, k], color=_CLASS_COLOURS[k], ls=_CLASS_STYLES[k],
+                              lw=1.6)
+            handles.setdefault(k, line)
+            drawn.append(line)
+            labels.append(f"CH = {class_hardness[i, k]:.3f}")
+        ax.set_title(_method_title(method), fontsize=FONT)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, y_top)
-        ax.xaxis.set_major_locator(FixedLocator([0, 0.25, 0.5, 0.75, 1]))
-        ax.set_xlabel("cost proportion c", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.legend(fontsize=7, loc="upper center", frameon=False)
-    axes[0, 0].set_ylabel("mean loss", fontsize=8)
+        ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+        ax.xaxis.set_major_formatter(_short_number)
+        ax.set_xlabel("cost proportion c", fontsize=FONT)
+        ax.tick_params(labelsize=FONT)
+        # each panel's own class hardness; which class is which: the one legend below
+        ax.legend(drawn, labels, fontsize=FONT, loc="upper center", frameon=False,
+                  handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)
+        if i % ncols == 0:
+            ax.set_ylabel("mean loss", fontsize=FONT)
+    key = [handles[k] for k in sorted(handles)]
+    names = [classes[k] for k in sorted(handles)]
+    if spare:
+        x0, y0, x1, y1 = spare[0]
+        fig.legend(key, names, loc="center", bbox_to_anchor=((x0 + x1) / 2, (y0 + y1) / 2),
+                   fontsize=FONT, frameon=False, title="CH = class hardness",
+                   title_fontsize=FONT)
+    else:
+        fig.legend(key, names, loc="lower center", ncols=2, fontsize=FONT, frameon=False,
+                   borderaxespad=0.1, title="CH = class hardness", title_fontsize=FONT)
     return fig
 
 
@@ -408,29 +538,48 @@ def projection_map(xy, y, *, classes=("class 0", "class 1"), axis_labels=("PC1",
         m = y == k
         ax.scatter(xy[m, 0], xy[m, 1], s=size, color=_CLASS_COLOURS[k], alpha=0.7, lw=0,
                    label=f"{classes[k]} ({int(m.sum())})")
-    ax.set_xlabel(axis_labels[0], fontsize=8)
-    ax.set_ylabel(axis_labels[1], fontsize=8)
-    ax.legend(fontsize=7, markerscale=2)
+    ax.set_xlabel(axis_labels[0], fontsize=FONT)
+    ax.set_ylabel(axis_labels[1], fontsize=FONT)
+    ax.legend(fontsize=FONT, markerscale=2)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=FONT)
     _note(fig, note)
     return fig
 
 
-def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=_HARDNESS_CMAP):
-    ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.6, color="0.88", lw=0)
+def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=None):
+    # the other class: small, light and underneath, so it frames without hiding
+    ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.5, color="0.9", lw=0)
     order = np.argsort(values[mask], kind="stable")  # hardest drawn on top
     pts = xy[mask][order]
-    # an outline keeps pale (easy) points visible, unless the points are tiny
-    return ax.scatter(pts[:, 0], pts[:, 1], c=values[mask][order], s=size, cmap=cmap,
-                      vmin=0.0, vmax=vmax, lw=0.2 if size >= 8 else 0.0, edgecolors="0.4")
+    return ax.scatter(pts[:, 0], pts[:, 1], c=values[mask][order], s=size,
+                      cmap=cmap or _hardness_cmap(), vmin=0.0, vmax=vmax, lw=0)
+
+
+def _class_major_grid(n_rows, n_cols, *, panel, left, right, bottom, top, wgap, hgap):
+    """A grid whose axes are created column by column (``fig.axes`` runs down columns)."""
+    pw, ph = panel
+    width = left + n_cols * pw + (n_cols - 1) * wgap + right
+    height = top + n_rows * ph + (n_rows - 1) * hgap + bottom
+    fig = Figure(figsize=(width, height))
+    gs = fig.add_gridspec(n_rows, n_cols, left=left / width, right=1 - right / width,
+                          bottom=bottom / height, top=1 - top / height, wspace=wgap / pw,
+                          hspace=hgap / ph)
+    axes = np.empty((n_rows, n_cols), dtype=object)
+    first = None
+    for k in range(n_cols):
+        for j in range(n_rows):
+            axes[j, k] = fig.add_subplot(gs[j, k], sharex=first, sharey=first)
+            first = first or axes[j, k]
+    return fig, axes
 
 
 def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
                   axis_labels=("PC1", "PC2"), vmax=1.0, note=None) -> Figure:
     """Hardness maps: instances of each class coloured by hardness (Prudêncio 2019, Figs. 9, 12).
 
-    Rows are the two classes, columns the threshold choice methods. Instances of
+    Rows are the threshold choice methods, columns the two classes (``fig.axes`` runs
+    through class 0, then class 1). Instances of
     the other class are drawn in light grey for context; the hardest instances
     are drawn on top.
 
@@ -480,31 +629,36 @@ def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
         raise ValueError(f"hardness has {hardness.shape[0]} rows, xy has {n}")
     methods = _labels(methods, hardness.shape[1], "methods")
     classes = _labels(classes, 2, "classes")
-    fig, axes = _grid(2, len(methods), panel=(2.0, 1.8), left=0.3, right=1.0, bottom=0.3,
-                      top=0.3, wgap=0.1, hgap=0.3, sharex=True, sharey=True)
+    # one row per method, class 0 left of class 1: the classes compare side by side and
+    # the figure stays narrow enough for a small screen (axes run class 0, then class 1)
+    n_m = len(methods)
+    bottom = 0.4 + (0.2 if note else 0.0)
+    fig, axes = _class_major_grid(n_m, 2, panel=(2.3, 1.7), left=0.3, right=1.25,
+                                  bottom=bottom, top=0.3, wgap=0.12, hgap=0.32)
     size = _point_size(n)
     sc = None
     for k in range(2):
         for j, method in enumerate(methods):
-            ax = axes[k, j]
+            ax = axes[j, k]
             mask = y == k
             sc = _map_panel(ax, xy, hardness[:, j], mask, vmax=vmax, size=size)
             ch = hardness[mask, j].mean() if mask.any() else float("nan")
             ax.set_title(f"{classes[k]} · {METHOD_ABBREVIATIONS.get(method, method)}"
-                         f" · CH = {ch:.2f}", fontsize=8)
+                         f" · CH = {ch:.2f}", fontsize=FONT)
             _clear_ticks(ax)
-            if k == 1:
-                ax.set_xlabel(axis_labels[0], fontsize=7)
-            if j == 0:
-                ax.set_ylabel(axis_labels[1], fontsize=7)
-    _side_colorbar(fig, sc, right=1.0, top=0.3, bottom=0.3, label="instance hardness")
+            if j == n_m - 1:
+                ax.set_xlabel(axis_labels[0], fontsize=FONT)
+            if k == 0:
+                ax.set_ylabel(axis_labels[1], fontsize=FONT)
+    _side_colorbar(fig, sc, right=1.25, top=0.3, bottom=bottom,
+                   label="instance hardness (0 = easy)")
     _note(fig, note)
     return fig
 
 
 def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class,
                        classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
-                       vmax=2.0, note=None) -> Figure:
+                       vmax=None, note=None) -> Figure:
     """Instance loss at chosen cost proportions for one class (Prudêncio 2019, Figs. 10-11).
 
     Rows are cost proportions, columns are methods; the instances of
@@ -523,7 +677,10 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
         The class whose instances are coloured.
     classes : pair of str
     axis_labels : pair of str
-    vmax : float, default 2.0
+    vmax : float, optional
+        Top of the colour scale; default: the largest loss of ``target_class``
+        rounded up to 0.1 (a loss lies in [0, 2], but a fixed 0-2 scale hides
+        differences on easy data).
 
     note : str, optional
         A line printed under the panels (e.g. how many instances are drawn).
@@ -561,30 +718,34 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
         raise ValueError(f"target_class must be 0 or 1, got {target_class!r}")
     classes = _labels(classes, 2, "classes")
     n_c = cost_proportions.size
-    fig, axes = _grid(n_c, len(methods), panel=(2.0, 1.8), left=0.3, right=1.0, bottom=0.3,
-                      top=0.3, wgap=0.1, hgap=0.3, sharex=True, sharey=True)
+    bottom = 0.4 + (0.2 if note else 0.0)
+    fig, axes = _grid(n_c, len(methods), panel=(2.0, 1.7), left=0.3, right=1.25,
+                      bottom=bottom, top=0.3, wgap=0.12, hgap=0.32, sharex=True, sharey=True)
     size = _point_size(n)
     mask = y == target_class
+    if vmax is None:  # the scale of this class's losses, not the 0-2 range of any loss
+        top_loss = float(losses[mask].max()) if mask.any() else 0.0
+        vmax = max(np.ceil(top_loss * 10) / 10, 0.1)
     sc = None
     for i, cp in enumerate(cost_proportions):
         for j, method in enumerate(methods):
             ax = axes[i, j]
             sc = _map_panel(ax, xy, losses[:, j, i], mask, vmax=vmax, size=size)
             ax.set_title(f"{classes[target_class]} · {METHOD_ABBREVIATIONS.get(method, method)}"
-                         f" · c = {cp:g}", fontsize=8)
+                         f" · c = {cp:g}", fontsize=FONT)
             _clear_ticks(ax)
             if i == n_c - 1:
-                ax.set_xlabel(axis_labels[0], fontsize=7)
+                ax.set_xlabel(axis_labels[0], fontsize=FONT)
             if j == 0:
-                ax.set_ylabel(axis_labels[1], fontsize=7)
-    _side_colorbar(fig, sc, right=1.0, top=0.3, bottom=0.3, label="loss QI at c")
+                ax.set_ylabel(axis_labels[1], fontsize=FONT)
+    _side_colorbar(fig, sc, right=1.25, top=0.3, bottom=bottom, label="loss QI at c")
     _note(fig, note)
     return fig
 
 
 # ------------------------------------------------------------ Melo & Prudêncio (2014)
-def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissimilarity"
-                ) -> Figure:
+def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissimilarity",
+                title=None) -> Figure:
     """Dendrograms of algorithm dissimilarity, one panel per method (Melo & Prudêncio 2014).
 
     Draws each average-linkage tree with :func:`scipy.cluster.hierarchy.dendrogram`
@@ -603,6 +764,8 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     titles : mapping of str to str, optional
         Panel titles per method (default: the method with its abbreviation).
     ylabel : str
+    title : str, optional
+        Figure title, above the panels.
 
     Returns
     -------
@@ -630,48 +793,119 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
         raise ValueError("linkages must be a non-empty mapping of method to linkage matrix")
     labels = [str(v) for v in labels]
     longest = max((len(v) for v in labels), default=1)
-    fig, axes = _grid(1, len(linkages), panel=(2.3, 2.0), left=0.65,
-                      bottom=0.15 + 0.075 * longest, top=0.3, wgap=0.45)
-    for col, (ax, (method, Z)) in enumerate(zip(axes[0], linkages.items(), strict=True)):
+    n = len(linkages)
+    checked = {}
+    for method, Z in linkages.items():
         Z = _array(Z, f"linkages[{method!r}]", ndim=2)
         if not is_valid_linkage(Z) or Z.shape[0] + 1 != len(labels):
             raise ValueError(f"linkages[{method!r}] is not a valid linkage matrix for "
                              f"{len(labels)} labels")
-        cut = cut_height.get(method) if isinstance(cut_height, Mapping) else cut_height
-        dendrogram(Z, labels=labels, ax=ax, leaf_rotation=90, leaf_font_size=8,
-                   color_threshold=cut if cut is not None else 0.0,
-                   above_threshold_color="0.35")
-        top = float(Z[:, 2].max())
+        checked[method] = Z
+    cuts = {m: (cut_height.get(m) if isinstance(cut_height, Mapping) else cut_height)
+            for m in checked}
+    # one vertical scale for every panel, so heights compare across methods
+    top = max([float(Z[:, 2].max()) for Z in checked.values()]
+              + [float(c) for c in cuts.values() if c is not None])
+    top = top * 1.08 if top > 0 else 1.0
+    note = ("Coloured branches: the clusters below the dashed cut; grey: merges above it."
+            if any(c is not None for c in cuts.values()) else None)
+    fig, axes, _ = _wrapped_grid(n, ncols_max=3, panel=(1.95, 1.9), left=0.75, right=0.15,
+                                 bottom=0.2 + 0.085 * longest + (0.25 if note else 0.0),
+                                 top=0.55 + (0.3 if title else 0.0), wgap=0.2,
+                                 hgap=0.6 + 0.085 * longest, sharey=True)
+    for col, (ax, (method, Z)) in enumerate(zip(axes, checked.items(), strict=True)):
+        cut = cuts[method]
+        dendrogram(Z, labels=labels, ax=ax, leaf_rotation=90, leaf_font_size=FONT,
+                   link_color_func=_cluster_colours(Z, cut))
+        head = titles.get(method, method) if titles else _method_title(method)
         if cut is not None:
             ax.axhline(cut, color="crimson", ls="--", lw=1.0, gid="cut")
-            ax.text(0.02, cut, f"cut {cut:.3g}", transform=ax.get_yaxis_transform(),
-                    color="crimson", fontsize=7, va="bottom", ha="left",
-                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
-            top = max(top, float(cut))
-        ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)
-        title = titles.get(method, method) if titles else _method_title(method)
-        ax.set_title(title, fontsize=9)
-        if col == 0:
-            ax.set_ylabel(ylabel, fontsize=8)
-        ax.tick_params(axis="y", labelsize=7)
+            head = f"{head}\ncut at {cut:.2f}"
+        ax.set_ylim(0, top)
+        ax.set_title(head, fontsize=FONT)
+        if col % 3 == 0:
+            ax.set_ylabel(ylabel, fontsize=FONT)
+            ax.tick_params(axis="y", labelleft=True)
+        ax.tick_params(axis="y", labelsize=FONT)
+    if title:
+        fig.suptitle(title, fontsize=TITLE, y=1 - 0.06 / fig.get_size_inches()[1], va="top")
+    _note(fig, note)
     return fig
 
 
+def _cluster_colours(Z, cut, *, above="#595959"):
+    """``link_color_func`` for scipy's dendrogram: one Okabe-Ito colour per cluster below
+    the cut, dark grey for the joins above it."""
+    n = Z.shape[0] + 1
+    parent = {int(c): n + i for i, row in enumerate(Z) for c in row[:2]}
+    palette = ("#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2")
+    colour_of: dict[int, str] = {}
+
+    def root_below_cut(k):  # the highest node below the cut that holds node k
+        while k in parent and Z[parent[k] - n, 2] <= cut:
+            k = parent[k]
+        return k
+
+    def link_colour(k):
+        if cut is None or Z[k - n, 2] > cut:
+            return above
+        root = root_below_cut(k)
+        if root not in colour_of:
+            colour_of[root] = palette[len(colour_of) % len(palette)]
+        return colour_of[root]
+    return link_colour
+
+
 # -------------------------------------------------------- Abdulrahman & Brazdil (2014)
-def _line_family(x, values, labels, *, xlabel, ylabel, title, ylim=None, legend_title=None):
-    fig, axes = _figure(1, 1, panel=(4.6, 3.2))
+_TIME_AXIS = "time ratio Tp / Tq (log scale)"
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075"
+                                             "\u2076\u2077\u2078\u2079")
+
+
+def _power_of_ten(k: int) -> str:
+    """``10⁻³`` for k = -3 (plain text: no math renderer needed, stays text in SVG)."""
+    return "1" if k == 0 else "10" + str(int(k)).translate(_SUPERSCRIPT)
+
+
+def _time_ratio_axis(ax, x):
+    """Tick a log2 time-ratio axis at powers of ten, labelled as ratios."""
+    lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
+    k_lo, k_hi = int(np.ceil(lo / np.log2(10))), int(np.floor(hi / np.log2(10)))
+    step = max(1, int(np.ceil((k_hi - k_lo + 1) / 6)))
+    ks = [k for k in range(k_lo, k_hi + 1) if k % step == 0]
+    ax.set_xticks([k * np.log2(10) for k in ks], [_power_of_ten(k) for k in ks])
+    ax.set_xlim(lo, hi)
+
+
+def _line_family(x, values, labels, *, xlabel, ylabel, title, ylim=None, legend_title=None,
+                 used=None):
+    fig, axes = _figure(1, 1, panel=(3.75, 3.0 + 0.2 * len(labels)))
     ax = axes[0, 0]
     for k, label in enumerate(labels):
-        ax.plot(x, values[k], lw=1.6, color=f"C{k}", label=label)
-    ax.set_xlabel(xlabel, fontsize=9)
-    ax.set_ylabel(ylabel, fontsize=9)
-    ax.set_title(title, fontsize=10)
-    ax.tick_params(labelsize=8)
+        ax.plot(x, values[k], lw=2.8 if k == used else 1.4, color=_OKABE_ITO[k % 8],
+                label=label)
+    ax.set_xlabel(xlabel, fontsize=FONT)
+    ax.set_ylabel(ylabel, fontsize=FONT)
+    ax.set_title(title, fontsize=TITLE)
+    ax.tick_params(labelsize=FONT)
     ax.grid(alpha=0.3)
+    _time_ratio_axis(ax, x)
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.legend(fontsize=8, title=legend_title, title_fontsize=8)
+    # the key under the axes, never over the curves
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=FONT,
+               title=legend_title, title_fontsize=FONT, handlelength=1.5, frameon=False,
+               labelspacing=0.3)
     return fig, ax
+
+
+def _used_index(values, used, name):
+    if used is None:
+        return None
+    hits = np.flatnonzero(np.isclose(values, float(used)))
+    if hits.size == 0:
+        raise ValueError(f"used must be one of the {name} drawn {values.tolist()}, got {used}")
+    return int(hits[0])
 
 
 def _check_family(log2_time_ratio, values, name):
@@ -685,7 +919,8 @@ def _check_family(log2_time_ratio, values, name):
     return x, v
 
 
-def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> Figure:
+def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0), used=None
+               ) -> Figure:
     r"""ARR against the log time ratio per AccD, pole marked (Abdulrahman & Brazdil Fig. 1).
 
     .. math::
@@ -707,6 +942,8 @@ def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> F
         :math:`\log_2` time ratio of each pole (NaN if none in range).
     ylim : pair of float
         Vertical range; values beyond it are clipped away so the pole shows.
+    used : float, optional
+        The AccD a ranking used: its curve is drawn thick and marked "(used)".
 
     Returns
     -------
@@ -737,22 +974,27 @@ def arr_curves(log2_time_ratio, arr, *, accd, poles=None, ylim=(-4.0, 6.0)) -> F
     # break the line where it jumps across the pole
     jump = np.abs(np.diff(v, axis=1)) > span / 2
     v[:, 1:][jump] = np.nan
-    fig, ax = _line_family(x, v, [f"AccD = {a:g}" for a in accd], xlabel="log2 time ratio",
-                           ylabel="ARR (SRR = 1)", title="ARR: not monotonic, with a pole",
-                           ylim=ylim)
     if poles is not None:
         poles = _array(poles, "poles", ndim=1, allow_nan=True)
         if poles.size != accd.size:
             raise ValueError(f"poles has {poles.size} values, accd has {accd.size}")
+    k_used = _used_index(accd, used, "accd")
+    labels = []
+    for k, a in enumerate(accd):
+        label = f"AccD = {a:g}"
+        if poles is not None and np.isfinite(poles[k]):  # the pole, as a ratio, in the key
+            label += f", pole {_power_of_ten(round(poles[k] / np.log2(10)))}"
+        labels.append(label + (" (used)" if k == k_used else ""))
+    fig, ax = _line_family(x, v, labels, xlabel=_TIME_AXIS, ylabel="ARR (SRR = 1)",
+                           title="ARR: not monotonic, with a pole", ylim=ylim, used=k_used)
+    if poles is not None:
         for k, p in enumerate(poles):
             if np.isfinite(p):
-                ax.axvline(p, color=f"C{k}", ls=":", lw=1.2, gid="pole")
-                ax.text(p, hi, f" pole {p:.1f}", color=f"C{k}", fontsize=7, rotation=90,
-                        va="top", ha="right")
+                ax.axvline(p, color=_OKABE_ITO[k % 8], ls=":", lw=1.2, gid="pole")
     return fig
 
 
-def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
+def a3r_curves(log2_time_ratio, a3r, *, n_roots, used=None) -> Figure:
     r"""A3R against the log time ratio for several n-th roots (Abdulrahman & Brazdil Fig. 2).
 
     .. math::
@@ -765,6 +1007,8 @@ def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
     a3r : array-like of shape (n_roots, n_points)
         A3R at SRR = 1.
     n_roots : sequence of int of length n_roots
+    used : float, optional
+        The root a ranking used: its curve is drawn thick and marked "(used)".
 
     Returns
     -------
@@ -787,8 +1031,11 @@ def a3r_curves(log2_time_ratio, a3r, *, n_roots) -> Figure:
     n_roots = _array(n_roots, "n_roots", ndim=1)
     if n_roots.size != v.shape[0]:
         raise ValueError(f"n_roots has {n_roots.size} values, a3r has {v.shape[0]} rows")
-    fig, ax = _line_family(x, v, [f"n = {k:g}" for k in n_roots], xlabel="log2 time ratio",
-                           ylabel="A3R (SRR = 1)", title="A3R: monotonic in the time ratio")
+    k_used = _used_index(n_roots, used, "n_roots")
+    fig, ax = _line_family(x, v, [f"n = {k:g}" + (" (used)" if i == k_used else "")
+                                  for i, k in enumerate(n_roots)], xlabel=_TIME_AXIS,
+                           ylabel="A3R (SRR = 1)", title="A3R: monotonic in the time ratio",
+                           used=k_used)
     ax.set_yscale("log", base=2)
     return fig
 
@@ -832,7 +1079,7 @@ def iso_a3r_curves(log2_time_ratio, srr, *, levels, n_root) -> Figure:
     levels = _array(levels, "levels", ndim=1)
     if levels.size != v.shape[0]:
         raise ValueError(f"levels has {levels.size} values, srr has {v.shape[0]} rows")
-    fig, _ = _line_family(x, v, [f"A3R = {a:g}" for a in levels], xlabel="log2 time ratio",
+    fig, _ = _line_family(x, v, [f"A3R = {a:g}" for a in levels], xlabel=_TIME_AXIS,
                           ylabel="success rate ratio SRR",
                           title=f"iso-A3R curves (n = {n_root:g})")
     return fig
@@ -869,21 +1116,46 @@ def rank_table(ranks, *, scores=None, title="Rankings (1 = best)") -> Figure:
         raise ValueError(f"scores must have the shape of ranks {values.shape}, "
                          f"got {tuple(scores.shape)}")
     n_alg, n_rank = values.shape
-    fig, axes = _figure(1, 1, panel=(1.1 * n_rank + 1.6, 0.38 * n_alg + 1.0))
+    fig, axes = _figure(1, 1, panel=(1.1 * n_rank + 1.6, 0.48 * n_alg + 1.0))
     ax = axes[0, 0]
-    ax.imshow(values, cmap="RdYlGn_r", vmin=1, vmax=max(n_alg, 2), aspect="auto", alpha=0.45)
+    # viridis: rank 1 bright, the last rank dark; apart under every colour vision
+    im = ax.imshow(values, cmap="viridis_r", vmin=1, vmax=max(n_alg, 2), aspect="auto")
+    digits = [None] * n_rank
+    if scores is not None:
+        digits = [_distinct_digits(scores.iloc[:, j].to_numpy(dtype=float))
+                  for j in range(n_rank)]
     for i in range(n_alg):
         for j in range(n_rank):
             text = "–" if not np.isfinite(values[i, j]) else f"{values[i, j]:g}"
             if scores is not None:
                 s = float(scores.iat[i, j])
-                text += f"\n({s:.3g})" if np.isfinite(s) else ""
-            ax.text(j, i, text, ha="center", va="center", fontsize=7)
-    ax.set_xticks(range(n_rank), [str(c) for c in ranks.columns], fontsize=8)
-    ax.set_yticks(range(n_alg), [str(a) for a in ranks.index], fontsize=8)
+                text += f"\n({s:.{digits[j]}g})" if np.isfinite(s) else ""
+            colour = _text_colour(im.cmap(im.norm(values[i, j]))) \
+                if np.isfinite(values[i, j]) else "black"
+            ax.text(j, i, text, ha="center", va="center", fontsize=FONT, color=colour)
+    ax.set_xticks(range(n_rank), [str(c) for c in ranks.columns], fontsize=FONT)
+    ax.set_yticks(range(n_alg), [str(a) for a in ranks.index], fontsize=FONT)
     ax.xaxis.tick_top()
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=TITLE, pad=24)  # above the column names
     return fig
+
+
+def _distinct_digits(values, *, start=3, most=8) -> int:
+    """Significant digits (from ``start``) that tell apart every two different values.
+
+    Examples
+    --------
+    >>> _distinct_digits([1.046, 1.052, 1.049])
+    4
+    >>> _distinct_digits([0.9, 1.1])
+    3
+    """
+    v = np.asarray(values, dtype=float)
+    v = np.unique(np.round(v[np.isfinite(v)], 9))  # ties up to float noise stay ties
+    for d in range(start, most + 1):
+        if len({f"{x:.{d}g}" for x in v}) == v.size:
+            return d
+    return most
 
 
 def critical_difference_diagram(average_ranks, cd, groups=(), *, title=None) -> Figure:
@@ -949,13 +1221,13 @@ def critical_difference_diagram(average_ranks, cd, groups=(), *, title=None) -> 
     ax.hlines(axis_y, lo, hi, color="black", lw=1.2)
     for t in range(int(lo), int(hi) + 1):
         ax.vlines(t, axis_y, axis_y + 0.12, color="black", lw=1.0)
-        ax.text(t, axis_y + 0.17, str(t), ha="center", va="bottom", fontsize=8)
+        ax.text(t, axis_y + 0.17, str(t), ha="center", va="bottom", fontsize=FONT)
     # the CD bar, above the axis, starting at rank 1
     bar_y = axis_y + 0.75
     ax.plot([lo, lo + cd], [bar_y, bar_y], color="black", lw=1.6, gid="cd-bar",
             solid_capstyle="butt")
     ax.vlines([lo, lo + cd], bar_y - 0.07, bar_y + 0.07, color="black", lw=1.2)
-    ax.text(lo + cd / 2, bar_y + 0.1, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=8)
+    ax.text(lo + cd / 2, bar_y + 0.1, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=FONT)
     # groups joined by thick lines just below the axis
     gy = axis_y - 0.22
     for g in real_groups:
@@ -972,11 +1244,11 @@ def critical_difference_diagram(average_ranks, cd, groups=(), *, title=None) -> 
         x_text = ax.get_xlim()[0] + 0.05 if left else ax.get_xlim()[1] - 0.05
         ax.plot([r, r, x_text], [axis_y, y_text, y_text], color="0.3", lw=0.9,
                 gid=f"rank:{name}")
-        ax.text(x_text, y_text + 0.03, f"{name} ({r:.2f})", fontsize=8, va="bottom",
+        ax.text(x_text, y_text + 0.03, f"{name} ({r:.2f})", fontsize=FONT, va="bottom",
                 ha="left" if left else "right")
     ax.set_ylim(label_top - 0.28 * n_side, bar_y + 0.45)
     ax.axis("off")
-    ax.set_title(title or "Critical difference (Nemenyi), best on the left", fontsize=9)
+    ax.set_title(title or "Critical difference (Nemenyi), best on the left", fontsize=FONT)
     return fig
 
 
@@ -1015,23 +1287,25 @@ def ranked_bars(values, *, xlabel, title, higher_is_better=True, fmt="{:.2f}") -
         raise ValueError("values must hold at least one finite value")
     s.index = s.index.map(str)
     s = s.sort_values(ascending=not higher_is_better, kind="stable")
-    fig, axes = _figure(1, 1, panel=(4.8, 0.32 * len(s) + 1.0))
+    fig, axes = _figure(1, 1, panel=(4.6, 0.34 * len(s) + 1.3))
     ax = axes[0, 0]
     pos = np.arange(len(s))
-    ax.barh(pos, s.to_numpy(), color="C0", height=0.7)
-    ax.set_yticks(pos, list(s.index), fontsize=8)
+    ax.barh(pos, s.to_numpy(), color=_OKABE_ITO[4], height=0.7)
+    ax.set_yticks(pos, list(s.index), fontsize=FONT)
     ax.invert_yaxis()
-    for p, v in zip(pos, s.to_numpy(), strict=True):
-        ax.text(v, p, " " + fmt.format(v), va="center", fontsize=7)
-    ax.set_xlabel(xlabel, fontsize=8)
-    ax.set_title(title, fontsize=9)
-    ax.tick_params(axis="x", labelsize=7)
-    ax.margins(x=0.15)
+    for p, v in zip(pos, s.to_numpy(), strict=True):  # clear of the bar's end
+        ax.annotate(fmt.format(v), (v, p), xytext=(4 if v >= 0 else -4, 0),
+                    textcoords="offset points", va="center", ha="left" if v >= 0 else "right",
+                    fontsize=FONT)
+    ax.set_xlabel(xlabel, fontsize=FONT)
+    ax.set_title(title, fontsize=TITLE)
+    ax.tick_params(axis="x", labelsize=FONT)
+    ax.margins(x=0.2)
     return fig
 
 
 def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
-            annotate=None, fmt="{:.2f}") -> Figure:
+            annotate=None, fmt="{:.2f}", missing_label=None) -> Figure:
     """A labelled heatmap of a frame (algorithm x dataset, algorithm x metric, ...).
 
     Parameters
@@ -1046,6 +1320,9 @@ def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
     annotate : bool, optional
         Print values in the cells (default: when the grid has at most 400 cells).
     fmt : str
+    missing_label : str, optional
+        Text of a missing (NaN) cell, drawn hatched so it reads apart from a zero;
+        default: left blank.
 
     Returns
     -------
@@ -1070,26 +1347,36 @@ def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
     n_rows, n_cols = values.shape
     if annotate is None:
         annotate = n_rows * n_cols <= 400
-    width = min(max(0.32 * n_cols + 2.4, 4.0), 16.0)
-    height = min(max(0.3 * n_rows + 1.6, 2.4), 12.0)
+    col_labels = [str(c) for c in matrix.columns]
+    longest_col = max(len(c) for c in col_labels)
+    longest_row = max(len(str(r)) for r in matrix.index)
+    cell_w = 0.55 if annotate else 0.3
+    width = max(cell_w * n_cols + 0.08 * longest_row + 1.6, 3.6)
+    height = max(0.3 * n_rows + 0.09 * min(longest_col, 30) + 1.0, 2.4)
     fig, axes = _figure(1, 1, panel=(width, height))
     ax = axes[0, 0]
     im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax,
                    aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(n_cols), [str(c) for c in matrix.columns], rotation=90,
-                  fontsize=7 if n_cols <= 30 else 5)
-    ax.set_yticks(range(n_rows), [str(r) for r in matrix.index],
-                  fontsize=7 if n_rows <= 30 else 5)
+    if missing_label:  # a missing value is not a zero: hatched, and said in the cell
+        ax.set_facecolor("0.93")
+        ax.patch.set_hatch("//")
+        ax.patch.set_edgecolor("0.75")
+    flat = longest_col <= 4
+    ax.set_xticks(range(n_cols), col_labels, rotation=0 if flat else 45,
+                  ha="center" if flat else "right", fontsize=FONT)
+    ax.set_yticks(range(n_rows), [str(r) for r in matrix.index], fontsize=FONT)
     if annotate:
-        finite = values[np.isfinite(values)]
-        mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
         for i in range(n_rows):
             for j in range(n_cols):
                 if np.isfinite(values[i, j]):
                     ax.text(j, i, fmt.format(values[i, j]), ha="center", va="center",
-                            fontsize=6, color="white" if values[i, j] < mid else "black")
-    ax.set_title(title, fontsize=9)
-    fig.colorbar(im, ax=ax, label=value_label, shrink=0.9)
+                            fontsize=FONT, color=_text_colour(im.cmap(im.norm(values[i, j]))))
+                elif missing_label:
+                    ax.text(j, i, missing_label, ha="center", va="center", fontsize=FONT,
+                            color="0.3")
+    ax.set_title(title, fontsize=TITLE)
+    cb = fig.colorbar(im, ax=ax, shrink=0.9, pad=0.02)
+    cb.set_label(value_label, fontsize=FONT)
     return fig
 
 
@@ -1106,7 +1393,9 @@ def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        A contour marks the 10 % level the web page discusses.
+        One equal row per number of datasets sampled and one equal column per number
+        of metrics, each cell printing its share in percent; the colour scale spans
+        the data; a dashed contour marks the 10 % level the web page discusses.
 
     References
     ----------
@@ -1124,27 +1413,43 @@ def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
     if not isinstance(grid, pd.DataFrame) or grid.empty:
         raise ValueError("grid must be a non-empty DataFrame (datasets x metrics)")
     values = _array(grid.to_numpy(dtype=float), "grid", ndim=2, allow_nan=True)
-    fig, axes = _figure(1, 1, panel=(4.6, 3.8))
+    n_rows, n_cols = values.shape
+    fig, axes = _figure(1, 1, panel=(max(0.5 * n_cols + 2.2, 4.2), 0.34 * n_rows + 1.5))
     ax = axes[0, 0]
     rows = np.asarray(grid.index, dtype=float)
     cols = np.asarray(grid.columns, dtype=float)
-    im = ax.pcolormesh(_edges(cols), _edges(rows), values, cmap="magma_r", vmin=0,
-                       vmax=max(0.5, float(np.nanmax(values))), shading="flat")
-    if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 0.1:
-        cs = ax.contour(cols, rows, values, levels=[0.1], colors="cyan", linewidths=1.2)
-        ax.clabel(cs, fmt={0.1: "10 %"}, fontsize=7)
-    from matplotlib.ticker import MaxNLocator
+    # one equal row (column) per sampled size, whatever the sizes are, each labelled
+    ri, ci = np.arange(n_rows, dtype=float), np.arange(n_cols, dtype=float)
+    finite = values[np.isfinite(values)]
+    lo = np.floor(finite.min() * 20) / 20 if finite.size else 0.0
+    hi = np.ceil(finite.max() * 20) / 20 if finite.size else 1.0
+    if hi <= lo:
+        hi = lo + 0.05
+    im = ax.pcolormesh(_edges(ci), _edges(ri), values, cmap="magma_r", vmin=lo, vmax=hi,
+                       shading="flat")
+    if n_rows * n_cols <= 240:  # the share in each cell, in percent
+        for i in range(n_rows):
+            for j in range(n_cols):
+                if np.isfinite(values[i, j]):
+                    ax.text(j, i, f"{100 * values[i, j]:.0f}", ha="center", va="center",
+                            fontsize=FONT,
+                            color=_text_colour(im.cmap(im.norm(values[i, j]))))
+    if n_rows > 1 and n_cols > 1 and np.nanmin(values) < 0.1 < np.nanmax(values):
+        cs = ax.contour(ci, ri, values, levels=[0.1], colors="black", linewidths=1.6,
+                        linestyles="--")
+        labels = ax.clabel(cs, fmt={0.1: "10 %"}, fontsize=FONT)
+        for t in labels:
+            t.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 1})
+    ax.set_xticks(ci, [f"{v:g}" for v in cols])
+    ax.set_yticks(ri, [f"{v:g}" for v in rows])
+    ax.set_xlabel("metrics sampled", fontsize=FONT)
+    ax.set_ylabel("datasets sampled", fontsize=FONT)
+    ax.set_title(title, fontsize=TITLE)
+    ax.tick_params(labelsize=FONT)
+    from matplotlib.ticker import PercentFormatter
 
-    for axis, centres in ((ax.xaxis, cols), (ax.yaxis, rows)):
-        if centres.size <= 15:  # a tick on each sampled size
-            axis.set_ticks(centres, [f"{v:g}" for v in centres])
-        else:
-            axis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("metrics sampled", fontsize=8)
-    ax.set_ylabel("datasets sampled", fontsize=8)
-    ax.set_title(title, fontsize=9)
-    ax.tick_params(labelsize=7)
-    fig.colorbar(im, ax=ax, label="P(different conclusion)")
+    cb = fig.colorbar(im, ax=ax, pad=0.02, format=PercentFormatter(xmax=1, decimals=0))
+    cb.set_label("draws with a different\nconclusion (%)", fontsize=FONT)
     return fig
 
 
@@ -1191,31 +1496,34 @@ def portfolio_curve(steps, *, title="Greedy portfolio: value captured by the bes
         if col not in steps.columns:
             raise ValueError(f"steps must have a column {col!r}")
     v = _array(steps["value"].to_numpy(dtype=float), "steps['value']", ndim=1)
-    fig, axes = _figure(1, 1, panel=(max(4.6, 0.55 * len(v) + 1.5), 3.2))
+    fig, axes = _figure(1, 1, panel=(max(4.2, 0.55 * len(v) + 1.5), 3.4))
     ax = axes[0, 0]
     x = np.arange(1, len(v) + 1)
-    ax.plot(x, v, marker="o", color="C0", lw=1.6)
-    for xi, vi in zip(x, v, strict=True):
-        ax.annotate(f"{vi:.1f}", (xi, vi), textcoords="offset points", xytext=(0, 5),
-                    ha="center", fontsize=7)
+    ax.plot(x, v, marker="o", markersize=5, color=_OKABE_ITO[4], lw=1.6)
+    for xi, vi in zip(x, v, strict=True):  # above the marker, clear of it
+        ax.annotate(f"{vi:.1f}", (xi, vi), textcoords="offset points", xytext=(0, 7),
+                    ha="center", va="bottom", fontsize=FONT)
     labels = [f"{i}. {a}" for i, a in zip(x, steps["algorithm"].astype(str), strict=True)]
-    ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=7)
-    ax.set_xlabel("algorithms in the portfolio (greedy order)", fontsize=8)
-    ax.set_ylabel("value captured", fontsize=8)
-    ax.set_title(title, fontsize=9)
-    ax.tick_params(axis="y", labelsize=7)
+    ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=FONT)
+    ax.set_xlim(0.5, len(v) + 0.5)
+    span = float(v.max() - v.min()) or 1.0
+    ax.set_ylim(v.min() - 0.1 * span, v.max() + 0.3 * span)  # room for the top labels
+    ax.set_xlabel("algorithms in the portfolio (greedy order)", fontsize=FONT)
+    ax.set_ylabel("value captured (%)", fontsize=FONT)
+    ax.set_title(title, fontsize=TITLE)
+    ax.tick_params(axis="y", labelsize=FONT)
     ax.grid(alpha=0.3)
     return fig
 
 
 # --------------------------------------------------------------------------- instance space
 def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), title=None,
-                       cmap="viridis", note=None) -> Figure:
+                       cmap="viridis", note=None, colorbar_label=None) -> Figure:
     """Instances on a 2-D projection coloured by per-instance measures, one panel each.
 
     The instance-space view: the same projection coloured by each measure (classic
-    data-based hardness such as kDN, or cost-sensitive hardness), each panel with
-    its own colour bar; NaN values are drawn grey.
+    data-based hardness such as kDN, or cost-sensitive hardness), on one shared,
+    labelled colour scale; NaN values are drawn grey.
 
     Parameters
     ----------
@@ -1232,6 +1540,8 @@ def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), ti
 
     note : str, optional
         A line printed under the panels (e.g. how many instances are drawn).
+    colorbar_label : str, optional
+        Label of the shared colour bar (default "hardness (0 = easy, 1 = hard)").
 
     Returns
     -------
@@ -1244,7 +1554,7 @@ def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), ti
     Examples
     --------
     >>> fig = instance_space_map([[0, 0], [1, 1]], [0.2, 0.8], label="kDN")
-    >>> fig.axes[0].get_title(), len(fig.axes)  # the panel and its colour bar
+    >>> fig.axes[0].get_title(), len(fig.axes)  # the panel and the colour bar
     ('kDN', 2)
     """
     xy = _array(xy, "xy", ndim=2)
@@ -1258,36 +1568,48 @@ def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), ti
                          f"got shape {values.shape}")
     V = _array(values.to_numpy(dtype=float), "values", ndim=2, allow_nan=True)
     k = V.shape[1]
-    fig, axes = _grid(1, k, panel=(2.4, 2.2), left=0.35, right=0.2, bottom=0.35,
-                      top=0.55 if title else 0.3, wgap=0.75)
+    finite = V[np.isfinite(V)]
+    # one scale for every panel, so colours compare: [0, 1] holds every hardness measure
+    # here; wider data widen it
+    vmin = min(0.0, float(finite.min())) if finite.size else 0.0
+    vmax = max(1.0, float(finite.max())) if finite.size else 1.0
+    bottom = 0.45 + (0.2 if note else 0.0)
+    top = 0.6 if title else 0.3
+    fig, panels, _ = _wrapped_grid(k, ncols_max=2, panel=(2.5, 2.3), left=0.35, right=1.3,
+                                   bottom=bottom, top=top, wgap=0.15, hgap=0.6)
     size = _point_size(xy.shape[0])
+    sc = None
     for j, name in enumerate(values.columns):
-        ax = axes[0, j]
+        ax = panels[j]
         _clear_ticks(ax)
         ok = np.isfinite(V[:, j])
         ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", lw=0)
         order = np.argsort(V[ok, j], kind="stable")
         sc = ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
-                        cmap=cmap, lw=0)
-        cb = fig.colorbar(sc, ax=ax, fraction=0.06, pad=0.02)
-        cb.ax.tick_params(labelsize=6)
-        ax.set_title(str(name), fontsize=9)
-        ax.set_xlabel(axis_labels[0], fontsize=7)
-        if j == 0:
-            ax.set_ylabel(axis_labels[1], fontsize=7)
+                        cmap=cmap, vmin=vmin, vmax=vmax, lw=0)
+        ax.set_title(str(name), fontsize=FONT)
+        ax.set_xlabel(axis_labels[0], fontsize=FONT)
+        if j % 2 == 0:
+            ax.set_ylabel(axis_labels[1], fontsize=FONT)
+    _side_colorbar(fig, sc, right=1.3, top=top, bottom=bottom,
+                   label=colorbar_label or "hardness (0 = easy, 1 = hard)")
     if title:
-        fig.suptitle(title, fontsize=9)
+        fig.suptitle(title, fontsize=TITLE, y=1 - 0.06 / fig.get_size_inches()[1], va="top")
     _note(fig, note)
     return fig
 
 
 def correlation_heatmap(corr, *, title="Rank correlation") -> Figure:
-    """A square correlation matrix on a diverging scale from -1 to 1.
+    """A correlation matrix, or a block of one, on a diverging scale from -1 to 1.
+
+    Values are printed in the cells; a missing correlation (a constant column)
+    is hatched and reads "n/a", never a zero.
 
     Parameters
     ----------
     corr : pandas.DataFrame
-        Square correlation matrix with matching labels.
+        Correlations: a square matrix, or a rectangular block (rows of one group
+        of measures against columns of another).
     title : str
 
     Returns
@@ -1301,7 +1623,8 @@ def correlation_heatmap(corr, *, title="Rank correlation") -> Figure:
     >>> correlation_heatmap(m).axes[0].get_title()
     'Rank correlation'
     """
-    if not isinstance(corr, pd.DataFrame) or corr.shape[0] != corr.shape[1] or corr.empty:
-        raise ValueError("corr must be a non-empty square DataFrame")
+    if not isinstance(corr, pd.DataFrame) or corr.empty:
+        raise ValueError("corr must be a non-empty DataFrame")
+    square = corr.shape[0] == corr.shape[1] and list(corr.index) == list(corr.columns)
     return heatmap(corr, title=title, value_label="correlation", cmap="RdBu_r", vmin=-1,
-                   vmax=1)
+                   vmax=1, annotate=not square or corr.size <= 100, missing_label="n/a")

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _template
 from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
-from metaeval.report.figures import METHOD_ABBREVIATIONS
+from metaeval.report.figures import METHOD_ABBREVIATIONS, smallest_font_pt
 
 __all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
 
@@ -137,8 +137,11 @@ class _Page:
                 body = figure_to_svg(fig)
             else:  # shown at 96 CSS px per inch, the scale of the inline SVG figures
                 w, h = (round(float(v) * 96) for v in fig.get_size_inches())
-                body = (f'<img src="{figure_to_png_uri(fig, dpi=self.dpi)}" width="{w}" '
-                        f'height="{h}" alt="{_esc(alt or caption)}">')
+                uri = figure_to_png_uri(fig, dpi=self.dpi)
+                # the smallest text, for checks of its size on screen (pt at 96 px/in)
+                small = smallest_font_pt(fig)
+                body = (f'<img src="{uri}" width="{w}" height="{h}" '
+                        f'data-min-font-pt="{small:g}" alt="{_esc(alt or caption)}">')
         except Exception as exc:
             if self.strict:
                 raise
@@ -163,11 +166,12 @@ def _row(*figures_html: str) -> str:
     return '<div class="row">' + "".join(figures_html) + "</div>"
 
 
-def _table(frame: pd.DataFrame, *, fmt="{:.4f}", best=None, text_columns=(), index=True,
-           index_name=None, formats=None) -> str:
+def _table(frame: pd.DataFrame, *, fmt="{:.3f}", best=None, text_columns=(), index=True,
+           index_name=None, formats=None, best_by=None) -> str:
     """An escaped HTML table; ``best`` = "min" or "max" bolds the best of each column.
 
-    ``formats`` maps a column to its own format (default ``fmt``).
+    ``formats`` maps a column to its own format (default ``fmt``); ``best_by``
+    maps a column to its own "min" or "max" (a column in neither gets no mark).
     """
     formats = formats or {}
     cols = list(frame.columns)
@@ -177,14 +181,14 @@ def _table(frame: pd.DataFrame, *, fmt="{:.4f}", best=None, text_columns=(), ind
     head += "".join(
         f'<th class="{"text" if c in text_columns else ""}">{_esc(c)}</th>' for c in cols)
     best_rows = {}
-    if best in ("min", "max"):
-        for c in cols:
-            if c in text_columns:
-                continue
-            v = pd.to_numeric(frame[c], errors="coerce")
-            if v.notna().any():
-                target = v.min() if best == "min" else v.max()
-                best_rows[c] = set(np.flatnonzero(np.isclose(v.to_numpy(), target)))
+    for c in cols:
+        how = (best_by or {}).get(c, best if best_by is None else None)
+        if how not in ("min", "max") or c in text_columns:
+            continue
+        v = pd.to_numeric(frame[c], errors="coerce")
+        if v.notna().any():
+            target = v.min() if how == "min" else v.max()
+            best_rows[c] = set(np.flatnonzero(np.isclose(v.to_numpy(), target)))
     rows = []
     for i, (label, row) in enumerate(frame.iterrows()):
         cells = f'<td class="text">{_esc(label)}</td>' if index else ""
@@ -244,14 +248,38 @@ def _summary(page: _Page) -> str:
     d = ds.set_index("name")[["family", "n_instances", "n_features", "positive_fraction"]]
     d = d.rename(columns={"n_instances": "instances", "n_features": "features",
                           "positive_fraction": "class 1 share"})
+    text_cols = ["family"]
     if not tasks.empty:
         done = tasks[tasks["status"] == "done"].groupby("dataset").size()
         d["tasks done"] = [int(done.get(n, 0)) for n in d.index]
-    out.append(_table(d, fmt="{:.3f}", text_columns=("family",), index_name="dataset"))
+        if "n_folds" in tasks.columns:  # the folds each dataset really ran, and why fewer
+            d["folds"], d["note"] = zip(*(_folds_used(tasks, n) for n in d.index), strict=True)
+            text_cols += ["folds", "note"]
+            if not d["note"].astype(bool).any():
+                d = d.drop(columns="note")
+                text_cols.remove("note")
+    out.append(_table(d, fmt="{:.3f}", text_columns=tuple(text_cols), index_name="dataset"))
     out.append("<h3>Algorithms</h3>")
-    a = algs.set_index("name")[["estimator", "score_method"]]
-    out.append(_table(a, text_columns=("estimator", "score_method"), index_name="algorithm"))
+    a = algs.set_index("name")[["estimator", "score_method"]].copy()
+    if "params" in algs.columns:  # what tells 3NN from 5NN
+        from metaeval.report._glossary import _params_text
+
+        a.insert(1, "hyperparameters (others at the estimator's defaults)",
+                 [_params_text(p) or "defaults" for p in algs["params"]])
+    a = a.rename(columns={"score_method": "score from"})
+    out.append(_table(a, text_columns=tuple(a.columns), index_name="algorithm"))
     return "\n".join(out)
+
+
+def _folds_used(tasks: pd.DataFrame, name) -> tuple[str, str]:
+    """``(folds, note)`` of a dataset: the folds its finished tasks ran, and the warning."""
+    t = tasks[(tasks["dataset"] == name) & (tasks["status"] == "done")]
+    folds = pd.to_numeric(t["n_folds"], errors="coerce").dropna().astype(int)
+    text = "–" if folds.empty else (str(folds.iloc[0]) if folds.nunique() == 1
+                                     else f"{folds.min()}–{folds.max()}")
+    notes = t["warning"].dropna().astype(str) if "warning" in t.columns else pd.Series([])
+    notes = [w for w in dict.fromkeys(notes) if w.strip()]
+    return text, "; ".join(notes)
 
 
 def _findings(page: _Page, *, accd, a3r_n) -> str:
@@ -273,7 +301,10 @@ def _findings(page: _Page, *, accd, a3r_n) -> str:
     if ranks:
         best = ", ".join(f"{_esc(name)}: <b>{_esc(f['algorithm'].iloc[0])}</b>"
                          for name, f in ranks.items())
-        items.append(f"<li>Best algorithm by ranking on {_esc(view.measure)} — {best}.</li>")
+        from metaeval.report._glossary import human_name
+
+        items.append(f"<li>Best algorithm by ranking on {_esc(human_name(view.measure))} — "
+                     f"{best}.</li>")
     cd = page.attempt("critical difference", lambda: _cd_summary(view)) \
         if len(view.usable_datasets()) >= 2 else None
     if cd:
@@ -349,8 +380,9 @@ def _similarity(page: _Page, *, cut_height) -> str:
         "Average-linkage dendrograms of the dissimilarity between algorithms (mean absolute "
         "difference of instance hardness, Melo & Prudêncio 2014, eq. 24 of the MetaSel "
         "version), averaged over datasets (eq. 25); "
-        "one per threshold choice method. Dashed line: the cut height "
-        + ("given." if cut_height is not None else "(middle of the widest gap between merges)."),
+        "one per threshold choice method, on one scale. Dashed line: the cut height "
+        + ("given" if cut_height is not None else "(middle of the widest gap between merges)")
+        + "; each coloured group of branches is a cluster below it, grey joins lie above it.",
         cut_height=cut_height)
 
 
@@ -359,17 +391,22 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
     out = []
     ranks = page.attempt("rankings", lambda: view.rankings(accd=accd, n=a3r_n))
     if ranks:
+        from metaeval.report._glossary import human_name
         from metaeval.report.data import ranks_table
+        from metaeval.report.figures import _distinct_digits
 
         R, Sc = ranks_table(ranks)
         tbl = pd.concat({"rank": R, "score": Sc}, axis=1)
         tbl.columns = [f"{b} {a}" for a, b in tbl.columns]
         order = [f"{c} {k}" for c in R.columns for k in ("rank", "score")]
-        out.append(f'<p class="note">Success measure: {_esc(view.measure)}; time: fit + '
-                   "predict wall seconds over the folds. AR: lower score is better; the others: "
-                   "higher is better. Rank 1 = best.</p>")
-        out.append(_table(tbl[order], fmt="{:.3f}", index_name="algorithm",
-                          formats={c: "{:g}" for c in order if c.endswith(" rank")}))
+        formats = {c: "{:g}" for c in order if c.endswith(" rank")}
+        for c in R.columns:  # enough digits to tell every two different scores apart
+            formats[f"{c} score"] = f"{{:.{_distinct_digits(Sc[c].to_numpy(float))}g}}"
+        out.append(f'<p class="note">Success measure: {_esc(human_name(view.measure))}; time: '
+                   "fit + predict wall seconds over the folds. AR: lower score is better; the "
+                   "others: higher is better. Rank 1 = best, in bold.</p>")
+        out.append(_table(tbl[order], fmt="{:.3f}", index_name="algorithm", formats=formats,
+                          best_by={c: "min" for c in order if c.endswith(" rank")}))
     if len(view.usable_datasets()) >= 2:
         out.append(page.figure("critical-difference",
                                "Critical-difference diagram (Demšar 2006): average ranks over "
@@ -379,17 +416,21 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
     else:
         out.append('<p class="note">The critical-difference diagram needs at least two '
                    "datasets.</p>")
-    out.append(page.figure("rank-table", "Ranks under the five ranking methods (cell: rank "
-                           "and score).", accd=accd, n=a3r_n))
     out.append("<h3>Combining accuracy and time: ARR and A3R (Abdulrahman &amp; Brazdil "
                "2014)</h3>")
     out.append(_row(
-        page.figure("arr", "ARR at SRR = 1 for AccD = 0.2, 0.3, 0.7: the denominator "
-                           "1 + AccD·log10(T ratio) vanishes at the dotted lines (the pole), "
-                           "so ARR is neither monotonic nor bounded."),
-        page.figure("a3r", "A3R at SRR = 1 for n = 4, 8, 16: monotonic in the time ratio."),
-        page.figure("iso-a3r", "Iso-A3R curves (n = 8): the success rate ratio an algorithm "
-                               "needs for A3R = 0.9, 1.0, 1.1.")))
+        page.figure("arr", f"ARR at SRR = 1 against the time ratio Tp/Tq (algorithm p's "
+                           f"time over its rival q's): thick, AccD = {accd:g} as the rankings "
+                           "use it; thin, the values of Abdulrahman & Brazdil (2014). The "
+                           "denominator 1 + AccD·log10(Tp/Tq) vanishes at the dotted lines "
+                           "(the pole), so ARR is neither monotonic nor bounded.",
+                    used=accd),
+        page.figure("a3r", f"A3R at SRR = 1 against the time ratio Tp/Tq for n = 4, 8, 16 "
+                           f"(thick: n = {a3r_n:g}, as the rankings use it): monotonic.",
+                    used=a3r_n),
+        page.figure("iso-a3r", f"Iso-A3R curves (n = {a3r_n:g}): the success rate ratio an "
+                               "algorithm needs for A3R = 0.9, 1.0, 1.1 at each time ratio.",
+                    n=a3r_n)))
     return "\n".join(out)
 
 
@@ -398,8 +439,9 @@ def _benchmark(page: _Page, *, bootstrap_draws) -> str:
                             "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
                             "100·(p − Q1)/(max − Q1), averaged."),
                 page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
-                            "mean log2 of the time over the fastest time, over the slowest "
-                            "datasets.")),
+                            "mean log2 of the time over the fastest algorithm's time on the "
+                            "datasets the title names (the 20 slowest at most); lower is "
+                            "faster.")),
            page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
                        "the comparison dataset-neutral, each row would have one colour."),
            _row(page.figure("heatmap-metrics", "Value captured per algorithm and metric."),
@@ -421,9 +463,12 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     meta = (f"{int(row['n_instances'])} instances · {int(row['n_features'])} features · "
             f"class 1 share {float(row['positive_fraction']):.2f} · {row['family']}")
     head = f"<summary>{_esc(name)}<span>{_esc(meta)}</span></summary>"
+    # the anchor inside the section: following a link to it opens the collapsed section
+    anchor = f' id="{_esc(_dataset_anchor(name))}"'
     if name not in view.usable_datasets():
         note = "fewer than two algorithms finished on this dataset: nothing to compare."
-        return f'<details>{head}<div><p class="problem">{_esc(note)}</p></div></details>'
+        return (f'<details>{head}<div{anchor}><p class="problem">{_esc(note)}</p></div>'
+                "</details>")
     parts = ["<h4>Mean instance hardness (layout of Table 1 of Melo &amp; Prudêncio 2014, "
              "MetaSel version)</h4>"]
     table = page.attempt(f"mean hardness ({name})", lambda: view.mean_hardness(name))
@@ -432,7 +477,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     parts.append("<h4>Cost curves</h4>")
     parts.append(page.figure("class-cost-curves", "Class cost curves (Prudêncio 2019, Fig. 7): "
                              "mean loss of each class over the pool; CH = class hardness.",
-                             fmt="png", dataset=name))
+                             fmt="svg", dataset=name))
     parts.append(page.figure("instance-cost-curves", "Instance cost curves (Prudêncio 2019, Figs. "
                              "1–6) of the hardest and a typical instance of each class, one "
                              "line per algorithm; dashed and hatched: the rate-driven "
@@ -450,14 +495,14 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
             "cost-hardness-maps", f"Loss of class {k} instances at c = "
             + ", ".join(f"{c:g}" for c in cost_proportions)
             + f" (Prudêncio 2019, Fig. {10 if k == 1 else 11}).", fmt="png", dataset=name,
-            target_class=k, cost_proportions=cost_proportions) for k in (1, 0))))
+            target_class=k, cost_proportions=cost_proportions) for k in (0, 1))))
     else:
         parts.append('<p class="note">Features not available (not a built-in dataset, or '
                      "its file changed since the study): no hardness maps.</p>")
     parts.append("<h4>Algorithm similarity on this dataset</h4>")
     parts.append(page.figure("dendrograms", "Dendrograms of algorithm dissimilarity on this "
                              "dataset (Melo & Prudêncio 2014, Figs. 3–5 of the "
-                             "MetaSel version).", fmt="png", dataset=name,
+                             "MetaSel version).", fmt="svg", dataset=name,
                              cut_height=cut_height))
     if has_instance_space() and view.projection(name) is not None:
         parts.append("<h4>Instance space: classic beside cost-sensitive hardness</h4>")
@@ -473,14 +518,18 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
                                      dataset=name))
             parts.append(page.figure("instance-space-correlation", "Spearman correlation "
                                      "between the classic measures and the cost-sensitive "
-                                     "hardness of the instances.", fmt="png", dataset=name))
-    return f'<details>{head}<div>{"".join(parts)}</div></details>'
+                                     "hardness of the instances.", fmt="svg", dataset=name))
+    return f'<details>{head}<div{anchor}>{"".join(parts)}</div></details>'
+
+
+def _dataset_anchor(name: str) -> str:
+    return "ds-" + re.sub(r"[^A-Za-z0-9_-]", "_", str(name))
 
 
 # ---------------------------------------------------------------------------- entry point
 def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accuracy",
                  datasets=None, cut_height=None, cost_proportions=(0.2, 0.5, 0.8), accd=0.1,
-                 a3r_n=8, bootstrap_draws=2000, dpi=96, instance_space_max_rows=5000,
+                 a3r_n=8, bootstrap_draws=2000, dpi=192, instance_space_max_rows=5000,
                  strict=False, title="metaeval report") -> Path:
     """Write the self-contained HTML report of a study to ``out_dir/index.html``.
 
@@ -508,9 +557,10 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
         Root of the A3R ranking.
     bootstrap_draws : int, default 2000
         Draws per cell of the bootstrap stability grid.
-    dpi : float, default 96
-        Resolution of the PNG figures (they are shown at 96 CSS pixels per inch,
-        like the SVG ones; lower it to shrink the file).
+    dpi : float, default 192
+        Resolution of the PNG figures. They are shown at 96 CSS pixels per inch,
+        like the SVG ones, so 192 is sharp on a high-density screen and when
+        zoomed in; 96 shrinks the file.
     instance_space_max_rows : int, default 5000
         Datasets with more instances get no instance-space view in the report
         (the classic measures are the slowest part on large data).
@@ -564,8 +614,13 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     sections.append(("recommendation", "Recommendation", page_section(page)))
     per = [_dataset_section(page, n, cost_proportions=cost_proportions, cut_height=cut_height,
                             instance_space_max_rows=instance_space_max_rows) for n in chosen]
+    jump = " ".join(f'<a href="#{_esc(_dataset_anchor(n))}">{_esc(n)}</a>' for n in chosen)
     sections.append(("datasets", "Per dataset",
-                     '<p class="note">Click a dataset to open its section.</p>' + "".join(per)))
+                     '<p class="note">Click a dataset to open its section.</p>'
+                     f'<p class="jump">{jump}</p>' + "".join(per)))
+    from metaeval.report._glossary import glossary_html
+
+    sections.append(("glossary", "Glossary", glossary_html(view.algorithms())))
     if page.problems:
         items = "".join(f"<li>{_esc(p)}</li>" for p in page.problems)
         sections.insert(1, ("problems", "Problems",
