@@ -214,6 +214,12 @@ def success_rate_ratios(success, *, higher_is_better=True, aggregate="arithmetic
 
 def _significance_counts(success, alpha, higher_is_better):
     """Per-pair counts of significant wins and losses over datasets, each shape (k, k)."""
+    algorithms, wins, losses = _significance_per_dataset(success, alpha, higher_is_better)
+    return algorithms, wins.sum(axis=0), losses.sum(axis=0), wins.shape[0]
+
+
+def _significance_per_dataset(success, alpha, higher_is_better):
+    """Significant wins and losses of each pair on each dataset, each (n_datasets, k, k)."""
     long = _check_frame(success, "success", VALUE)
     cube, present = _fold_cube(long)
     datasets, algorithms = long.labels[0], long.labels[1]
@@ -227,8 +233,8 @@ def _significance_counts(success, alpha, higher_is_better):
             f"success has {n_folds[i]} fold on dataset {datasets[i]!r}; the paired "
             "t-test of significant wins needs at least two folds."
         )
-    wins = np.zeros((k, k), dtype=np.int64)
-    losses = np.zeros((k, k), dtype=np.int64)
+    wins = np.zeros((len(datasets), k, k), dtype=np.int64)
+    losses = np.zeros((len(datasets), k, k), dtype=np.int64)
     for i in range(len(datasets)):
         x = cube[i][:, present[i]].T  # (n_folds, k)
         a, b = np.broadcast_arrays(x[:, :, None], x[:, None, :])
@@ -241,9 +247,9 @@ def _significance_counts(success, alpha, higher_is_better):
         sign = np.sign(np.nan_to_num(res.statistic, nan=0.0))
         if not higher_is_better:
             sign = -sign
-        wins += significant & (sign > 0)
-        losses += significant & (sign < 0)
-    return algorithms, wins, losses, len(datasets)
+        wins[i] = significant & (sign > 0)
+        losses[i] = significant & (sign < 0)
+    return algorithms, wins, losses
 
 
 def significant_wins(success, *, alpha=0.05, higher_is_better=True, score="wins"):

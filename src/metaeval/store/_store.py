@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from metaeval.store import _metafeatures
+from metaeval.store import _metafeatures, _provenance
 from metaeval.store._integrity import (
     StoreDamagedError,
     StoreFullError,
@@ -374,6 +374,56 @@ class Store:
         """
         return self._frame(_SQL_TIMINGS)
 
+    # ------------------------------------------------------------------ provenance
+    def runs(self) -> pd.DataFrame:
+        """The runs that wrote the store, oldest first.
+
+        Returns
+        -------
+        frame : DataFrame with columns run, started, finished (missing while running or
+            when the run was killed), environment (dict: versions of metaeval, Python,
+            scikit-learn, NumPy, SciPy, DuckDB..., CPU model, cores, executor); empty for
+            a store written before metaeval recorded its runs
+        """
+        with self._reading() as con:
+            return _provenance.read_runs(con)
+
+    def hyperparameters(self) -> pd.DataFrame:
+        """Full hyperparameters (``get_params()``) of each algorithm, as registered.
+
+        Returns
+        -------
+        frame : DataFrame with columns algorithm, hyperparameters (dict); algorithms
+            registered before metaeval recorded them are left out
+        """
+        with self._reading() as con:
+            return _provenance.read_hyperparameters(con)
+
+    def fold_seeds(self) -> pd.DataFrame:
+        """Random state of the stratified k-fold shuffle per dataset and repeat.
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, repeat, seed; pairs registered before
+            metaeval recorded them are left out
+        """
+        with self._reading() as con:
+            return _provenance.read_fold_seeds(con)
+
+    def task_runs(self) -> pd.DataFrame:
+        """Which run computed each finished task: columns dataset, algorithm, repeat, run
+        (missing when the task finished before the store recorded its runs)."""
+        with self._reading() as con:
+            return _provenance.read_task_runs(con)
+
+    def start_run(self, environment: dict) -> int:
+        """Record that a run starts now, in ``environment``; return the run's id."""
+        return _provenance.start_run(self._writer(), environment)
+
+    def finish_run(self, run: int) -> None:
+        """Record that run ``run`` (an id from :meth:`start_run`) ends now."""
+        _provenance.finish_run(self._writer(), run)
+
     # ------------------------------------------------------------------ meta-feature cache
     def metafeature_groups(self) -> pd.DataFrame:
         """Cached dataset descriptions: one row per (dataset, pymfe group or landmarker).
@@ -433,8 +483,10 @@ class Store:
         Parameters
         ----------
         directory : str or path-like
-            Created if missing. Files: datasets, algorithms, tasks, scores, timings
-            (``.parquet``) and ``study.json`` (the recorded study configuration).
+            Created if missing. Files: datasets, algorithms, tasks, scores, timings,
+            and the provenance tables runs (with each run's environment as JSON),
+            algorithm_hyperparameters and fold_seeds when the store has them
+            (``.parquet``), and ``study.json`` (the recorded study configuration).
 
         Returns
         -------
@@ -455,9 +507,14 @@ class Store:
             "tasks": _SQL_TASKS.format(where=""),
             "scores": _SQL_SCORES.format(where=""),
             "timings": _SQL_TIMINGS,
+            "runs": _provenance.SQL_RUNS,
+            "algorithm_hyperparameters": _provenance.SQL_HYPERPARAMETERS,
+            "fold_seeds": _provenance.SQL_FOLD_SEEDS,
         }
         written, unreadable = [], []
         with self._reading(check=False) as con:  # a damaged store: save what can be read
+            missing = set(_provenance.TABLES) - _provenance.present(con)
+            queries = {k: v for k, v in queries.items() if k not in missing}
             for name, sql in queries.items():
                 target = out / f"{name}.parquet"
                 quoted = str(target).replace("'", "''")
@@ -516,6 +573,7 @@ class Store:
         datasets: Sequence[dict],
         algorithms: Sequence[dict],
         tasks: Sequence[tuple[str, str, int]],
+        fold_seeds: Sequence[tuple[str, int, int]] = (),
     ) -> pd.DataFrame:
         """Record a study plan in one transaction; return the status of its tasks.
 
@@ -530,8 +588,13 @@ class Store:
         datasets : sequence of dict
             Keys as :meth:`datasets` columns.
         algorithms : sequence of dict
-            Keys as :meth:`algorithms` columns (params and versions as JSON text).
+            Keys as :meth:`algorithms` columns (params and versions as JSON text), and
+            optionally ``hyperparameters`` (a dict: the estimator's full
+            ``get_params()``), recorded for an algorithm that has none yet when its
+            recorded versions are these ones.
         tasks : sequence of (dataset, algorithm, repeat)
+        fold_seeds : sequence of (dataset, repeat, seed), optional
+            Random states of the fold shuffles, recorded where none is yet.
 
         Returns
         -------
@@ -558,6 +621,16 @@ class Store:
                     con.execute(f"INSERT INTO {table} VALUES ({marks})", values)
                     known.add(row["name"])
                     next_id += 1
+            stored = {name: (int(i), versions) for name, i, versions in con.execute(
+                "SELECT name, id, versions FROM algorithms").fetchall()}
+            _provenance.write_hyperparameters(con, [
+                (stored[row["name"]][0], row["hyperparameters"]) for row in algorithms
+                if row.get("hyperparameters") is not None
+                and stored[row["name"]][1] == row.get("versions")])
+            dataset_ids = dict(con.execute("SELECT name, id FROM datasets").fetchall())
+            _provenance.write_fold_seeds(con, [
+                (dataset_ids[name], repeat, seed) for name, repeat, seed in fold_seeds
+                if name in dataset_ids])
             plan = pd.DataFrame(
                 {
                     "dataset": [t[0] for t in tasks],
