@@ -236,13 +236,32 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
     for k in keys:
         if scores[k].isna().any():
             raise ValueError(f"scores[{k!r}] contains missing values.")
-    chosen = [METRICS[m] for m in names]
-    groups = scores.groupby(keys, sort=True).indices
-    rows = []
-    for key, idx in groups.items():
-        yg, sg = y[idx], s[idx]
-        rows.extend((*key, m.name, m(yg, sg, threshold=float(threshold))) for m in chosen)
-    out = pd.DataFrame(rows, columns=[*keys, "metric", "value"])
+    from metaeval.benchmark._grouped import GROUPED, grouped_metrics
+
+    grouper = scores.groupby(keys, sort=True)
+    labels = grouper.size().index  # sorted group keys
+    gid = grouper.ngroup().to_numpy()
+    n_groups = len(labels)
+    fast = grouped_metrics(y, s, gid, n_groups, [m for m in names if m in GROUPED],
+                           threshold=float(threshold))
+    slow = [METRICS[m] for m in names if m not in GROUPED]
+    if slow:
+        indices = grouper.indices
+        for m in slow:
+            fast[m.name] = np.array([m(y[indices[key]], s[indices[key]],
+                                       threshold=float(threshold)) for key in labels])
+    key_columns = {
+        k: np.repeat(np.asarray(labels.get_level_values(i) if len(keys) > 1 else labels,
+                                dtype=object), len(names))
+        for i, k in enumerate(keys)
+    }
+    out = pd.DataFrame({
+        **key_columns,
+        "metric": np.tile(np.asarray(names, dtype=object), n_groups),
+        "value": np.column_stack([fast[m] for m in names]).ravel().astype(float),
+    })
+    for k in keys:  # the key columns keep their dtypes
+        out[k] = out[k].astype(scores[k].dtype) if scores[k].dtype != object else out[k]
     if level == "pooled" and "repeat" in keys:
         out = (
             out.groupby(["dataset", "algorithm", "metric"], sort=False)["value"]

@@ -164,3 +164,39 @@ def _note_exclusions(view) -> None:
     if datasets:
         err.print(f"Note: left out {', '.join(datasets)}: fewer than two algorithms "
                   "finished.", markup=False)
+
+
+class _Steps:
+    """What :func:`steps` yields: ``advance(description)`` after each unit of work."""
+
+    def __init__(self, bar, task):
+        self._bar, self._task = bar, task
+
+    def advance(self, description: str | None = None) -> None:
+        if self._bar is not None:
+            changes = {} if description is None else {"description": description}
+            self._bar.update(self._task, advance=1, **changes)
+
+
+@contextmanager
+def steps(description: str, total: int):
+    """A progress bar on standard error while a command works through ``total`` steps.
+
+    Shown on a terminal only (never in a pipe, a file or a test), and removed when the
+    work is done, so that the command's output stays what it prints.
+    """
+    if not err.is_terminal:
+        yield _Steps(None, None)
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=err, transient=True)
+    with bar:
+        yield _Steps(bar, bar.add_task(description, total=total))

@@ -91,6 +91,7 @@ class Store:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._ids: dict[tuple[str, str], int] = {}
         self._checked = None  # (size, mtime) of the file when the quick check passed
+        self._read_con: duckdb.DuckDBPyConnection | None = None  # held by reading()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -171,9 +172,33 @@ class Store:
             raise known from None
 
     @contextmanager
+    def reading(self) -> Iterator[Store]:
+        """Hold one read-only connection for a block of reads.
+
+        Each read otherwise opens and closes the file; a loop over many datasets reads
+        faster inside this block. Other processes may read the store meanwhile.
+        """
+        if self._con is not None or self._read_con is not None:
+            yield self
+            return
+        with self._reading() as con:
+            self._read_con = con
+            try:
+                yield self
+            finally:
+                self._read_con = None
+
+    @contextmanager
     def _reading(self, check: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._con is not None:  # the writer of this very object: read through it
             yield self._con.cursor()
+            return
+        if self._read_con is not None:  # inside reading(): its connection
+            cursor = self._read_con.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
             return
         if self.path.is_dir():
             raise _not_a_store(self.path)
@@ -362,6 +387,63 @@ class Store:
         y = np.asarray(got["y"], dtype=np.int8).reshape(k, n)
         S = np.asarray(got["score"], dtype=np.float64).reshape(k, n).T.copy()
         return y[0].copy(), S, [names[int(i)] for i in algorithm_ids]
+
+    def done_scores(self) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
+        """The scores of every finished task as arrays, in one query (no names per row).
+
+        Returns
+        -------
+        columns : dict of str to ndarray
+            ``dataset`` and ``algorithm`` (int codes: positions in the two name lists),
+            ``repeat``, ``fold``, ``row``, ``y``, ``score``; ordered by dataset,
+            algorithm, repeat and row (registration order).
+        datasets, algorithms : list of str
+            The names of the codes, in registration order.
+        """
+        sql = """
+            SELECT s.dataset_id AS dataset, s.algorithm_id AS algorithm, s.repeat, s.fold,
+                   s.row, s.y, s.score FROM scores s
+            JOIN tasks t ON t.dataset_id = s.dataset_id AND t.algorithm_id = s.algorithm_id
+                 AND t.repeat = s.repeat AND t.status = 'done'
+            ORDER BY s.dataset_id, s.algorithm_id, s.repeat, s.row
+        """
+        with self._reading() as con:
+            got = con.execute(sql).fetchnumpy()
+            datasets = con.execute("SELECT id, name FROM datasets ORDER BY id").fetchall()
+            algorithms = con.execute("SELECT id, name FROM algorithms ORDER BY id").fetchall()
+        columns = {k: np.asarray(v) for k, v in got.items()}
+        for key, names in (("dataset", datasets), ("algorithm", algorithms)):
+            lookup = np.full(max([i for i, _ in names], default=-1) + 2, -1, dtype=np.int64)
+            lookup[[i for i, _ in names]] = np.arange(len(names))
+            columns[key] = lookup[columns[key].astype(np.int64)]
+        return columns, [n for _, n in datasets], [n for _, n in algorithms]
+
+    def folds(self, dataset: str, *, repeat: int = 0) -> np.ndarray:
+        """The fold of each instance of a dataset in a repeat, in row order.
+
+        Every algorithm of a repeat uses the same folds (one fold seed per dataset and
+        repeat), so they are read from the first algorithm that finished.
+
+        Raises
+        ------
+        ValueError
+            For an unknown dataset, or when no algorithm finished on it in that repeat.
+        """
+        dataset_id, n = self._dataset_id(dataset)
+        sql = """
+            SELECT s.fold FROM scores s WHERE s.dataset_id = ? AND s.repeat = ?
+            AND s.algorithm_id = (SELECT min(t.algorithm_id) FROM tasks t
+                                  WHERE t.dataset_id = ? AND t.repeat = ?
+                                  AND t.status = 'done')
+            ORDER BY s.row
+        """
+        with self._reading() as con:
+            got = con.execute(sql, [dataset_id, int(repeat)] * 2).fetchnumpy()
+        fold = np.asarray(got["fold"], dtype=np.int64)
+        if fold.size != n:
+            raise ValueError(
+                f"No finished scores for dataset {dataset!r}, repeat {repeat} in {self.path}.")
+        return fold
 
     def timings(self) -> pd.DataFrame:
         """Per-fold fit and predict times of every finished task.
