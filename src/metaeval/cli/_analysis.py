@@ -17,6 +17,7 @@ from metaeval.cli._app import (
     app,
     err,
     out,
+    print_table,
     require_results,
     steps,
 )
@@ -55,7 +56,7 @@ def hardness(
     """
     from metaeval.hardness import METHODS
 
-    require_results(store, what="`metaeval hardness`", algorithms=1)
+    tasks = require_results(store, what="`metaeval hardness`", algorithms=1)
     with _bad_input():
         if repeat < 0:
             raise ValueError(f"--repeat must be >= 0; got {repeat}.")
@@ -80,9 +81,8 @@ def hardness(
         if unknown:
             raise ValueError(f"--dataset: {', '.join(map(repr, unknown))} not in the store "
                              f"(it holds {', '.join(known)}).")
-        done = st.tasks()
-        done = set(done.loc[(done["status"] == "done") & (done["repeat"] == repeat),
-                            "dataset"])
+        done = set(tasks.loc[(tasks["status"] == "done") & (tasks["repeat"] == repeat),
+                             "dataset"])
         tables, overall = [], []
         with st.reading(), steps("Instance hardness", len(names)) as bar:
             for name in names:
@@ -95,16 +95,13 @@ def hardness(
                 folds = st.folds(name, repeat=repeat)
                 means, sds = _mean_hardness(y, S, folds)
                 overall.append((algos, means))
-                table = Table("algorithm", title=f"{name} (n = {y.shape[0]}; mean ± sd over "
-                              f"{np.unique(folds).size} folds)")
-                for m in METHODS:
-                    table.add_column(m, justify="right", min_width=len(m))
-                for j, algo in enumerate(algos):
-                    table.add_row(algo, *(f"{means[m][j]:.4f} ± {sds[m][j]:.4f}"
-                                          for m in METHODS))
-                tables.append(table)
-        for table in tables:
-            out.print(table)
+                rows = [[algo, *(f"{means[m][j]:.4f} ± {sds[m][j]:.4f}" for m in METHODS)]
+                        for j, algo in enumerate(algos)]
+                tables.append((f"{name} (n = {y.shape[0]}; mean ± sd over "
+                               f"{np.unique(folds).size} folds)", rows))
+        columns = [("algorithm", "left")] + [(m, "right") for m in METHODS]
+        for title, rows in tables:
+            print_table(title, columns, rows)
         if len(overall) > 1:
             out.print(_over_datasets(overall))
     if not overall:

@@ -95,9 +95,61 @@ def export(
         Path, typer.Option("--parquet", help="Directory to write the Parquet files to.")
     ],
     store: StoreOption = Path(DEFAULT_STORE),
+    hardness: Annotated[
+        bool, typer.Option("--hardness/--no-hardness",
+                           help="Also write instance_hardness.parquet: the hardness of "
+                           "every instance for every algorithm and threshold choice "
+                           "method (Prudêncio 2019), one row each.")
+    ] = True,
 ) -> None:
-    """Export a store's tables to Parquet files."""
+    """Export a store's tables to Parquet files.
+
+    The tables (datasets, algorithms, tasks, scores, timings), how the results were made
+    (runs with their library versions, CPU model and cores; each algorithm's full
+    hyperparameters; the fold seeds) and, by default, the per-instance hardness as a
+    long table: dataset, repeat, row, algorithm, method, hardness.
+    """
     with _bad_input():
-        paths = Store(store).export_parquet(parquet)
+        st = Store(store)
+        paths = st.export_parquet(parquet)
+        if hardness:
+            paths.append(_export_hardness(st, Path(parquet) / "instance_hardness.parquet"))
     for path in paths:
         out.print(str(path), markup=False)
+
+
+def _export_hardness(st: Store, target: Path) -> Path:
+    """Write the instance hardness of every finished task, one dataset at a time."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from metaeval.cli._app import steps
+    from metaeval.hardness import METHODS, instance_hardness_by_method
+
+    schema = pa.schema([("dataset", pa.string()), ("repeat", pa.int16()),
+                        ("row", pa.int32()), ("algorithm", pa.string()),
+                        ("method", pa.string()), ("hardness", pa.float64())])
+    tasks = st.tasks()
+    done = tasks[tasks["status"] == "done"][["dataset", "repeat"]].drop_duplicates()
+    with st.reading(), pq.ParquetWriter(target, schema) as writer, \
+            steps("Instance hardness", len(done)) as bar:
+        for name, repeat in done.itertuples(index=False):
+            bar.advance(f"Instance hardness: {name}")
+            y, S, algos = st.scores(name, repeat=int(repeat))
+            n, k = S.shape
+            H = instance_hardness_by_method(y, S)
+            m = len(METHODS)
+            # row-major over (row, algorithm, method)
+            values = np.stack([H[method] for method in METHODS], axis=2).reshape(-1)
+            writer.write_table(pa.table({
+                "dataset": pa.array([name] * values.size, pa.string()).dictionary_encode(),
+                "repeat": np.full(values.size, int(repeat), dtype=np.int16),
+                "row": np.repeat(np.arange(n, dtype=np.int32), k * m),
+                "algorithm": pa.DictionaryArray.from_arrays(
+                    np.tile(np.repeat(np.arange(k, dtype=np.int32), m), n), algos),
+                "method": pa.DictionaryArray.from_arrays(
+                    np.tile(np.arange(m, dtype=np.int32), n * k), list(METHODS)),
+                "hardness": values,
+            }).cast(schema))
+    return target

@@ -40,6 +40,11 @@ from metaeval.store._schema import (
 )
 
 
+#: (size, mtime) of each store file when its quick check last passed in this process, so
+#: that several Store objects of one file (a command's checks, then its reads) check once.
+_CHECKED: dict[Path, tuple[int, int]] = {}
+
+
 class StoreLockedError(RuntimeError):
     """The store file is held by another process (usually a ``metaeval run`` in progress)."""
 
@@ -232,12 +237,14 @@ class Store:
             stamp = (stamp.st_size, stamp.st_mtime_ns)
         except OSError:
             stamp = None
-        if stamp is not None and self._checked == stamp:
+        if stamp is not None and stamp in (self._checked, _CHECKED.get(self.path.resolve())):
             return
         problems = quick_problems(con, self.path)
         if problems:
             raise StoreDamagedError(self.path, "; ".join(problems))
         self._checked = stamp
+        if stamp is not None:
+            _CHECKED[self.path.resolve()] = stamp
 
     def verify(self) -> list[str]:
         """Check the whole store; return what is wrong (an empty list: nothing).
