@@ -45,7 +45,7 @@ def _when(value) -> str:
 
 
 def _params_text(params: dict) -> str:
-    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+    return ", ".join(f"{k}={v if isinstance(v, str) else repr(v)}"
                      for k, v in params.items()) or "(none)"
 
 

@@ -39,7 +39,6 @@ from metaeval.store._schema import (
     TASK_STATUSES,
 )
 
-
 #: (size, mtime) of each store file when its quick check last passed in this process, so
 #: that several Store objects of one file (a command's checks, then its reads) check once.
 _CHECKED: dict[Path, tuple[int, int]] = {}
