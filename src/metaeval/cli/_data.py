@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from metaeval.cli._app import StoreOption, _bad_input, app, datasets_app, err, out
+from metaeval.cli._app import StoreOption, _bad_input, app, datasets_app, err, out, steps
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
 
@@ -111,7 +111,14 @@ def export(
     """
     with _bad_input():
         st = Store(store)
-        paths = st.export_parquet(parquet)
+        with steps(f"Exporting the tables of {store}", 1) as bar:
+            paths = st.export_parquet(parquet)
+            bar.advance()
+        if st.runs().empty:
+            err.print("Note: this store was written before metaeval recorded its runs, the "
+                      "algorithms' full hyperparameters and the fold seeds; they are not "
+                      "recorded, so runs, algorithm_hyperparameters and fold_seeds are not "
+                      "written.", markup=False)
         if hardness:
             paths.append(_export_hardness(st, Path(parquet) / "instance_hardness.parquet"))
     for path in paths:
@@ -124,7 +131,6 @@ def _export_hardness(st: Store, target: Path) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from metaeval.cli._app import steps
     from metaeval.hardness import METHODS, instance_hardness_by_method
 
     schema = pa.schema([("dataset", pa.string()), ("repeat", pa.int16()),
