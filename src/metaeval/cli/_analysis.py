@@ -84,15 +84,14 @@ def hardness(
         done = set(tasks.loc[(tasks["status"] == "done") & (tasks["repeat"] == repeat),
                              "dataset"])
         tables, overall = [], []
-        with st.reading(), steps("Instance hardness", len(names)) as bar:
-            for name in names:
+        for name in names:
+            if name not in done:
+                err.print(f"{name}: no finished scores (repeat {repeat}); skipped.",
+                          markup=False)
+        with steps("Instance hardness", len(names)) as bar:
+            for name, y, S, algos, folds in st.iter_scores(
+                    [n for n in names if n in done], repeat=repeat):
                 bar.advance(f"Instance hardness: {name}")
-                if name not in done:
-                    err.print(f"{name}: no finished scores (repeat {repeat}); skipped.",
-                              markup=False)
-                    continue
-                y, S, algos = st.scores(name, repeat=repeat)
-                folds = st.folds(name, repeat=repeat)
                 means, sds = _mean_hardness(y, S, folds)
                 overall.append((algos, means))
                 rows = [[algo, *(f"{means[m][j]:.4f} ± {sds[m][j]:.4f}" for m in METHODS)]

@@ -126,36 +126,43 @@ def export(
 
 
 def _export_hardness(st: Store, target: Path) -> Path:
-    """Write the instance hardness of every finished task, one dataset at a time."""
-    import numpy as np
+    """Write the instance hardness of every finished task, a few datasets at a time."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from metaeval.hardness import METHODS, instance_hardness_by_method
 
     schema = pa.schema([("dataset", pa.string()), ("repeat", pa.int16()),
                         ("row", pa.int32()), ("algorithm", pa.string()),
                         ("method", pa.string()), ("hardness", pa.float64())])
     tasks = st.tasks()
     done = tasks[tasks["status"] == "done"][["dataset", "repeat"]].drop_duplicates()
-    with st.reading(), pq.ParquetWriter(target, schema) as writer, \
+    with pq.ParquetWriter(target, schema) as writer, \
             steps("Instance hardness", len(done)) as bar:
-        for name, repeat in done.itertuples(index=False):
-            bar.advance(f"Instance hardness: {name}")
-            y, S, algos = st.scores(name, repeat=int(repeat))
-            n, k = S.shape
-            H = instance_hardness_by_method(y, S)
-            m = len(METHODS)
-            # row-major over (row, algorithm, method)
-            values = np.stack([H[method] for method in METHODS], axis=2).reshape(-1)
-            writer.write_table(pa.table({
-                "dataset": pa.array([name] * values.size, pa.string()).dictionary_encode(),
-                "repeat": np.full(values.size, int(repeat), dtype=np.int16),
-                "row": np.repeat(np.arange(n, dtype=np.int32), k * m),
-                "algorithm": pa.DictionaryArray.from_arrays(
-                    np.tile(np.repeat(np.arange(k, dtype=np.int32), m), n), algos),
-                "method": pa.DictionaryArray.from_arrays(
-                    np.tile(np.arange(m, dtype=np.int32), n * k), list(METHODS)),
-                "hardness": values,
-            }).cast(schema))
+        for repeat in sorted(done["repeat"].unique()):
+            names = done.loc[done["repeat"] == repeat, "dataset"].tolist()
+            for name, y, S, algos, _ in st.iter_scores(names, repeat=int(repeat)):
+                bar.advance(f"Instance hardness: {name}")
+                writer.write_table(_hardness_table(name, int(repeat), y, S, algos, schema))
     return target
+
+
+def _hardness_table(name, repeat, y, S, algos, schema):
+    """One dataset's instance hardness, long: one row per (row, algorithm, method)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from metaeval.hardness import METHODS, instance_hardness_by_method
+
+    n, k = S.shape
+    m = len(METHODS)
+    H = instance_hardness_by_method(y, S)
+    values = np.stack([H[method] for method in METHODS], axis=2).reshape(-1)
+    return pa.table({
+        "dataset": pa.array([name] * values.size, pa.string()),
+        "repeat": np.full(values.size, repeat, dtype=np.int16),
+        "row": np.repeat(np.arange(n, dtype=np.int32), k * m),
+        "algorithm": pa.DictionaryArray.from_arrays(
+            np.tile(np.repeat(np.arange(k, dtype=np.int32), m), n), algos),
+        "method": pa.DictionaryArray.from_arrays(
+            np.tile(np.arange(m, dtype=np.int32), n * k), list(METHODS)),
+        "hardness": values,
+    }).cast(schema)

@@ -424,6 +424,94 @@ class Store:
             columns[key] = lookup[columns[key].astype(np.int64)]
         return columns, [n for _, n in datasets], [n for _, n in algorithms]
 
+    def iter_scores(self, datasets: Sequence[str] | None = None, *, repeat: int = 0,
+                    batch_rows: int = 2_000_000):
+        """Yield the scores of one dataset after another, reading several per query.
+
+        Like calling :meth:`scores` and :meth:`folds` for each dataset, but each query
+        reads as many whole datasets as fit in ``batch_rows`` scores, so a loop over
+        many small datasets costs a few queries while memory stays bounded.
+
+        Parameters
+        ----------
+        datasets : sequence of str, optional
+            The datasets, in the order to yield them [default: all, registration order].
+        repeat : int, default=0
+        batch_rows : int, default=2_000_000
+            Most scores read by one query (a larger dataset is read alone).
+
+        Yields
+        ------
+        dataset : str
+        y : ndarray of shape (n_instances,), dtype int8
+        S : ndarray of shape (n_instances, n_models)
+        algorithms : list of str
+        folds : ndarray of shape (n_instances,)
+            As from :meth:`scores` and :meth:`folds`; a dataset without finished scores
+            in that repeat is left out.
+        """
+        with self._reading() as con:
+            info = con.execute(
+                "SELECT d.name, d.id, d.n_instances, count(t.algorithm_id) FROM datasets d "
+                "LEFT JOIN tasks t ON t.dataset_id = d.id AND t.repeat = ? "
+                "AND t.status = 'done' GROUP BY d.name, d.id, d.n_instances ORDER BY d.id",
+                [int(repeat)]).fetchall()
+            names = dict(con.execute("SELECT id, name FROM algorithms").fetchall())
+        known = {name: (int(i), int(n), int(k)) for name, i, n, k in info}
+        order = list(known) if datasets is None else list(datasets)
+        for name in order:
+            if name not in known:
+                raise ValueError(f"Unknown dataset {name!r} in {self.path}; it holds: "
+                                 f"{', '.join(sorted(known)) or 'none'}.")
+        order = [name for name in order if known[name][2] > 0]
+        batches, batch, size = [], [], 0
+        for name in order:
+            rows = known[name][1] * known[name][2]
+            if batch and size + rows > batch_rows:
+                batches.append(batch)
+                batch, size = [], 0
+            batch.append(name)
+            size += rows
+        if batch:
+            batches.append(batch)
+        sql = """
+            SELECT s.dataset_id, s.algorithm_id, s.row, s.y, s.score, s.fold FROM scores s
+            JOIN tasks t ON t.dataset_id = s.dataset_id AND t.algorithm_id = s.algorithm_id
+                 AND t.repeat = s.repeat AND t.status = 'done'
+            WHERE s.repeat = ? AND s.dataset_id IN ({marks})
+            ORDER BY s.dataset_id, s.algorithm_id, s.row
+        """
+        for batch in batches:
+            ids = [known[name][0] for name in batch]
+            with self._reading() as con:
+                got = con.execute(sql.format(marks=", ".join("?" * len(ids))),
+                                  [int(repeat), *ids]).fetchnumpy()
+            got = {k: np.asarray(v) for k, v in got.items()}
+            for name, dataset_id in zip(batch, ids, strict=True):
+                # the result is ordered by dataset id: each dataset is one slice
+                lo = np.searchsorted(got["dataset_id"], dataset_id, side="left")
+                hi = np.searchsorted(got["dataset_id"], dataset_id, side="right")
+                yield (name, *self._matrix(name, repeat, known[name][1], names,
+                                           {k: v[lo:hi] for k, v in got.items()}))
+
+    def _matrix(self, dataset, repeat, n, names, got):
+        """(y, S, algorithms, folds) from the rows of one dataset, checked."""
+        ids = got["algorithm_id"]
+        algorithm_ids, counts = np.unique(ids, return_counts=True)
+        if np.any(counts != n):
+            raise ValueError(
+                f"The store {self.path} is inconsistent: dataset {dataset!r} has "
+                f"{n} instances but some algorithm has {counts[counts != n][0]} scores."
+            )
+        k = algorithm_ids.size
+        rows = got["row"].reshape(k, n)
+        if np.any(rows != np.arange(n)):
+            raise ValueError(f"The store {self.path} has incomplete rows for {dataset!r}.")
+        y = np.asarray(got["y"], dtype=np.int8).reshape(k, n)
+        S = np.asarray(got["score"], dtype=np.float64).reshape(k, n).T.copy()
+        folds = np.asarray(got["fold"], dtype=np.int64).reshape(k, n)[0].copy()
+        return y[0].copy(), S, [names[int(i)] for i in algorithm_ids], folds
+
     def folds(self, dataset: str, *, repeat: int = 0) -> np.ndarray:
         """The fold of each instance of a dataset in a repeat, in row order.
 
