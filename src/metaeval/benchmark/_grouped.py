@@ -30,52 +30,52 @@ def _div(num, den):
     return out
 
 
-def _auc(y, s, g, n_groups, n1, n0):
-    """Mann-Whitney AUC per group, with average ranks for tied scores."""
+def _blocks(y, s, g, n_groups):
+    """The instances sorted by group, then by score, cut into blocks of tied scores.
+
+    Returns the group of each block, its first position and its end (one past its last)
+    in the sorted order, its number of class-1 instances, and each group's first
+    position.
+    """
     order = np.lexsort((s, g))
     gs, ss = g[order], s[order]
     n = y.size
     new_block = np.ones(n, dtype=bool)
     new_block[1:] = (gs[1:] != gs[:-1]) | (ss[1:] != ss[:-1])
-    block = np.cumsum(new_block) - 1
     starts = np.flatnonzero(new_block)
     ends = np.r_[starts[1:], n]
-    group_start = np.zeros(n_groups, dtype=np.int64)
+    positives = np.add.reduceat((y[order] == 1).astype(np.float64), starts)
     first = np.ones(n, dtype=bool)
     first[1:] = gs[1:] != gs[:-1]
+    group_start = np.zeros(n_groups, dtype=np.int64)
     group_start[gs[first]] = np.flatnonzero(first)
-    # 1-based average rank of a block within its group
-    rank = (starts + ends + 1) / 2.0 - group_start[gs[starts]]
-    r = rank[block]
-    sum_ranks = np.bincount(gs, weights=r * (y[order] == 1), minlength=n_groups)
+    return gs[starts], starts, ends, positives, group_start
+
+
+def _auc(blocks, n_groups, n1, n0):
+    """Mann-Whitney AUC per group, with average ranks for tied scores."""
+    group, starts, ends, positives, group_start = blocks
+    rank = (starts + ends + 1) / 2.0 - group_start[group]  # 1-based, within the group
+    sum_ranks = np.bincount(group, weights=positives * rank, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = (sum_ranks - n1 * (n1 + 1) / 2.0) / (n1 * n0)
     return np.where((n1 > 0) & (n0 > 0), auc, np.nan)
 
 
-def _average_precision(y, s, g, n_groups, n1, n0):
+def _average_precision(blocks, n_groups, n1, n0, n):
     """Average precision per group: the sum over the distinct thresholds, from the
     highest score down, of the gain in recall times the precision there."""
-    order = np.lexsort((-s, g))
-    gs, ss, ys = g[order], s[order], (y[order] == 1).astype(np.float64)
-    n = y.size
-    last = np.ones(n, dtype=bool)  # the last instance of each tie block
-    last[:-1] = (gs[1:] != gs[:-1]) | (ss[1:] != ss[:-1])
-    first = np.ones(n, dtype=bool)
-    first[1:] = gs[1:] != gs[:-1]
-    group_start = np.zeros(n_groups, dtype=np.int64)
-    group_start[gs[first]] = np.flatnonzero(first)
-    tps_all = np.cumsum(ys)
-    before = np.where(group_start[gs] > 0, tps_all[group_start[gs] - 1], 0.0)
-    tps = (tps_all - before)[last]          # true positives at or above each threshold
-    seen = (np.arange(n) - group_start[gs] + 1)[last]
-    gl = gs[last]
-    prev = np.zeros_like(tps)                # true positives above the previous threshold
-    same = np.r_[False, gl[1:] == gl[:-1]]
-    prev[same] = tps[:-1][same[1:]]
-    terms = (tps - prev) * (tps / seen)
+    group, starts, _, positives, group_start = blocks
+    before = np.cumsum(positives) - positives  # class-1 instances before each block...
+    first = np.r_[True, group[1:] != group[:-1]]
+    base = np.zeros(n_groups)
+    base[group[first]] = before[first]
+    before -= base[group]  # ...within its group
+    tps = n1[group] - before  # class-1 instances scored at or above the block's score
+    seen = group_start[group] + n[group] - starts  # all instances scored at or above it
+    terms = positives * tps / seen
     with np.errstate(invalid="ignore", divide="ignore"):
-        ap = np.bincount(gl, weights=terms, minlength=n_groups) / n1
+        ap = np.bincount(group, weights=terms, minlength=n_groups) / n1
     return np.where((n1 > 0) & (n0 > 0), ap, np.nan)
 
 
@@ -107,7 +107,7 @@ def grouped_metrics(y, s, groups, n_groups, names, *, threshold=0.5):
     fn, tn = count(pos & ~pred), count(~pos & ~pred)
     n1, n0 = tp + fn, fp + tn
     n = n1 + n0
-    out = {}
+    out, blocks = {}, None
     for name in names:
         if name == "accuracy":
             out[name] = (tp + tn) / n
@@ -137,9 +137,11 @@ def grouped_metrics(y, s, groups, n_groups, names, *, threshold=0.5):
             loss = -np.where(pos, np.log(p), np.log1p(-p))
             out[name] = np.bincount(g, weights=loss, minlength=n_groups) / n
         elif name == "auc":
-            out[name] = _auc(y, s, g, n_groups, n1, n0)
+            blocks = blocks or _blocks(y, s, g, n_groups)
+            out[name] = _auc(blocks, n_groups, n1, n0)
         elif name == "average_precision":
-            out[name] = _average_precision(y, s, g, n_groups, n1, n0)
+            blocks = blocks or _blocks(y, s, g, n_groups)
+            out[name] = _average_precision(blocks, n_groups, n1, n0, n)
         else:
             raise ValueError(f"{name!r} is not computed here; known: {GROUPED}.")
     return out

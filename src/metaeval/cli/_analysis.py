@@ -117,11 +117,10 @@ def _mean_hardness(y, S, folds) -> tuple[dict, dict]:
     ids, inverse = np.unique(folds, return_inverse=True)
     counts = np.bincount(inverse, minlength=ids.size)[:, None]
     means, sds = {}, {}
+    onehot = (inverse[:, None] == np.arange(ids.size)).T.astype(np.float64)
     for m, h in H.items():
         means[m] = h.mean(axis=0)
-        per_fold = np.zeros((ids.size, h.shape[1]))
-        np.add.at(per_fold, inverse, h)
-        per_fold /= counts
+        per_fold = onehot @ h / counts
         sds[m] = per_fold.std(axis=0, ddof=1) if ids.size > 1 else np.full(h.shape[1], np.nan)
     return means, sds
 
