@@ -37,12 +37,18 @@ def test_iter_scores_matches_scores_and_folds(store, batch_rows):
 
 
 def test_done_scores_match_the_scores_frame(store):
+    import pandas as pd
+
     columns, datasets, algorithms = store.done_scores()
-    frame = store.scores_frame()
-    assert np.asarray(datasets)[columns["dataset"]].tolist() == frame["dataset"].tolist()
-    assert np.asarray(algorithms)[columns["algorithm"]].tolist() == frame["algorithm"].tolist()
-    assert columns["score"].tobytes() == frame["score"].to_numpy().tobytes()
-    assert np.array_equal(columns["fold"], frame["fold"].to_numpy())
+    got = pd.DataFrame({**columns, "dataset": np.asarray(datasets)[columns["dataset"]],
+                        "algorithm": np.asarray(algorithms)[columns["algorithm"]]})
+    got = got.sort_values(["dataset", "algorithm", "repeat", "row"]).reset_index(drop=True)
+    frame = store.scores_frame().sort_values(["dataset", "algorithm", "repeat", "row"])
+    frame = frame.reset_index(drop=True)
+    assert got["dataset"].tolist() == frame["dataset"].tolist()
+    assert got["algorithm"].tolist() == frame["algorithm"].tolist()
+    assert got["score"].to_numpy().tobytes() == frame["score"].to_numpy().tobytes()
+    assert np.array_equal(got["fold"], frame["fold"])
 
 
 def test_reading_holds_one_connection_and_still_reads_everything(store):

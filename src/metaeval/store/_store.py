@@ -401,23 +401,30 @@ class Store:
         -------
         columns : dict of str to ndarray
             ``dataset`` and ``algorithm`` (int codes: positions in the two name lists),
-            ``repeat``, ``fold``, ``row``, ``y``, ``score``; ordered by dataset,
-            algorithm, repeat and row (registration order).
+            ``repeat``, ``fold``, ``row``, ``y``, ``score``; each task's rows in row
+            order, the tasks in the order they were recorded (sort them when an order
+            matters).
         datasets, algorithms : list of str
             The names of the codes, in registration order.
         """
-        sql = """
-            SELECT s.dataset_id AS dataset, s.algorithm_id AS algorithm, s.repeat, s.fold,
-                   s.row, s.y, s.score FROM scores s
-            JOIN tasks t ON t.dataset_id = s.dataset_id AND t.algorithm_id = s.algorithm_id
-                 AND t.repeat = s.repeat AND t.status = 'done'
-            ORDER BY s.dataset_id, s.algorithm_id, s.repeat, s.row
-        """
+        # A plain scan keeps the order rows were inserted in (and costs a third of a
+        # join with ORDER BY); the finished tasks are picked out here.
+        sql = ("SELECT dataset_id AS dataset, algorithm_id AS algorithm, repeat, fold, row, "
+               "y, score FROM scores")
         with self._reading() as con:
             got = con.execute(sql).fetchnumpy()
+            done = np.asarray(con.execute(
+                "SELECT dataset_id, algorithm_id, repeat FROM tasks WHERE status = 'done'"
+            ).fetchall(), dtype=np.int64).reshape(-1, 3)
             datasets = con.execute("SELECT id, name FROM datasets ORDER BY id").fetchall()
             algorithms = con.execute("SELECT id, name FROM algorithms ORDER BY id").fetchall()
         columns = {k: np.asarray(v) for k, v in got.items()}
+        key = (columns["dataset"].astype(np.int64) << 32) | (
+            columns["algorithm"].astype(np.int64) << 16) | columns["repeat"].astype(np.int64)
+        finished = (done[:, 0] << 32) | (done[:, 1] << 16) | done[:, 2]
+        keep = np.isin(key, finished)
+        if not keep.all():
+            columns = {k: v[keep] for k, v in columns.items()}
         for key, names in (("dataset", datasets), ("algorithm", algorithms)):
             lookup = np.full(max([i for i, _ in names], default=-1) + 2, -1, dtype=np.int64)
             lookup[[i for i, _ in names]] = np.arange(len(names))
