@@ -227,3 +227,14 @@ def print_table(title: str, columns, rows) -> None:
     lines += [line(r, "│") for r in rows]
     lines.append(rule("└", "┴", "┘", "─"))
     out.print("\n".join(lines), markup=False, highlight=False)
+
+
+@contextmanager
+def working(description: str):
+    """A spinner on standard error while a command works on one long step (a terminal
+    only, removed when done)."""
+    if not err.is_terminal:
+        yield
+        return
+    with err.status(description):
+        yield
