@@ -134,9 +134,9 @@ def _seeds(store) -> str:
              int(used[(r.dataset, r.repeat)]) if (r.dataset, r.repeat) in used.index
              and pd.notna(used[(r.dataset, r.repeat)]) else "–"]
             for r in seeds.itertuples(index=False)]
-    return ('<details><summary>Fold seeds of each dataset</summary>'
+    return ('<p class="note">The seed of each dataset\'s fold shuffle:</p>'
             + _table(["dataset", "repetition", "fold shuffle seed", "folds used"], rows,
-                     text=(0,)) + "</details>")
+                     text=(0,)))
 
 
 def provenance_section(store) -> str:
