@@ -75,3 +75,27 @@ def test_bad_arguments_are_value_errors(kw, message):
     kw = {"times": times, **kw}
     with pytest.raises(ValueError, match=message):
         ranking_intervals(success, **kw)
+
+
+def test_the_paired_t_test_is_scipys():
+    import warnings
+
+    from scipy import stats
+
+    from metaeval.ranking._methods import _paired_t
+
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        x = np.round(rng.random((int(rng.integers(2, 12)), 4)), int(rng.integers(1, 4)))
+        if trial % 7 == 0:
+            x[:, 1] = x[:, 0]  # identical: NaN
+        if trial % 11 == 0:
+            x[:, 1] = x[:, 0] + 0.1  # a constant difference: +-inf, p = 0
+        a, b = np.broadcast_arrays(x[:, :, None], x[:, None, :])
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            expected = stats.ttest_rel(a, b, axis=0)
+        t, p = _paired_t(x[:, :, None] - x[:, None, :])
+        np.testing.assert_allclose(t, expected.statistic, rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(p, expected.pvalue, rtol=1e-10, atol=1e-300,
+                                   equal_nan=True)
