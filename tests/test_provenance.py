@@ -126,3 +126,20 @@ def test_the_report_has_a_how_this_was_made_section(made, tmp_path):
     for needle in ("scikit-learn", "DuckDB", "CPU model", "min_samples_leaf",
                    str(derive_seed(0, "folds", "fertility", 0))):
         assert needle in section, needle
+
+
+def test_a_store_without_cpu_times_ranks_by_wall_time_and_says_so(old):
+    con = duckdb.connect(str(old))
+    con.execute("ALTER TABLE timings DROP COLUMN fit_cpu")
+    con.execute("ALTER TABLE timings DROP COLUMN predict_cpu")
+    con.close()
+    assert Store(old).timings()["fit_cpu"].isna().all()
+    result = _run("rank", "--store", old, "--time", "cpu")
+    assert result.exit_code == 2
+    assert "no CPU times recorded" in result.output and "--time wall" in result.output
+    default = _run("rank", "--store", old, "--method", "a3r")  # falls back, and says so
+    assert default.exit_code == 0, default.output
+    assert "using wall-clock time" in default.output and "time: wall-clock" in default.output
+    assert _run("rank", "--store", old, "--time", "wall").exit_code == 0
+    assert _run("benchmark", "--store", old, "--time", "wall").exit_code == 0
+    assert _run("hardness", "--store", old).exit_code == 0

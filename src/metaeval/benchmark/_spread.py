@@ -60,6 +60,9 @@ def task_times(timings, *, clock="cpu"):
                              "algorithm": pd.Series(dtype=object),
                              "time": pd.Series(dtype=float)})
     tm = timings.assign(time=timings[fit].astype(float) + timings[predict].astype(float))
+    if tm["time"].isna().any():
+        raise ValueError(f"timings has no {clock} time for some folds (a store written "
+                         f"without {clock} times): use the other clock.")
     per_repeat = tm.groupby(["dataset", "algorithm", "repeat"], sort=False)["time"].sum()
     out = per_repeat.groupby(level=["dataset", "algorithm"], sort=False).mean().reset_index()
     out["time"] = out["time"].clip(lower=1e-6)

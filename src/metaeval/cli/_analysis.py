@@ -166,17 +166,36 @@ def _hardest_instances(st, name, repeat, methods, top) -> None:
 
 
 TimeOption = Annotated[
-    str, typer.Option("--time", help="The time of ARR, A3R and the runtime score: cpu "
-                      "(CPU seconds of fit + predict, summed over the folds; steady on a "
-                      "shared machine) or wall (wall-clock seconds).")
+    str | None, typer.Option("--time", help="The time of ARR, A3R and the runtime score: "
+                             "cpu (CPU seconds of fit + predict, summed over the folds; "
+                             "steady on a shared machine) or wall (wall-clock seconds) "
+                             "[default: cpu].", show_default=False)
 ]
 
 
-def _check_clock(clock: str) -> None:
+def _check_clock(clock: str | None) -> None:
     from metaeval.benchmark import CLOCKS
 
-    if clock not in CLOCKS:
+    if clock is not None and clock not in CLOCKS:
         raise ValueError(f"--time must be one of {', '.join(CLOCKS)}; got {clock!r}.")
+
+
+def _times(st, clock: str | None):
+    """``(times, clock)``: task times by ``clock`` (None: CPU, or wall time with a note
+    when the store has no CPU times); an explicit cpu on such a store is an error."""
+    from metaeval.benchmark import task_times
+
+    timings = st.timings()
+    if clock != "wall" and timings["fit_cpu"].isna().any():
+        if clock == "cpu":
+            raise ValueError(f"the store {st.path} has no CPU times recorded (written by an "
+                             "older metaeval); use --time wall, or run the study into a new "
+                             "store.")
+        err.print(f"Note: the store {st.path} has no CPU times recorded (written by an older "
+                  "metaeval); using wall-clock time.", markup=False)
+        clock = "wall"
+    clock = clock or "cpu"
+    return task_times(timings, clock=clock), clock
 
 
 def _clock_words(clock: str) -> str:
@@ -197,7 +216,7 @@ def rank(
     ] = None,
     accd: Annotated[float, typer.Option(help="ARR: accuracy traded for a 10x speed-up.")] = 0.1,
     n: Annotated[float, typer.Option("--n", help="A3R: the n-th root of the time ratio.")] = 8,
-    time: TimeOption = "cpu",
+    time: TimeOption = None,
     draws: Annotated[int, typer.Option(help="Bootstrap draws of the intervals.")] = 1000,
 ) -> None:
     """Rank the algorithms by accuracy and time (AR, SRR, SW, ARR, A3R), best first.
@@ -207,7 +226,6 @@ def rank(
     """
     import warnings
 
-    from metaeval.benchmark import task_times
     from metaeval.cli._results import Results
     from metaeval.ranking import RANKING_METHODS, rank_algorithms, ranking_intervals
 
@@ -226,7 +244,7 @@ def rank(
             bar.advance("Rankings: reading the scores")
             success, hib = view.success(measure)
             bar.advance("Rankings: times")
-            times = task_times(st.timings(), clock=time)
+            times, time = _times(st, time)
             times = times[times["dataset"].isin(success["dataset"].unique())
                           & times["algorithm"].isin(success["algorithm"].unique())]
             n_datasets = success["dataset"].nunique()
@@ -270,7 +288,7 @@ def benchmark(
                                    "most k other metrics agree.")] = 2,
     n_slowest: Annotated[int, typer.Option(help="Runtime score over this many of the "
                                            "slowest datasets.")] = 20,
-    time: TimeOption = "cpu",
+    time: TimeOption = None,
 ) -> None:
     """Benchmark analytics: value captured, runtime score, metric disagreement, portfolio.
 
@@ -283,7 +301,6 @@ def benchmark(
         portfolio_spread,
         runtime_score,
         runtime_spread,
-        task_times,
         value_spread,
     )
     from metaeval.cli._results import Results
@@ -297,7 +314,7 @@ def benchmark(
             bar.advance("Benchmark: metrics")
             vc = view.value_captured()
             bar.advance("Benchmark: times")
-            times = task_times(st.timings(), clock=time)
+            times, time = _times(st, time)
             times = times[times["algorithm"].isin(view.common_algorithms())
                           & times["dataset"].isin(view.usable_datasets())]
             runtime = runtime_score(times, n_slowest=n_slowest)

@@ -553,9 +553,16 @@ class Store:
         -------
         frame : DataFrame with columns dataset, algorithm, repeat, fold, fit_wall, fit_cpu,
             predict_wall, predict_cpu (seconds; wall = time.perf_counter, cpu =
-            time.thread_time of the thread that ran the fold)
+            time.thread_time of the thread that ran the fold); a store written without
+            CPU times has them missing (NaN)
         """
-        return self._frame(_SQL_TIMINGS)
+        with self._reading() as con:
+            columns = {r[0] for r in con.execute("DESCRIBE timings").fetchall()}
+            sql = _SQL_TIMINGS
+            for column in ("fit_cpu", "predict_cpu"):
+                if column not in columns:
+                    sql = sql.replace(f"m.{column}", f"CAST(NULL AS DOUBLE) AS {column}")
+            return con.execute(sql).df()
 
     # ------------------------------------------------------------------ provenance
     def runs(self) -> pd.DataFrame:
