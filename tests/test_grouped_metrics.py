@@ -30,6 +30,7 @@ def _groups(seed):
     return pd.concat(frames, ignore_index=True)
 
 
+@pytest.mark.filterwarnings("ignore:A single label was found:UserWarning")
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("level", ["fold", "pooled"])
 def test_compute_metrics_matches_sklearn_group_by_group(seed, level):
