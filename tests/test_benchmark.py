@@ -70,7 +70,7 @@ def test_registry_has_ten_sklearn_metrics_and_five_hardness_losses():
                                 "hardness:rate-uniform")
     losses = {m for m, spec in METRICS.items() if not spec.higher_is_better}
     assert losses == {"brier", "log_loss", *HARDNESS_METRICS}
-    assert METRICS["auc"].function is skm.roc_auc_score
+    assert METRICS["auc"].implementation is skm.roc_auc_score
 
 
 # -------------------------------------------------------------- compute_metrics

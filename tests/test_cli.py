@@ -135,13 +135,13 @@ def test_status_export_and_hardness(small_store, tmp_path):
 
     hardness = _run("hardness", "--store", small_store)
     assert hardness.exit_code == 0, hardness.output
-    assert "labor (n = 57)" in hardness.output and "fertility (n = 100)" in hardness.output
+    assert "labor (n = 57;" in hardness.output and "fertility (n = 100;" in hardness.output
     for method in METHODS:
         assert method in hardness.output
     # the printed numbers are the mean instance hardness of each algorithm's scores
     y, S, algorithms = Store(small_store).scores("labor")
     lines = [line for line in hardness.output.splitlines() if "NB" in line]
-    nb = [float(x) for x in lines[0].replace("│", " ").split()[1:]]
+    nb = [float(cell.split("±")[0]) for cell in lines[0].split("│")[2:-1]]
     expected = [instance_hardness(y, S[:, algorithms.index("NB")], m).mean() for m in METHODS]
     np.testing.assert_allclose(nb, expected, atol=5e-5)
     only = _run("hardness", "--store", small_store, "--dataset", "fertility")

@@ -41,7 +41,7 @@ def _table_order(output, title):
     names = []
     for line in block.splitlines():
         cells = [c.strip() for c in re.split(r"[│┃]", line) if c.strip()]
-        if len(cells) == 3 and cells[0].replace(".", "").isdigit():
+        if len(cells) >= 3 and cells[0].replace(".", "").isdigit():
             names.append(cells[1])
         elif names and line.startswith("└"):
             break

@@ -196,7 +196,7 @@ def test_plot_validates_its_input(view):
         plot("class-cost-curves", view, dataset="iris")
     with pytest.raises(ValueError, match="needs a store"):
         plot("value-captured")
-    with pytest.raises(ValueError, match="unexpected keyword argument"):
+    with pytest.raises(ValueError, match="has no option .colour.; it takes accd"):
         plot("arr", colour="red")
     with pytest.raises(ValueError, match=r"algorithms \['SVM_RBF'\] have no scores"):
         plot("instance-cost-curves", view, dataset="labor", algorithms=["SVM_RBF"])

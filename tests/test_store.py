@@ -161,7 +161,8 @@ def test_export_parquet_round_trips(tmp_path):
     paths = store.export_parquet(tmp_path / "out")
     assert sorted(p.name for p in paths) == sorted(
         ["datasets.parquet", "algorithms.parquet", "tasks.parquet", "scores.parquet",
-         "timings.parquet", "study.json"])
+         "timings.parquet", "runs.parquet", "algorithm_hyperparameters.parquet",
+         "fold_seeds.parquet", "study.json"])
     scores = pd.read_parquet(tmp_path / "out" / "scores.parquet")
     expected = store.scores_frame()
     assert scores["score"].to_numpy().tobytes() == expected["score"].to_numpy().tobytes()

@@ -122,8 +122,9 @@ def test_export_saves_what_is_still_readable(finished, tmp_path):
     assert result.exit_code == 3, result.output
     assert "timings (" in result.output and "is damaged" in result.output
     written = sorted(p.name for p in (tmp_path / "pq").iterdir())
-    assert written == ["algorithms.parquet", "datasets.parquet", "scores.parquet",
-                       "study.json", "tasks.parquet"]
+    assert written == ["algorithm_hyperparameters.parquet", "algorithms.parquet",
+                       "datasets.parquet", "fold_seeds.parquet", "runs.parquet",
+                       "scores.parquet", "study.json", "tasks.parquet"]
 
 
 def test_a_sound_store_passes_check(finished):

@@ -20,6 +20,13 @@ from metaeval.benchmark._metrics import (
     compute_metrics,
 )
 from metaeval.benchmark._portfolio import greedy_portfolio, portfolio_value
+from metaeval.benchmark._spread import (
+    CLOCKS,
+    portfolio_spread,
+    runtime_spread,
+    task_times,
+    value_spread,
+)
 from metaeval.benchmark._value import (
     overall_value,
     runtime_score,
@@ -43,4 +50,9 @@ __all__ = [
     "portfolio_value",
     "greedy_portfolio",
     "random_paper_abstract",
+    "CLOCKS",
+    "task_times",
+    "value_spread",
+    "runtime_spread",
+    "portfolio_spread",
 ]

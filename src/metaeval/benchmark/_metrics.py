@@ -14,8 +14,6 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
-import sklearn
-from sklearn import metrics as skm
 
 from metaeval._validation import check_binary_target
 
@@ -30,6 +28,26 @@ def _mean_hardness(y, s, *, method, t=0.5):
     return float(np.mean(instance_hardness(y, s, method, t=t)))
 
 
+class _Sklearn:
+    """A :mod:`sklearn.metrics` function by name, imported when first called (importing
+    scikit-learn's metrics costs about half a second, which commands that never call
+    them -- all ten have a vectorised twin in ``_grouped`` -- need not pay)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def resolve(self) -> Callable:
+        from sklearn import metrics
+
+        return getattr(metrics, self.name)
+
+    def __call__(self, *args, **kwargs):
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"sklearn.metrics.{self.name}"
+
+
 @dataclass(frozen=True)
 class Metric:
     """One performance metric of a binary scorer, as used by :func:`compute_metrics`.
@@ -41,8 +59,9 @@ class Metric:
     label : str
         Human-readable name for tables and abstracts.
     function : callable
-        The implementation: a :mod:`sklearn.metrics` function, or the mean of
-        :func:`metaeval.hardness.instance_hardness` for the hardness metrics.
+        The implementation: a :mod:`sklearn.metrics` function (held by name and imported
+        when first called; :attr:`implementation` gives the function itself), or the
+        mean of :func:`metaeval.hardness.instance_hardness` for the hardness metrics.
     higher_is_better : bool
         False for losses (Brier score, log loss, mean hardness).
     needs : {"labels", "scores", "hardness"}
@@ -70,6 +89,12 @@ class Metric:
     kwargs: tuple = ()
     needs_both_classes: bool = False
 
+    @property
+    def implementation(self) -> Callable:
+        """The function itself (a :mod:`sklearn.metrics` function is imported now)."""
+        f = self.function
+        return f.resolve() if isinstance(f, _Sklearn) else f
+
     def __call__(self, y, s, *, threshold=0.5):
         """Evaluate on class-1 indicators ``y`` (0/1) and scores ``s`` = P(y = 1)."""
         y = np.asarray(y)
@@ -81,6 +106,8 @@ class Metric:
         if self.needs == "hardness":
             return float(self.function(y, s, t=threshold))
         arg = (s > threshold).astype(np.int8) if self.needs == "labels" else s
+        import sklearn
+
         with sklearn.config_context(skip_parameter_validation=True), warnings.catch_warnings():
             # with one class present, balanced accuracy averages the recall of that class
             # and warns that y_pred holds the other; the case is documented, not an error.
@@ -98,20 +125,23 @@ def _metric(name, label, function, higher_is_better, needs, needs_both_classes=F
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
-        _metric("accuracy", "accuracy", skm.accuracy_score, True, "labels"),
-        _metric("balanced_accuracy", "balanced accuracy", skm.balanced_accuracy_score, True,
-                "labels"),
-        _metric("f1", "F1 score", skm.f1_score, True, "labels", pos_label=1, zero_division=0.0),
-        _metric("mcc", "Matthews correlation", skm.matthews_corrcoef, True, "labels"),
-        _metric("precision", "precision", skm.precision_score, True, "labels", pos_label=1,
+        _metric("accuracy", "accuracy", _Sklearn("accuracy_score"), True, "labels"),
+        _metric("balanced_accuracy", "balanced accuracy", _Sklearn("balanced_accuracy_score"),
+                True, "labels"),
+        _metric("f1", "F1 score", _Sklearn("f1_score"), True, "labels", pos_label=1,
                 zero_division=0.0),
-        _metric("recall", "recall", skm.recall_score, True, "labels", pos_label=1,
+        _metric("mcc", "Matthews correlation", _Sklearn("matthews_corrcoef"), True, "labels"),
+        _metric("precision", "precision", _Sklearn("precision_score"), True, "labels",
+                pos_label=1, zero_division=0.0),
+        _metric("recall", "recall", _Sklearn("recall_score"), True, "labels", pos_label=1,
                 zero_division=0.0),
-        _metric("auc", "AUC", skm.roc_auc_score, True, "scores", needs_both_classes=True),
-        _metric("average_precision", "average precision", skm.average_precision_score, True,
-                "scores", needs_both_classes=True, pos_label=1),
-        _metric("brier", "Brier score", skm.brier_score_loss, False, "scores", pos_label=1),
-        _metric("log_loss", "log loss", skm.log_loss, False, "scores", labels=[0, 1]),
+        _metric("auc", "AUC", _Sklearn("roc_auc_score"), True, "scores",
+                needs_both_classes=True),
+        _metric("average_precision", "average precision", _Sklearn("average_precision_score"),
+                True, "scores", needs_both_classes=True, pos_label=1),
+        _metric("brier", "Brier score", _Sklearn("brier_score_loss"), False, "scores",
+                pos_label=1),
+        _metric("log_loss", "log loss", _Sklearn("log_loss"), False, "scores", labels=[0, 1]),
         *(
             _metric(f"hardness:{m}", f"mean instance hardness ({m})",
                     partial(_mean_hardness, method=m), False, "hardness")
@@ -236,13 +266,32 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
     for k in keys:
         if scores[k].isna().any():
             raise ValueError(f"scores[{k!r}] contains missing values.")
-    chosen = [METRICS[m] for m in names]
-    groups = scores.groupby(keys, sort=True).indices
-    rows = []
-    for key, idx in groups.items():
-        yg, sg = y[idx], s[idx]
-        rows.extend((*key, m.name, m(yg, sg, threshold=float(threshold))) for m in chosen)
-    out = pd.DataFrame(rows, columns=[*keys, "metric", "value"])
+    from metaeval.benchmark._grouped import GROUPED, grouped_metrics
+
+    grouper = scores.groupby(keys, sort=True)
+    labels = grouper.size().index  # sorted group keys
+    gid = grouper.ngroup().to_numpy()
+    n_groups = len(labels)
+    fast = grouped_metrics(y, s, gid, n_groups, [m for m in names if m in GROUPED],
+                           threshold=float(threshold))
+    slow = [METRICS[m] for m in names if m not in GROUPED]
+    if slow:
+        indices = grouper.indices
+        for m in slow:
+            fast[m.name] = np.array([m(y[indices[key]], s[indices[key]],
+                                       threshold=float(threshold)) for key in labels])
+    key_columns = {
+        k: np.repeat(np.asarray(labels.get_level_values(i) if len(keys) > 1 else labels,
+                                dtype=object), len(names))
+        for i, k in enumerate(keys)
+    }
+    out = pd.DataFrame({
+        **key_columns,
+        "metric": np.tile(np.asarray(names, dtype=object), n_groups),
+        "value": np.column_stack([fast[m] for m in names]).ravel().astype(float),
+    })
+    for k in keys:  # the key columns keep their dtypes
+        out[k] = out[k].astype(scores[k].dtype) if scores[k].dtype != object else out[k]
     if level == "pooled" and "repeat" in keys:
         out = (
             out.groupby(["dataset", "algorithm", "metric"], sort=False)["value"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.table import Table
 
@@ -16,7 +17,9 @@ from metaeval.cli._app import (
     app,
     err,
     out,
+    print_table,
     require_results,
+    steps,
 )
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
@@ -30,48 +33,177 @@ def hardness(
     dataset: Annotated[
         str | None, typer.Option(help="Comma-separated datasets [default: all].")
     ] = None,
+    instances: Annotated[
+        str | None, typer.Option(
+            "--instances", metavar="DATASET",
+            help="List the hardest instances of this dataset instead: row, class, and "
+            "the hardness of the instance for each algorithm.")
+    ] = None,
+    method: Annotated[
+        str | None, typer.Option(help="With --instances: only this threshold choice "
+                                 "method [default: all five].")
+    ] = None,
+    top: Annotated[int, typer.Option(help="With --instances: how many instances.")] = 10,
 ) -> None:
     """Mean instance hardness of each algorithm under each threshold choice method.
 
     One table per dataset, algorithms as rows and methods as columns (as in Table 1 of
-    Melo & Prudêncio 2014).
+    Melo & Prudêncio 2014); each mean is followed by its standard deviation over the
+    cross-validation folds (the mean over each fold's instances). A last table averages
+    over the datasets (± the standard deviation over datasets). With --instances, the
+    hardest instances of one dataset instead, by pool hardness (the mean over the
+    algorithms, Prudêncio 2019).
     """
     from metaeval.hardness import METHODS
 
-    require_results(store, what="`metaeval hardness`", algorithms=1)
+    tasks = require_results(store, what="`metaeval hardness`", algorithms=1)
     with _bad_input():
         if repeat < 0:
             raise ValueError(f"--repeat must be >= 0; got {repeat}.")
+        if method is not None and method not in METHODS:
+            raise ValueError(f"--method must be one of {', '.join(METHODS)}; got {method!r}.")
+        if instances is None and (method is not None or top != 10):
+            raise ValueError("--method and --top go with --instances DATASET.")
         st = Store(store)
         known = st.datasets()["name"].tolist()
+        if instances is not None:
+            if dataset is not None:
+                raise ValueError("give either --instances DATASET or --dataset, not both.")
+            if top < 1:
+                raise ValueError(f"--top must be a positive integer; got {top}.")
+            if instances not in known:
+                raise ValueError(f"--instances: {instances!r} is not in the store (it holds "
+                                 f"{', '.join(known)}).")
+            _hardest_instances(st, instances, repeat, (method,) if method else METHODS, top)
+            return
         names = _split(dataset) or known
         unknown = [name for name in names if name not in known]
         if unknown:
             raise ValueError(f"--dataset: {', '.join(map(repr, unknown))} not in the store "
                              f"(it holds {', '.join(known)}).")
-        done = st.tasks()
-        done = set(done.loc[(done["status"] == "done") & (done["repeat"] == repeat),
-                            "dataset"])
-        printed = 0
+        done = set(tasks.loc[(tasks["status"] == "done") & (tasks["repeat"] == repeat),
+                             "dataset"])
+        tables, overall = [], []
         for name in names:
             if name not in done:
                 err.print(f"{name}: no finished scores (repeat {repeat}); skipped.",
                           markup=False)
-                continue
-            printed += 1
-            y, S, algos = st.scores(name, repeat=repeat)
-            means = _mean_hardness(y, S)
-            table = Table("algorithm", title=f"{name} (n = {y.shape[0]})")
-            for method in METHODS:
-                table.add_column(method, justify="right", min_width=len(method))
-            for j, algo in enumerate(algos):
-                table.add_row(algo, *(f"{means[m][j]:.4f}" for m in METHODS))
-            out.print(table)
-    if not printed:
+        with steps("Instance hardness", len(names)) as bar:
+            for name, y, S, algos, folds in st.iter_scores(
+                    [n for n in names if n in done], repeat=repeat):
+                bar.advance(f"Instance hardness: {name}")
+                means, sds = _mean_hardness(y, S, folds)
+                overall.append((algos, means))
+                rows = [[algo, *(f"{means[m][j]:.4f} ± {sds[m][j]:.4f}" for m in METHODS)]
+                        for j, algo in enumerate(algos)]
+                tables.append((f"{name} (n = {y.shape[0]}; mean ± sd over "
+                               f"{np.unique(folds).size} folds)", rows))
+        columns = [("algorithm", "left")] + [(m, "right") for m in METHODS]
+        for title, rows in tables:
+            print_table(title, columns, rows)
+        if len(overall) > 1:
+            out.print(_over_datasets(overall))
+    if not overall:
         err.print(f"No dataset has finished scores for repeat {repeat}.", markup=False)
         raise typer.Exit(1)
 
 
+def _mean_hardness(y, S, folds) -> tuple[dict, dict]:
+    """Mean instance hardness per model (column of S) for every method, and the standard
+    deviation over folds of the per-fold mean."""
+    from metaeval.hardness import instance_hardness_by_method
+
+    H = instance_hardness_by_method(y, S)
+    ids, inverse = np.unique(folds, return_inverse=True)
+    counts = np.bincount(inverse, minlength=ids.size)[:, None]
+    means, sds = {}, {}
+    onehot = (inverse[:, None] == np.arange(ids.size)).T.astype(np.float64)
+    for m, h in H.items():
+        means[m] = h.mean(axis=0)
+        per_fold = onehot @ h / counts
+        sds[m] = per_fold.std(axis=0, ddof=1) if ids.size > 1 else np.full(h.shape[1], np.nan)
+    return means, sds
+
+
+def _over_datasets(overall) -> Table:
+    """Mean over datasets of each algorithm's mean hardness, ± sd over datasets."""
+    from metaeval.hardness import METHODS
+
+    order = list(dict.fromkeys(a for algos, _ in overall for a in algos))
+    table = Table("algorithm", "datasets", title=f"Over the {len(overall)} datasets: mean "
+                  "instance hardness ± sd over datasets")
+    for m in METHODS:
+        table.add_column(m, justify="right", min_width=len(m))
+    for algo in order:
+        rows = [{m: means[m][algos.index(algo)] for m in METHODS}
+                for algos, means in overall if algo in algos]
+        cells = []
+        for m in METHODS:
+            v = np.array([r[m] for r in rows])
+            sd = f"{v.std(ddof=1):.4f}" if v.size > 1 else "n/a"
+            cells.append(f"{v.mean():.4f} ± {sd}")
+        table.add_row(algo, str(len(rows)), *cells)
+    return table
+
+
+def _hardest_instances(st, name, repeat, methods, top) -> None:
+    from metaeval.hardness import instance_hardness_by_method
+
+    y, S, algos = st.scores(name, repeat=repeat)
+    H = instance_hardness_by_method(y, S, methods)
+    k = min(top, y.shape[0])
+    for m in methods:
+        pool = H[m].mean(axis=1)
+        order = np.argsort(-pool, kind="stable")[:k]
+        table = Table("row", "class", "pool", *algos,
+                      title=f"{name}: the {k} hardest of {y.shape[0]} instances under "
+                      f"{m} (by pool hardness, the mean over the {len(algos)} algorithms; "
+                      f"repeat {repeat})")
+        for i in order:
+            table.add_row(str(int(i)), str(int(y[i])), f"{pool[i]:.4f}",
+                          *(f"{H[m][i, j]:.4f}" for j in range(len(algos))))
+        out.print(table)
+
+
+TimeOption = Annotated[
+    str | None, typer.Option("--time", help="The time of ARR, A3R and the runtime score: "
+                             "cpu (CPU seconds of fit + predict, summed over the folds; "
+                             "steady on a shared machine) or wall (wall-clock seconds) "
+                             "[default: cpu].", show_default=False)
+]
+
+
+def _check_clock(clock: str | None) -> None:
+    from metaeval.benchmark import CLOCKS
+
+    if clock is not None and clock not in CLOCKS:
+        raise ValueError(f"--time must be one of {', '.join(CLOCKS)}; got {clock!r}.")
+
+
+def _times(st, clock: str | None):
+    """``(times, clock)``: task times by ``clock`` (None: CPU, or wall time with a note
+    when the store has no CPU times); an explicit cpu on such a store is an error."""
+    from metaeval.benchmark import task_times
+
+    timings = st.timings()
+    if clock != "wall" and timings["fit_cpu"].isna().any():
+        if clock == "cpu":
+            raise ValueError(f"the store {st.path} has no CPU times recorded (written by an "
+                             "older metaeval); use --time wall, or run the study into a new "
+                             "store.")
+        err.print(f"Note: the store {st.path} has no CPU times recorded (written by an older "
+                  "metaeval); using wall-clock time.", markup=False)
+        clock = "wall"
+    clock = clock or "cpu"
+    return task_times(timings, clock=clock), clock
+
+
+def _clock_words(clock: str) -> str:
+    return ("CPU seconds of fit + predict over the folds" if clock == "cpu"
+            else "wall-clock seconds of fit + predict over the folds")
+
+
+# ------------------------------------------------------------------------------ rank
 @app.command()
 def rank(
     store: StoreOption = Path(DEFAULT_STORE),
@@ -84,29 +216,71 @@ def rank(
     ] = None,
     accd: Annotated[float, typer.Option(help="ARR: accuracy traded for a 10x speed-up.")] = 0.1,
     n: Annotated[float, typer.Option("--n", help="A3R: the n-th root of the time ratio.")] = 8,
+    time: TimeOption = None,
+    draws: Annotated[int, typer.Option(help="Bootstrap draws of the intervals.")] = 1000,
 ) -> None:
-    """Rank the algorithms by accuracy and time (AR, SRR, SW, ARR, A3R), best first."""
-    from metaeval.ranking import RANKING_METHODS
-    from metaeval.report import StudyView
+    """Rank the algorithms by accuracy and time (AR, SRR, SW, ARR, A3R), best first.
+
+    The methods of Abdulrahman & Brazdil (2014). Each score comes with a 95 % bootstrap
+    interval over the datasets: how much it would move on other datasets.
+    """
+    import warnings
+
+    from metaeval.cli._results import Results
+    from metaeval.ranking import RANKING_METHODS, rank_algorithms, ranking_intervals
 
     require_results(store, what="`metaeval rank`")
     with _bad_input():
         if method is not None and method not in RANKING_METHODS:
             raise ValueError(f"--method must be one of {', '.join(RANKING_METHODS)}; "
                              f"got {method!r}.")
-        view = StudyView(Store(store), measure=measure)
-        frames = view.rankings(measure, accd=accd, n=n)
-        _note_exclusions(view)
-        for title, frame in frames.items():
-            # titles are "AR", "SRR", "SW", "ARR (AccD=...)", "A3R (n=...)"
-            if method is not None and title.split(" ")[0].lower() != method:
-                continue
-            table = Table("rank", "algorithm", "score", title=f"{title}, measure: {measure}")
-            for row in frame.itertuples(index=False):
-                table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.4f}")
-            out.print(table)
+        _check_clock(time)
+        if draws < 2:
+            raise ValueError(f"--draws must be at least 2; got {draws}.")
+        methods = [method] if method is not None else list(RANKING_METHODS)
+        st = Store(store)
+        with st.reading(), steps("Rankings", 2 + len(methods)) as bar:
+            view = Results(st)
+            bar.advance("Rankings: reading the scores")
+            success, hib = view.success(measure)
+            bar.advance("Rankings: times")
+            times, time = _times(st, time)
+            times = times[times["dataset"].isin(success["dataset"].unique())
+                          & times["algorithm"].isin(success["algorithm"].unique())]
+            n_datasets = success["dataset"].nunique()
+            results = []
+            for m in methods:
+                bar.advance(f"Rankings: {m.upper()}")
+                kw = {"higher_is_better": hib}
+                title = m.upper()
+                if m == "arr":
+                    kw["accd"], title = accd, f"ARR (AccD={accd:g})"
+                elif m == "a3r":
+                    kw["n"], title = n, f"A3R (n={n:g})"
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # ARR's pole: NaN, shown
+                    frame = rank_algorithms(success, times if m in ("arr", "a3r") else None,
+                                            method=m, **kw)
+                    ci = ranking_intervals(success, times, method=m, B=draws,
+                                           **{k: v for k, v in kw.items()})
+                results.append((m, title, frame, ci.set_index("algorithm")))
+            _note_exclusions(view)
+    for m, title, frame, ci in results:
+        caption = f"{title}, measure: {measure}"
+        if m in ("arr", "a3r"):
+            caption += f", time: {_clock_words(time)}"
+        caption += "; " + ("lower is better" if m == "ar" else "higher is better")
+        table = Table("rank", "algorithm", "score", "95 % interval", title=caption)
+        for row in frame.itertuples(index=False):
+            lo, hi = ci.at[row.algorithm, "low"], ci.at[row.algorithm, "high"]
+            table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.4f}",
+                          f"{lo:.4f} to {hi:.4f}")
+        out.print(table)
+    out.print(f"Intervals: 95 % bootstrap over the {n_datasets} datasets ({draws} draws of "
+              "the datasets with replacement).", markup=False)
 
 
+# ------------------------------------------------------------------------------ benchmark
 @app.command()
 def benchmark(
     store: StoreOption = Path(DEFAULT_STORE),
@@ -114,51 +288,74 @@ def benchmark(
                                    "most k other metrics agree.")] = 2,
     n_slowest: Annotated[int, typer.Option(help="Runtime score over this many of the "
                                            "slowest datasets.")] = 20,
+    time: TimeOption = None,
 ) -> None:
-    """Benchmark analytics: value captured, runtime score, metric disagreement, portfolio."""
+    """Benchmark analytics: value captured, runtime score, metric disagreement, portfolio.
+
+    Every mean comes with its standard deviation over the datasets.
+    """
     from metaeval.benchmark import (
         greedy_portfolio,
         metric_disagreement,
         overall_value,
+        portfolio_spread,
         runtime_score,
+        runtime_spread,
+        value_spread,
     )
-    from metaeval.report import StudyView
+    from metaeval.cli._results import Results
 
     require_results(store, what="`metaeval benchmark`")
     with _bad_input():
-        view = StudyView(Store(store))
-        _note_exclusions(view)
-        vc = view.value_captured()
-        times = view.times()
-        times = times[times["algorithm"].isin(view.common_algorithms())
-                      & times["dataset"].isin(view.usable_datasets())]
+        _check_clock(time)
+        st = Store(store)
+        with st.reading(), steps("Benchmark", 4) as bar:
+            view = Results(st)
+            bar.advance("Benchmark: metrics")
+            vc = view.value_captured()
+            bar.advance("Benchmark: times")
+            times, time = _times(st, time)
+            times = times[times["algorithm"].isin(view.common_algorithms())
+                          & times["dataset"].isin(view.usable_datasets())]
+            runtime = runtime_score(times, n_slowest=n_slowest)
+            used = runtime.attrs["datasets"]
+            bar.advance("Benchmark: metric disagreement")
+            dis = metric_disagreement(view.metrics(), k=k)
+            bar.advance("Benchmark: portfolio")
+            port = greedy_portfolio(vc)
+            port_sd = portfolio_spread(vc, port["algorithm"].tolist())
+            _note_exclusions(view)
+        n_vc = vc["dataset"].nunique()
         tables = [
-            ("Value captured (mean over datasets and metrics, %)", overall_value(vc)),
-            (f"Runtime score (log2 of time / fastest, {n_slowest} slowest datasets; "
-             "lower is faster)", runtime_score(times, n_slowest=n_slowest)),
+            (f"Value captured (%, mean over the {n_vc} datasets and the metrics; sd over "
+             "datasets)", overall_value(vc), value_spread(vc)),
+            (f"Runtime score (log2 of time / fastest on each dataset, {_clock_words(time)}; "
+             f"mean over the {len(used)} slowest datasets"
+             + (f" of the {n_slowest} asked" if len(used) < n_slowest else "")
+             + "; lower is faster; sd over those datasets)", runtime,
+             runtime_spread(times, used)),
         ]
-        for title, frame in tables:
-            table = Table("rank", "algorithm", "score", title=title)
+        for title, frame, spread in tables:
+            sd = spread.set_index("algorithm")["sd"]
+            table = Table("rank", "algorithm", "score", "sd", title=title)
             for row in frame.itertuples(index=False):
-                table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.3f}")
+                table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.3f}",
+                              _fmt(sd.get(row.algorithm), ".3f"))
             out.print(table)
-        dis = metric_disagreement(view.metrics(), k=k)
         table = Table("metric", "error cases", "error rate",
                       title=f"Metric disagreement (k = {k}; all metrics agree on "
                       f"{100 * dis.all_agree:.1f} % of {dis.n_comparisons} comparisons)")
         for row in dis.per_metric.itertuples(index=False):
             table.add_row(str(row.metric), str(row.error_cases), f"{row.error_rate:.3f}")
         out.print(table)
-        port = greedy_portfolio(vc)
-        table = Table("step", "algorithm", "gain", "value", title="Greedy portfolio")
-        for row in port.itertuples(index=False):
+        table = Table("step", "algorithm", "gain", "value", "sd",
+                      title="Greedy portfolio (value: % captured, mean over datasets and "
+                      "metrics; sd over datasets)")
+        for row, sd in zip(port.itertuples(index=False), port_sd, strict=True):
             table.add_row(str(row.step), str(row.algorithm), f"{row.gain:.2f}",
-                          f"{row.value:.2f}")
+                          f"{row.value:.2f}", _fmt(sd, ".2f"))
         out.print(table)
 
 
-def _mean_hardness(y, S) -> dict:
-    """Mean instance hardness per model (column of S) for every method."""
-    from metaeval.hardness import METHODS, instance_hardness
-
-    return {m: instance_hardness(y, S, m).mean(axis=0) for m in METHODS}
+def _fmt(value, spec: str) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else format(value, spec)

@@ -102,12 +102,13 @@ def _bad_input():
 
 
 def require_results(store: Path, *, what: str, algorithms: int = 2,
-                    verify: bool = False) -> None:
+                    verify: bool = False):
     """Exit with one line (code 2) when ``store`` lacks the results ``what`` needs.
 
     ``what`` needs finished tasks, and at least ``algorithms`` algorithms finished on one
     dataset. With ``verify``, the whole store is checked first (a damaged store exits 3),
-    so that a command that writes a page never embeds a read error in it.
+    so that a command that writes a page never embeds a read error in it. Returns the
+    store's finished tasks (``Store.tasks()``).
     """
     from metaeval.store import Store
 
@@ -138,6 +139,7 @@ def require_results(store: Path, *, what: str, algorithms: int = 2,
     if message is not None:
         err.print(f"Error: {message}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT)
+    return tasks
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -164,3 +166,75 @@ def _note_exclusions(view) -> None:
     if datasets:
         err.print(f"Note: left out {', '.join(datasets)}: fewer than two algorithms "
                   "finished.", markup=False)
+
+
+class _Steps:
+    """What :func:`steps` yields: ``advance(description)`` after each unit of work."""
+
+    def __init__(self, bar, task):
+        self._bar, self._task = bar, task
+
+    def advance(self, description: str | None = None) -> None:
+        if self._bar is not None:
+            changes = {} if description is None else {"description": description}
+            self._bar.update(self._task, advance=1, **changes)
+
+
+@contextmanager
+def steps(description: str, total: int):
+    """A progress bar on standard error while a command works through ``total`` steps.
+
+    Shown on a terminal only (never in a pipe, a file or a test), and removed when the
+    work is done, so that the command's output stays what it prints.
+    """
+    if not err.is_terminal:
+        yield _Steps(None, None)
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=err, transient=True)
+    with bar:
+        yield _Steps(bar, bar.add_task(description, total=total))
+
+
+def print_table(title: str, columns, rows) -> None:
+    """Print a table drawn like rich's default table, without rich's layout engine.
+
+    ``columns``: ``(header, justify)`` pairs, justify ``"left"`` or ``"right"``;
+    ``rows``: sequences of cell strings. For commands that print many tables (rich
+    measures every cell of every table, tens of milliseconds per table).
+    """
+    heads = [h for h, _ in columns]
+    right = [j == "right" for _, j in columns]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+
+    def line(cells, bar):
+        padded = [c.rjust(w) if r else c.ljust(w)
+                  for c, w, r in zip(cells, widths, right, strict=True)]
+        return bar + bar.join(f" {c} " for c in padded) + bar
+
+    def rule(left, mid, right_end, fill):
+        return left + mid.join(fill * (w + 2) for w in widths) + right_end
+
+    lines = [title, rule("┏", "┳", "┓", "━"), line(heads, "┃"), rule("┡", "╇", "┩", "━")]
+    lines += [line(r, "│") for r in rows]
+    lines.append(rule("└", "┴", "┘", "─"))
+    out.print("\n".join(lines), markup=False, highlight=False)
+
+
+@contextmanager
+def working(description: str):
+    """A spinner on standard error while a command works on one long step (a terminal
+    only, removed when done)."""
+    if not err.is_terminal:
+        yield
+        return
+    with err.status(description):
+        yield

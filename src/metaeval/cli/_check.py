@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from metaeval.cli._app import EXIT_DAMAGED, StoreOption, _bad_input, app, err, out
+from metaeval.cli._app import EXIT_DAMAGED, StoreOption, _bad_input, app, err, out, steps
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
 
@@ -19,7 +19,9 @@ def check(store: StoreOption = Path(DEFAULT_STORE)) -> None:
     """
     with _bad_input():
         st = Store(store)
-        problems = st.verify()
+        with steps(f"Checking every table of {store}", 1) as bar:
+            problems = st.verify()
+            bar.advance()
         counts = None if problems else st.status_counts()
     if problems:
         err.print(f"The store {store} is damaged ({len(problems)} problem"

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from metaeval.cli._app import StoreOption, _bad_input, app, datasets_app, err, out
+from metaeval.cli._app import StoreOption, _bad_input, app, datasets_app, err, out, steps
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
 
@@ -95,9 +95,74 @@ def export(
         Path, typer.Option("--parquet", help="Directory to write the Parquet files to.")
     ],
     store: StoreOption = Path(DEFAULT_STORE),
+    hardness: Annotated[
+        bool, typer.Option("--hardness/--no-hardness",
+                           help="Also write instance_hardness.parquet: the hardness of "
+                           "every instance for every algorithm and threshold choice "
+                           "method (Prudêncio 2019), one row each.")
+    ] = True,
 ) -> None:
-    """Export a store's tables to Parquet files."""
+    """Export a store's tables to Parquet files.
+
+    The tables (datasets, algorithms, tasks, scores, timings), how the results were made
+    (runs with their library versions, CPU model and cores; each algorithm's full
+    hyperparameters; the fold seeds) and, by default, the per-instance hardness as a
+    long table: dataset, repeat, row, algorithm, method, hardness.
+    """
     with _bad_input():
-        paths = Store(store).export_parquet(parquet)
+        st = Store(store)
+        with steps(f"Exporting the tables of {store}", 1) as bar:
+            paths = st.export_parquet(parquet)
+            bar.advance()
+        if st.runs().empty:
+            err.print("Note: this store was written before metaeval recorded its runs, the "
+                      "algorithms' full hyperparameters and the fold seeds; they are not "
+                      "recorded, so runs, algorithm_hyperparameters and fold_seeds are not "
+                      "written.", markup=False)
+        if hardness:
+            paths.append(_export_hardness(st, Path(parquet) / "instance_hardness.parquet"))
     for path in paths:
         out.print(str(path), markup=False)
+
+
+def _export_hardness(st: Store, target: Path) -> Path:
+    """Write the instance hardness of every finished task, a few datasets at a time."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("dataset", pa.string()), ("repeat", pa.int16()),
+                        ("row", pa.int32()), ("algorithm", pa.string()),
+                        ("method", pa.string()), ("hardness", pa.float64())])
+    tasks = st.tasks()
+    done = tasks[tasks["status"] == "done"][["dataset", "repeat"]].drop_duplicates()
+    with pq.ParquetWriter(target, schema) as writer, \
+            steps("Instance hardness", len(done)) as bar:
+        for repeat in sorted(done["repeat"].unique()):
+            names = done.loc[done["repeat"] == repeat, "dataset"].tolist()
+            for name, y, S, algos, _ in st.iter_scores(names, repeat=int(repeat)):
+                bar.advance(f"Instance hardness: {name}")
+                writer.write_table(_hardness_table(name, int(repeat), y, S, algos, schema))
+    return target
+
+
+def _hardness_table(name, repeat, y, S, algos, schema):
+    """One dataset's instance hardness, long: one row per (row, algorithm, method)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from metaeval.hardness import METHODS, instance_hardness_by_method
+
+    n, k = S.shape
+    m = len(METHODS)
+    H = instance_hardness_by_method(y, S)
+    values = np.stack([H[method] for method in METHODS], axis=2).reshape(-1)
+    return pa.table({
+        "dataset": pa.array([name] * values.size, pa.string()),
+        "repeat": np.full(values.size, repeat, dtype=np.int16),
+        "row": np.repeat(np.arange(n, dtype=np.int32), k * m),
+        "algorithm": pa.DictionaryArray.from_arrays(
+            np.tile(np.repeat(np.arange(k, dtype=np.int32), m), n), algos),
+        "method": pa.DictionaryArray.from_arrays(
+            np.tile(np.arange(m, dtype=np.int32), n * k), list(METHODS)),
+        "hardness": values,
+    }).cast(schema)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from metaeval.cli._app import StoreOption, _bad_input, app, err, out
+from metaeval.cli._app import StoreOption, _bad_input, app, err, out, working
 from metaeval.study import DEFAULT_STORE
 
 
@@ -61,7 +61,8 @@ def _recommend(data_file, store, condition, strategy, top):
     from metaeval.recommend import recommend
 
     dataset = read_dataset(data_file)
-    rec = recommend(dataset, store, condition, strategy=strategy, top=top)
+    with working(f"Describing {dataset.name} and ranking the algorithms"):
+        rec = recommend(dataset, store, condition, strategy=strategy, top=top)
     for note in rec.notes:
         err.print(f"Note: {note}", markup=False)
     table = Table("rank", "algorithm", "expected success", "expected time (s)",
@@ -80,8 +81,9 @@ def _recommend(data_file, store, condition, strategy, top):
 def _evaluate(store, condition, strategy, json_file):
     from metaeval.recommend import evaluate_recommenders
 
-    ev = evaluate_recommenders(store, condition, strategies=None if strategy is None
-                               else [strategy], describe=strategy is not None)
+    with working("Evaluating the strategies, leaving one dataset out at a time"):
+        ev = evaluate_recommenders(store, condition, strategies=None if strategy is None
+                                   else [strategy], describe=strategy is not None)
     for note in ev.notes:
         err.print(f"Note: {note}", markup=False)
     lo, hi = ev.time_range

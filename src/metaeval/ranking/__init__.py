@@ -24,6 +24,7 @@ from metaeval.ranking._methods import (
     significant_wins,
     success_rate_ratios,
 )
+from metaeval.ranking._spread import ranking_intervals
 from metaeval.ranking._stats import (
     CriticalDifferenceData,
     FriedmanResult,
@@ -63,6 +64,7 @@ __all__ = [
     "nemenyi_critical_difference",
     "nemenyi_critical_value",
     "rank_algorithms",
+    "ranking_intervals",
     "significant_wins",
     "success_from_folds",
     "success_rate_ratios",

@@ -844,6 +844,22 @@ def parse_plot_options(pairs) -> dict:
     return out
 
 
+def _check_options(kind, spec, options) -> None:
+    """A ValueError naming the options a kind takes, for an option it does not take."""
+    import inspect
+
+    params = inspect.signature(spec.build).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    takes = [name for name in params if name != "view"]
+    unknown = [name for name in options if name not in takes]
+    if unknown:
+        raise ValueError(
+            f"plot kind {kind!r} has no option {', '.join(map(repr, unknown))}; it takes "
+            f"{', '.join(takes) or 'none'}"
+            + (" (and t, threshold_methods for the store's view)." if spec.needs_store else "."))
+
+
 def plot(kind, store=None, **options) -> Figure:
     """Draw one figure of a study by name.
 
@@ -881,6 +897,7 @@ def plot(kind, store=None, **options) -> Figure:
     else:
         view = store if isinstance(store, StudyView) and not view_options else StudyView(
             store, methods=view_options.get("threshold_methods"), t=view_options.get("t", 0.5))
+    _check_options(kind, spec, options)
     if spec.per_dataset and options.get("dataset") is None:
         raise ValueError(f"plot kind {kind!r} needs dataset=<name>")
     try:

@@ -612,6 +612,10 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     from metaeval.report._recommend import page_section
 
     sections.append(("recommendation", "Recommendation", page_section(page)))
+    from metaeval.report._provenance import provenance_section
+
+    sections.append(("provenance", "How this was made", page.attempt(
+        "how this was made", lambda: provenance_section(view.store), "")))
     per = [_dataset_section(page, n, cost_proportions=cost_proportions, cut_height=cut_height,
                             instance_space_max_rows=instance_space_max_rows) for n in chosen]
     jump = " ".join(f'<a href="#{_esc(_dataset_anchor(n))}">{_esc(n)}</a>' for n in chosen)

@@ -60,6 +60,22 @@ CREATE TABLE IF NOT EXISTS timings (
     predict_wall DOUBLE NOT NULL,
     predict_cpu DOUBLE NOT NULL
 );
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    started TIMESTAMP NOT NULL,
+    finished TIMESTAMP,
+    environment VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS algorithm_hyperparameters (
+    algorithm_id SMALLINT PRIMARY KEY,
+    hyperparameters VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fold_seeds (
+    dataset_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    seed BIGINT NOT NULL,
+    PRIMARY KEY (dataset_id, repeat)
+);
 CREATE TABLE IF NOT EXISTS metafeature_groups (
     dataset_id SMALLINT NOT NULL,
     feature_group VARCHAR NOT NULL,

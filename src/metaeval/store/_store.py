@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from metaeval.store import _metafeatures
+from metaeval.store import _metafeatures, _provenance
 from metaeval.store._integrity import (
     StoreDamagedError,
     StoreFullError,
@@ -38,6 +38,10 @@ from metaeval.store._schema import (
     SCHEMA_VERSION,
     TASK_STATUSES,
 )
+
+#: (size, mtime) of each store file when its quick check last passed in this process, so
+#: that several Store objects of one file (a command's checks, then its reads) check once.
+_CHECKED: dict[Path, tuple[int, int]] = {}
 
 
 class StoreLockedError(RuntimeError):
@@ -91,6 +95,7 @@ class Store:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._ids: dict[tuple[str, str], int] = {}
         self._checked = None  # (size, mtime) of the file when the quick check passed
+        self._read_con: duckdb.DuckDBPyConnection | None = None  # held by reading()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -171,9 +176,33 @@ class Store:
             raise known from None
 
     @contextmanager
+    def reading(self) -> Iterator[Store]:
+        """Hold one read-only connection for a block of reads.
+
+        Each read otherwise opens and closes the file; a loop over many datasets reads
+        faster inside this block. Other processes may read the store meanwhile.
+        """
+        if self._con is not None or self._read_con is not None:
+            yield self
+            return
+        with self._reading() as con:
+            self._read_con = con
+            try:
+                yield self
+            finally:
+                self._read_con = None
+
+    @contextmanager
     def _reading(self, check: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._con is not None:  # the writer of this very object: read through it
             yield self._con.cursor()
+            return
+        if self._read_con is not None:  # inside reading(): its connection
+            cursor = self._read_con.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
             return
         if self.path.is_dir():
             raise _not_a_store(self.path)
@@ -207,12 +236,14 @@ class Store:
             stamp = (stamp.st_size, stamp.st_mtime_ns)
         except OSError:
             stamp = None
-        if stamp is not None and self._checked == stamp:
+        if stamp is not None and stamp in (self._checked, _CHECKED.get(self.path.resolve())):
             return
         problems = quick_problems(con, self.path)
         if problems:
             raise StoreDamagedError(self.path, "; ".join(problems))
         self._checked = stamp
+        if stamp is not None:
+            _CHECKED[self.path.resolve()] = stamp
 
     def verify(self) -> list[str]:
         """Check the whole store; return what is wrong (an empty list: nothing).
@@ -363,6 +394,158 @@ class Store:
         S = np.asarray(got["score"], dtype=np.float64).reshape(k, n).T.copy()
         return y[0].copy(), S, [names[int(i)] for i in algorithm_ids]
 
+    def done_scores(self) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
+        """The scores of every finished task as arrays, in one query (no names per row).
+
+        Returns
+        -------
+        columns : dict of str to ndarray
+            ``dataset`` and ``algorithm`` (int codes: positions in the two name lists),
+            ``repeat``, ``fold``, ``row``, ``y``, ``score``; each task's rows in row
+            order, the tasks in the order they were recorded (sort them when an order
+            matters).
+        datasets, algorithms : list of str
+            The names of the codes, in registration order.
+        """
+        # A plain scan keeps the order rows were inserted in (and costs a third of a
+        # join with ORDER BY); the finished tasks are picked out here.
+        sql = ("SELECT dataset_id AS dataset, algorithm_id AS algorithm, repeat, fold, row, "
+               "y, score FROM scores")
+        with self._reading() as con:
+            got = con.execute(sql).fetchnumpy()
+            done = np.asarray(con.execute(
+                "SELECT dataset_id, algorithm_id, repeat FROM tasks WHERE status = 'done'"
+            ).fetchall(), dtype=np.int64).reshape(-1, 3)
+            datasets = con.execute("SELECT id, name FROM datasets ORDER BY id").fetchall()
+            algorithms = con.execute("SELECT id, name FROM algorithms ORDER BY id").fetchall()
+        columns = {k: np.asarray(v) for k, v in got.items()}
+        key = (columns["dataset"].astype(np.int64) << 32) | (
+            columns["algorithm"].astype(np.int64) << 16) | columns["repeat"].astype(np.int64)
+        finished = (done[:, 0] << 32) | (done[:, 1] << 16) | done[:, 2]
+        keep = np.isin(key, finished)
+        if not keep.all():
+            columns = {k: v[keep] for k, v in columns.items()}
+        for key, names in (("dataset", datasets), ("algorithm", algorithms)):
+            lookup = np.full(max([i for i, _ in names], default=-1) + 2, -1, dtype=np.int64)
+            lookup[[i for i, _ in names]] = np.arange(len(names))
+            columns[key] = lookup[columns[key].astype(np.int64)]
+        return columns, [n for _, n in datasets], [n for _, n in algorithms]
+
+    def iter_scores(self, datasets: Sequence[str] | None = None, *, repeat: int = 0,
+                    batch_rows: int = 2_000_000):
+        """Yield the scores of one dataset after another, reading several per query.
+
+        Like calling :meth:`scores` and :meth:`folds` for each dataset, but each query
+        reads as many whole datasets as fit in ``batch_rows`` scores, so a loop over
+        many small datasets costs a few queries while memory stays bounded.
+
+        Parameters
+        ----------
+        datasets : sequence of str, optional
+            The datasets, in the order to yield them [default: all, registration order].
+        repeat : int, default=0
+        batch_rows : int, default=2_000_000
+            Most scores read by one query (a larger dataset is read alone).
+
+        Yields
+        ------
+        dataset : str
+        y : ndarray of shape (n_instances,), dtype int8
+        S : ndarray of shape (n_instances, n_models)
+        algorithms : list of str
+        folds : ndarray of shape (n_instances,)
+            As from :meth:`scores` and :meth:`folds`; a dataset without finished scores
+            in that repeat is left out.
+        """
+        with self._reading() as con:
+            info = con.execute(
+                "SELECT d.name, d.id, d.n_instances, count(t.algorithm_id) FROM datasets d "
+                "LEFT JOIN tasks t ON t.dataset_id = d.id AND t.repeat = ? "
+                "AND t.status = 'done' GROUP BY d.name, d.id, d.n_instances ORDER BY d.id",
+                [int(repeat)]).fetchall()
+            names = dict(con.execute("SELECT id, name FROM algorithms").fetchall())
+        known = {name: (int(i), int(n), int(k)) for name, i, n, k in info}
+        order = list(known) if datasets is None else list(datasets)
+        for name in order:
+            if name not in known:
+                raise ValueError(f"Unknown dataset {name!r} in {self.path}; it holds: "
+                                 f"{', '.join(sorted(known)) or 'none'}.")
+        order = [name for name in order if known[name][2] > 0]
+        batches, batch, size = [], [], 0
+        for name in order:
+            rows = known[name][1] * known[name][2]
+            if batch and size + rows > batch_rows:
+                batches.append(batch)
+                batch, size = [], 0
+            batch.append(name)
+            size += rows
+        if batch:
+            batches.append(batch)
+        sql = """
+            SELECT s.dataset_id, s.algorithm_id, s.row, s.y, s.score, s.fold FROM scores s
+            JOIN tasks t ON t.dataset_id = s.dataset_id AND t.algorithm_id = s.algorithm_id
+                 AND t.repeat = s.repeat AND t.status = 'done'
+            WHERE s.repeat = ? AND s.dataset_id IN ({marks})
+            ORDER BY s.dataset_id, s.algorithm_id, s.row
+        """
+        for batch in batches:
+            ids = [known[name][0] for name in batch]
+            with self._reading() as con:
+                got = con.execute(sql.format(marks=", ".join("?" * len(ids))),
+                                  [int(repeat), *ids]).fetchnumpy()
+            got = {k: np.asarray(v) for k, v in got.items()}
+            for name, dataset_id in zip(batch, ids, strict=True):
+                # the result is ordered by dataset id: each dataset is one slice
+                lo = np.searchsorted(got["dataset_id"], dataset_id, side="left")
+                hi = np.searchsorted(got["dataset_id"], dataset_id, side="right")
+                yield (name, *self._matrix(name, repeat, known[name][1], names,
+                                           {k: v[lo:hi] for k, v in got.items()}))
+
+    def _matrix(self, dataset, repeat, n, names, got):
+        """(y, S, algorithms, folds) from the rows of one dataset, checked."""
+        ids = got["algorithm_id"]
+        algorithm_ids, counts = np.unique(ids, return_counts=True)
+        if np.any(counts != n):
+            raise ValueError(
+                f"The store {self.path} is inconsistent: dataset {dataset!r} has "
+                f"{n} instances but some algorithm has {counts[counts != n][0]} scores."
+            )
+        k = algorithm_ids.size
+        rows = got["row"].reshape(k, n)
+        if np.any(rows != np.arange(n)):
+            raise ValueError(f"The store {self.path} has incomplete rows for {dataset!r}.")
+        y = np.asarray(got["y"], dtype=np.int8).reshape(k, n)
+        S = np.asarray(got["score"], dtype=np.float64).reshape(k, n).T.copy()
+        folds = np.asarray(got["fold"], dtype=np.int64).reshape(k, n)[0].copy()
+        return y[0].copy(), S, [names[int(i)] for i in algorithm_ids], folds
+
+    def folds(self, dataset: str, *, repeat: int = 0) -> np.ndarray:
+        """The fold of each instance of a dataset in a repeat, in row order.
+
+        Every algorithm of a repeat uses the same folds (one fold seed per dataset and
+        repeat), so they are read from the first algorithm that finished.
+
+        Raises
+        ------
+        ValueError
+            For an unknown dataset, or when no algorithm finished on it in that repeat.
+        """
+        dataset_id, n = self._dataset_id(dataset)
+        sql = """
+            SELECT s.fold FROM scores s WHERE s.dataset_id = ? AND s.repeat = ?
+            AND s.algorithm_id = (SELECT min(t.algorithm_id) FROM tasks t
+                                  WHERE t.dataset_id = ? AND t.repeat = ?
+                                  AND t.status = 'done')
+            ORDER BY s.row
+        """
+        with self._reading() as con:
+            got = con.execute(sql, [dataset_id, int(repeat)] * 2).fetchnumpy()
+        fold = np.asarray(got["fold"], dtype=np.int64)
+        if fold.size != n:
+            raise ValueError(
+                f"No finished scores for dataset {dataset!r}, repeat {repeat} in {self.path}.")
+        return fold
+
     def timings(self) -> pd.DataFrame:
         """Per-fold fit and predict times of every finished task.
 
@@ -370,9 +553,66 @@ class Store:
         -------
         frame : DataFrame with columns dataset, algorithm, repeat, fold, fit_wall, fit_cpu,
             predict_wall, predict_cpu (seconds; wall = time.perf_counter, cpu =
-            time.thread_time of the thread that ran the fold)
+            time.thread_time of the thread that ran the fold); a store written without
+            CPU times has them missing (NaN)
         """
-        return self._frame(_SQL_TIMINGS)
+        with self._reading() as con:
+            columns = {r[0] for r in con.execute("DESCRIBE timings").fetchall()}
+            sql = _SQL_TIMINGS
+            for column in ("fit_cpu", "predict_cpu"):
+                if column not in columns:
+                    sql = sql.replace(f"m.{column}", f"CAST(NULL AS DOUBLE) AS {column}")
+            return con.execute(sql).df()
+
+    # ------------------------------------------------------------------ provenance
+    def runs(self) -> pd.DataFrame:
+        """The runs that wrote the store, oldest first.
+
+        Returns
+        -------
+        frame : DataFrame with columns run, started, finished (missing while running or
+            when the run was killed), environment (dict: versions of metaeval, Python,
+            scikit-learn, NumPy, SciPy, DuckDB..., CPU model, cores, executor); empty for
+            a store written before metaeval recorded its runs
+        """
+        with self._reading() as con:
+            return _provenance.read_runs(con)
+
+    def hyperparameters(self) -> pd.DataFrame:
+        """Full hyperparameters (``get_params()``) of each algorithm, as registered.
+
+        Returns
+        -------
+        frame : DataFrame with columns algorithm, hyperparameters (dict); algorithms
+            registered before metaeval recorded them are left out
+        """
+        with self._reading() as con:
+            return _provenance.read_hyperparameters(con)
+
+    def fold_seeds(self) -> pd.DataFrame:
+        """Random state of the stratified k-fold shuffle per dataset and repeat.
+
+        Returns
+        -------
+        frame : DataFrame with columns dataset, repeat, seed; pairs registered before
+            metaeval recorded them are left out
+        """
+        with self._reading() as con:
+            return _provenance.read_fold_seeds(con)
+
+    def task_runs(self) -> pd.DataFrame:
+        """Which run computed each finished task: columns dataset, algorithm, repeat, run
+        (missing when the task finished before the store recorded its runs)."""
+        with self._reading() as con:
+            return _provenance.read_task_runs(con)
+
+    def start_run(self, environment: dict) -> int:
+        """Record that a run starts now, in ``environment``; return the run's id."""
+        return _provenance.start_run(self._writer(), environment)
+
+    def finish_run(self, run: int) -> None:
+        """Record that run ``run`` (an id from :meth:`start_run`) ends now."""
+        _provenance.finish_run(self._writer(), run)
 
     # ------------------------------------------------------------------ meta-feature cache
     def metafeature_groups(self) -> pd.DataFrame:
@@ -433,8 +673,10 @@ class Store:
         Parameters
         ----------
         directory : str or path-like
-            Created if missing. Files: datasets, algorithms, tasks, scores, timings
-            (``.parquet``) and ``study.json`` (the recorded study configuration).
+            Created if missing. Files: datasets, algorithms, tasks, scores, timings,
+            and the provenance tables runs (with each run's environment as JSON),
+            algorithm_hyperparameters and fold_seeds when the store has them
+            (``.parquet``), and ``study.json`` (the recorded study configuration).
 
         Returns
         -------
@@ -455,9 +697,14 @@ class Store:
             "tasks": _SQL_TASKS.format(where=""),
             "scores": _SQL_SCORES.format(where=""),
             "timings": _SQL_TIMINGS,
+            "runs": _provenance.SQL_RUNS,
+            "algorithm_hyperparameters": _provenance.SQL_HYPERPARAMETERS,
+            "fold_seeds": _provenance.SQL_FOLD_SEEDS,
         }
         written, unreadable = [], []
         with self._reading(check=False) as con:  # a damaged store: save what can be read
+            missing = set(_provenance.TABLES) - _provenance.present(con)
+            queries = {k: v for k, v in queries.items() if k not in missing}
             for name, sql in queries.items():
                 target = out / f"{name}.parquet"
                 quoted = str(target).replace("'", "''")
@@ -516,6 +763,7 @@ class Store:
         datasets: Sequence[dict],
         algorithms: Sequence[dict],
         tasks: Sequence[tuple[str, str, int]],
+        fold_seeds: Sequence[tuple[str, int, int]] = (),
     ) -> pd.DataFrame:
         """Record a study plan in one transaction; return the status of its tasks.
 
@@ -530,8 +778,13 @@ class Store:
         datasets : sequence of dict
             Keys as :meth:`datasets` columns.
         algorithms : sequence of dict
-            Keys as :meth:`algorithms` columns (params and versions as JSON text).
+            Keys as :meth:`algorithms` columns (params and versions as JSON text), and
+            optionally ``hyperparameters`` (a dict: the estimator's full
+            ``get_params()``), recorded for an algorithm that has none yet when its
+            recorded versions are these ones.
         tasks : sequence of (dataset, algorithm, repeat)
+        fold_seeds : sequence of (dataset, repeat, seed), optional
+            Random states of the fold shuffles, recorded where none is yet.
 
         Returns
         -------
@@ -558,6 +811,16 @@ class Store:
                     con.execute(f"INSERT INTO {table} VALUES ({marks})", values)
                     known.add(row["name"])
                     next_id += 1
+            stored = {name: (int(i), versions) for name, i, versions in con.execute(
+                "SELECT name, id, versions FROM algorithms").fetchall()}
+            _provenance.write_hyperparameters(con, [
+                (stored[row["name"]][0], row["hyperparameters"]) for row in algorithms
+                if row.get("hyperparameters") is not None
+                and stored[row["name"]][1] == row.get("versions")])
+            dataset_ids = dict(con.execute("SELECT name, id FROM datasets").fetchall())
+            _provenance.write_fold_seeds(con, [
+                (dataset_ids[name], repeat, seed) for name, repeat, seed in fold_seeds
+                if name in dataset_ids])
             plan = pd.DataFrame(
                 {
                     "dataset": [t[0] for t in tasks],

@@ -24,6 +24,7 @@ from pathlib import Path
 from metaeval.store import Store, StoreFullError
 from metaeval.study._config import Study
 from metaeval.study._plan import plan_tasks
+from metaeval.study._provenance import environment, fold_seeds, hyperparameters
 from metaeval.study._run import TaskResult, _load_builtin, failure_kind
 
 __all__ = ["run_study", "StudySummary", "Interrupted"]
@@ -260,8 +261,11 @@ def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
     with store.writing():
         _check_compatible(store, study, datasets, algorithms)
         config = _merge_config(store.study_config(), study.config())
+        for row, algorithm in zip(algorithms, study.algorithms, strict=True):
+            row["hyperparameters"] = hyperparameters(algorithm)
         status = store.sync_study(config, datasets=datasets, algorithms=algorithms,
-                                  tasks=[t.key for t in tasks])["status"].tolist()
+                                  tasks=[t.key for t in tasks],
+                                  fold_seeds=fold_seeds(study))["status"].tolist()
         lost = set()
         if "failed" in status and not retry_failed:
             # a task whose worker process died never finished: it runs again by default
@@ -276,7 +280,9 @@ def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
         if todo:
             size = {row["name"]: row["n_instances"] for row in datasets}
             todo.sort(key=lambda t: (-size[t.dataset], t.dataset))  # big ones first
+            run_id = store.start_run(environment(summary.executor))
             _execute(study, store, todo, summary, progress)
+            store.finish_run(run_id)
         recorded = store.tasks()
         if todo:
             try:

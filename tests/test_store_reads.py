@@ -1,0 +1,60 @@
+"""The batched reads of a store give what the one-dataset reads give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from metaeval.cli import app
+from metaeval.store import Store
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("reads") / "s.duckdb"
+    result = CliRunner().invoke(app, ["run", "--datasets", "labor,fertility,haberman",
+                                      "--algorithms", "NB,DT", "--folds", "3", "--jobs", "1",
+                                      "--quiet", "--store", str(path)])
+    assert result.exit_code == 0, result.output
+    return Store(path)
+
+
+@pytest.mark.parametrize("batch_rows", [1, 200, 2_000_000])
+def test_iter_scores_matches_scores_and_folds(store, batch_rows):
+    seen = []
+    for name, y, S, algorithms, folds in store.iter_scores(["haberman", "labor", "fertility"],
+                                                           batch_rows=batch_rows):
+        y1, S1, a1 = store.scores(name)
+        assert np.array_equal(y, y1) and S.tobytes() == S1.tobytes() and algorithms == a1
+        assert np.array_equal(folds, store.folds(name))
+        seen.append(name)
+    assert seen == ["haberman", "labor", "fertility"]
+    assert [n for n, *_ in store.iter_scores()] == ["labor", "fertility", "haberman"]
+    with pytest.raises(ValueError, match="Unknown dataset 'nope'"):
+        list(store.iter_scores(["nope"]))
+    assert list(store.iter_scores(repeat=1)) == []  # nothing finished in that repeat
+
+
+def test_done_scores_match_the_scores_frame(store):
+    import pandas as pd
+
+    columns, datasets, algorithms = store.done_scores()
+    got = pd.DataFrame({**columns, "dataset": np.asarray(datasets)[columns["dataset"]],
+                        "algorithm": np.asarray(algorithms)[columns["algorithm"]]})
+    got = got.sort_values(["dataset", "algorithm", "repeat", "row"]).reset_index(drop=True)
+    frame = store.scores_frame().sort_values(["dataset", "algorithm", "repeat", "row"])
+    frame = frame.reset_index(drop=True)
+    assert got["dataset"].tolist() == frame["dataset"].tolist()
+    assert got["algorithm"].tolist() == frame["algorithm"].tolist()
+    assert got["score"].to_numpy().tobytes() == frame["score"].to_numpy().tobytes()
+    assert np.array_equal(got["fold"], frame["fold"])
+
+
+def test_reading_holds_one_connection_and_still_reads_everything(store):
+    with store.reading():
+        first = store.tasks()
+        with store.reading():  # nested: the same connection
+            assert store.scores("labor")[0].shape == (57,)
+        assert store.status_counts()["done"] == len(first)
+    assert store._read_con is None
