@@ -22,7 +22,7 @@ import math
 import numbers
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = [
     "METHODS",
@@ -194,6 +194,8 @@ def _density(x, cx, p, q):
     of a sum of logarithms would lose about ``log10(p + q)`` digits; near 1 it is evaluated
     as the mirror density at ``1 - x``, which a float ``x`` would not carry exactly.
     """
+    from scipy import stats  # imported here: scipy.stats costs ~1 s at every CLI start
+
     upper = x > 0.5
     if not np.any(upper):
         return stats.beta.pdf(x, p, q)
