@@ -235,7 +235,13 @@ def _from_raw(raw: dict, base: Path, stem: str = "") -> tuple[dict, list]:
     """Turn parsed TOML into Study arguments, collecting (path, message) problems."""
     problems: list = []
     values: dict = {}
-    _unknown_keys(raw, _TOP_KEYS, (), problems)
+    _unknown_keys(raw, _TOP_KEYS + ("pool",), (), problems)
+    if "pool" in raw:  # a named pool instead of a list (metaeval.algorithms.POOLS)
+        if "algorithms" in raw:
+            problems.append((("pool",), "give either pool or algorithms, not both."))
+        values["algorithms"] = raw["pool"] if isinstance(raw["pool"], str) else _INVALID
+        if not isinstance(raw["pool"], str):
+            problems.append((("pool",), f"must be a pool name, got {raw['pool']!r}."))
     for key in ("folds", "repeats", "seed", "timeout"):
         if key in raw:
             values[key] = raw[key]
@@ -482,10 +488,12 @@ def _check_datasets(datasets, problems) -> tuple:
 
 
 def _check_algorithms(algorithms, problems) -> tuple:
-    from metaeval.algorithms import get_algorithm, list_algorithms
+    from metaeval.algorithms import POOLS, get_algorithm, list_algorithms, pool_names
 
     if algorithms is _INVALID:
         return ()
+    if isinstance(algorithms, str) and algorithms.lower() in POOLS:
+        algorithms = list(pool_names(algorithms))
     if isinstance(algorithms, str):
         algorithms = [algorithms]
     if not isinstance(algorithms, (list, tuple)):
@@ -501,7 +509,10 @@ def _check_algorithms(algorithms, problems) -> tuple:
         if isinstance(entry, str):
             try:
                 entry = get_algorithm(entry)
-            except (ValueError, KeyError):
+            except (ValueError, KeyError) as exc:
+                if ":" in entry:  # a configuration of the wide pool: say what is wrong
+                    problems.append((("algorithms", i), str(exc)))
+                    continue
                 known = list_algorithms()
                 problems.append((("algorithms", i), f"unknown algorithm {entry!r}"
                                                     f"{_did_you_mean(entry, known)}"
