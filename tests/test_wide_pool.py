@@ -121,7 +121,10 @@ def test_a_study_takes_pool_wide_and_a_failing_configuration_is_a_failed_task(tm
     toml.write_text('datasets = ["labor"]\npool = "wide"\nfolds = 2\n')
     assert Study.from_toml(toml).algorithm_names == list_algorithms("wide")
     toml.write_text('datasets = ["labor"]\npool = "wide"\nalgorithms = ["NB"]\n')
-    with pytest.raises(ValueError, match="either pool or algorithms"):
+    with pytest.raises(ValueError, match="not given with algorithms"):
+        Study.from_toml(toml)
+    toml.write_text('datasets = ["labor"]\npool = "huge"\n')
+    with pytest.raises(ValueError, match="pool: must be one of default, wide .* got 'huge'"):
         Study.from_toml(toml)
     with pytest.raises(ValueError, match="unknown algorithm family 'forest'"):
         Study(datasets=["labor"], algorithms=["forest:trees=3"])

@@ -237,11 +237,14 @@ def _from_raw(raw: dict, base: Path, stem: str = "") -> tuple[dict, list]:
     values: dict = {}
     _unknown_keys(raw, _TOP_KEYS + ("pool",), (), problems)
     if "pool" in raw:  # a named pool instead of a list (metaeval.algorithms.POOLS)
-        if "algorithms" in raw:
-            problems.append((("pool",), "give either pool or algorithms, not both."))
-        values["algorithms"] = raw["pool"] if isinstance(raw["pool"], str) else _INVALID
-        if not isinstance(raw["pool"], str):
-            problems.append((("pool",), f"must be a pool name, got {raw['pool']!r}."))
+        from metaeval.algorithms import POOLS
+
+        values["algorithms"] = raw["pool"]
+        if "algorithms" in raw or not isinstance(raw["pool"], str) \
+                or raw["pool"].lower() not in POOLS:
+            values["algorithms"] = _INVALID
+            problems.append((("pool",), f"must be one of {', '.join(POOLS)} (and not given "
+                                        f"with algorithms), got {raw['pool']!r}."))
     for key in ("folds", "repeats", "seed", "timeout"):
         if key in raw:
             values[key] = raw[key]
