@@ -8,6 +8,7 @@ A study file looks like this (every key is optional)::
 
     datasets = "quick"                  # "quick" | "full" | ["labor", "fertility", ...]
     algorithms = ["3NN", "DT", "NB"]    # names from the pool (default: all 8)
+    # pool = "wide"                     # instead: 150+ configurations "family:key=value"
     folds = 10                          # stratified k-fold
     repeats = 1                         # repetitions of the cross-validation
     seed = 0
