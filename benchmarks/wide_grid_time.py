@@ -9,17 +9,24 @@ Two steps:
     command continues it). ``--subsample NAME:ROWS`` adds a stratified subsample of a
     large dataset, so that the sample reaches the suite's large sizes.
 
-``python benchmarks/wide_grid_time.py estimate --store S``
+``python benchmarks/wide_grid_time.py estimate --store S [--reference R]``
     Reads each task's CPU seconds from the store and fits, per family f, the model
 
-        log T_f(d) = a_f + b_f log n_d + c_f log p_d
+        t_f(d) = alpha_f + beta_f * w_f(n_d, p_d)
 
-    where T_f(d) is the family's CPU seconds on dataset d (all its configurations, one
-    5-fold CV each), n_d the rows and p_d the encoded features (numeric columns plus one
-    column per category). It predicts T_f for each of the suite's datasets, sums, and
-    divides by the number of cores (2 workers on 2 cores: wall ~= CPU / 2). The interval
-    is a bootstrap over the sampled datasets (refit on resampled datasets, 1,000 times,
-    5th-95th percentiles). Failed and timed-out tasks count with the CPU they used.
+    where t_f(d) is the mean CPU seconds of one configuration of the family (one 5-fold
+    CV) on dataset d, alpha_f the fixed cost of a task (pipeline, folds, scoring),
+    n_d the rows, p_d the encoded features (numeric columns plus one column per
+    category) and w_f the family's work: n p for linear models, trees, boosting, naive
+    Bayes and MLPs; n^2 p for RBF SVMs and kNN (kernel evaluations, test x train
+    distances); n p^2 for LDA/QDA. alpha, beta >= 0 by least squares. The suite's CPU is
+    the sum over its datasets and families of t_f(d) times the family's configurations;
+    wall with 2 workers on 2 cores ~= CPU / 2. The interval is a bootstrap over the
+    sampled datasets (refit on resampled datasets, 1,000 times, 5th-95th percentiles); a
+    power law log t = a + b log n + c log p is printed as a sensitivity check, and
+    ``--reference`` compares the model's growth to the largest datasets with the growth
+    measured for the default algorithms in a store of the whole suite. Failed and
+    timed-out tasks count with the CPU they used.
 
 CPU seconds, not wall: on a shared machine the wall clock of a task depends on the
 other users, its CPU time much less so (caches and memory bandwidth still are shared,
@@ -56,14 +63,16 @@ def _subsample(spec: str):
 
 
 def _every(k: int) -> list[str]:
-    """Every k-th configuration of each family (all when k = 1), spread over its grid."""
+    """Every k-th configuration of each family (all when k = 1), from the middle of its grid
+    (so that a family smaller than k is represented by a middle configuration, not its
+    cheapest or dearest corner)."""
     from metaeval.algorithms import WIDE_FAMILIES, family_of, list_algorithms
 
     names = list_algorithms("wide")
     out = []
     for f in WIDE_FAMILIES:
         members = [n for n in names if family_of(n) == f]
-        out += members[::k] if k > 1 else members
+        out += members[min(k, len(members)) // 2::k] if k > 1 else members
     return out
 
 
@@ -97,7 +106,7 @@ def _encoded_features(ds) -> int:
 
 
 def _sizes(names) -> pd.DataFrame:
-    from metaeval.datasets import load_dataset
+    from metaeval.datasets import list_datasets, load_dataset
 
     rows = []
     for name in names:
@@ -105,7 +114,7 @@ def _sizes(names) -> pd.DataFrame:
             rows.append(_sizes.cache[name])
             continue
         base, _, sub = name.rpartition("-")
-        if sub.isdigit() and base:
+        if sub.isdigit() and base and name not in list_datasets("full"):  # a subsample
             ds = load_dataset(base)
             n, p = int(sub), _encoded_features(ds)
         else:
@@ -119,14 +128,38 @@ def _sizes(names) -> pd.DataFrame:
 _sizes.cache = {}
 
 
-def _fit(frame: pd.DataFrame) -> np.ndarray:
-    A = np.column_stack([np.ones(len(frame)), np.log(frame["n"]), np.log(frame["p"])])
-    coef, *_ = np.linalg.lstsq(A, np.log(frame["cpu"]), rcond=None)
+KERNEL = ("svm_rbf", "knn")  # cost ~ n^2 p: kernel evaluations, test x train distances
+COVARIANCE = ("lda", "qda")   # cost ~ n p^2: covariance matrices
+
+
+def work(family: str, n, p):
+    """The work proxy of the model: n p, n^2 p or n p^2 by family, in units of 1e6."""
+    n, p = np.asarray(n, dtype=float), np.asarray(p, dtype=float)
+    if family in KERNEL:
+        return n * n * p / 1e6
+    if family in COVARIANCE:
+        return n * p * p / 1e6
+    return n * p / 1e6
+
+
+def _fit(frame: pd.DataFrame, family: str) -> np.ndarray:
+    """(alpha, beta) >= 0 of t = alpha + beta * work, least squares on the sample."""
+    from scipy.optimize import nnls
+
+    A = np.column_stack([np.ones(len(frame)), work(family, frame["n"], frame["p"])])
+    coef, _ = nnls(A, frame["t"].to_numpy(dtype=float))
     return coef
 
 
-def _predict(coef, sizes: pd.DataFrame) -> np.ndarray:
-    return np.exp(coef[0] + coef[1] * np.log(sizes["n"]) + coef[2] * np.log(sizes["p"]))
+def _fit_power(frame: pd.DataFrame) -> np.ndarray:
+    """Sensitivity model: log t = a + b log n + c log p."""
+    A = np.column_stack([np.ones(len(frame)), np.log(frame["n"]), np.log(frame["p"])])
+    coef, *_ = np.linalg.lstsq(A, np.log(frame["t"]), rcond=None)
+    return coef
+
+
+REFERENCE = {"knn": "3NN", "dt": "DT", "gnb": "NB", "lr": "LR", "rf": "RF",
+             "svm_lin": "SVM_LIN", "svm_rbf": "SVM_RBF"}
 
 
 def estimate(args) -> int:
@@ -137,29 +170,34 @@ def estimate(args) -> int:
     tasks = Store(args.store).tasks()
     tasks["family"] = tasks["algorithm"].map(family_of)
     tasks["cpu"] = tasks["cpu"].fillna(0.0)
+    # t: mean CPU seconds of one configuration (one 5-fold CV) of the family on the dataset
     per = tasks.groupby(["family", "dataset"])["cpu"].agg(["mean", "size"]).reset_index()
-    # a family's CPU on a dataset: mean per configuration run x the family's size (all of
-    # it on the small datasets, every k-th configuration on the large ones)
-    per["cpu"] = per["mean"] * per["family"].map(lambda f: len(WIDE_FAMILIES[f].configs()))
-    per = per.drop(columns=["mean", "size"])
+    per = per.rename(columns={"mean": "t", "size": "configs_run"})
     sampled = sorted(per["dataset"].unique())
     sizes = _sizes(sampled)
     per = per.join(sizes, on="dataset")
-    per = per[per["cpu"] > 0]
     suite = _sizes(list_datasets("full"))
     fams = sorted(per["family"].unique())
+    size_of = {f: len(WIDE_FAMILIES[f].configs()) for f in fams}
     rng = np.random.default_rng(0)
 
-    def total(frame) -> tuple[float, dict]:
+    def total(frame, power=False) -> tuple[float, dict]:
         out = {}
         for f in fams:
             sub = frame[frame["family"] == f]
-            if sub["dataset"].nunique() < 3:
+            if sub["dataset"].nunique() < 2:
                 return np.nan, {}
-            out[f] = float(_predict(_fit(sub), suite).sum())
+            if power:
+                c = _fit_power(sub)
+                t = np.exp(c[0] + c[1] * np.log(suite["n"]) + c[2] * np.log(suite["p"]))
+            else:
+                a, b = _fit(sub, f)
+                t = a + b * work(f, suite["n"], suite["p"])
+            out[f] = float(np.sum(t)) * size_of[f]
         return sum(out.values()), out
 
     point, by_family = total(per)
+    power_point, _ = total(per, power=True)
     boots = []
     for _ in range(args.bootstrap):
         pick = rng.choice(sampled, size=len(sampled), replace=True)
@@ -168,21 +206,54 @@ def estimate(args) -> int:
         if np.isfinite(value):
             boots.append(value)
     lo, hi = np.percentile(boots, [5, 95]) if boots else (np.nan, np.nan)
-    measured = tasks["cpu"].sum()
-    print(f"sampled datasets ({len(sampled)}): "
-          + ", ".join(f"{d} (n={sizes.at[d, 'n']}, p={sizes.at[d, 'p']})" for d in sampled))
+    print(f"sampled datasets ({len(sampled)}): " + ", ".join(
+        f"{d} (n={sizes.at[d, 'n']}, p={sizes.at[d, 'p']}, "
+        f"{int(tasks[tasks['dataset'] == d].shape[0])} tasks)" for d in sampled))
     print(f"tasks: {len(tasks)} ({(tasks['status'] == 'failed').sum()} failed), measured CPU "
-          f"{measured:.0f} s")
-    print("family   b(n)   c(p)   suite CPU s")
+          f"{tasks['cpu'].sum():.0f} s")
+    print("family   configs  alpha s  beta s/unit  work       suite CPU s")
     for f in fams:
-        coef = _fit(per[per["family"] == f])
-        print(f"{f:8s} {coef[1]:5.2f}  {coef[2]:5.2f}  {by_family.get(f, np.nan):10.0f}")
+        a, b = _fit(per[per["family"] == f], f)
+        kind = "n^2 p" if f in KERNEL else "n p^2" if f in COVARIANCE else "n p"
+        print(f"{f:8s} {size_of[f]:7d}  {a:7.3f}  {b:11.4f}  {kind:8s} "
+              f"{by_family.get(f, np.nan):11.0f}")
     cores = args.cores
-    print(f"full suite ({len(suite)} datasets) x wide pool, 5-fold: CPU {point:.0f} s "
-          f"(90% bootstrap interval {lo:.0f}-{hi:.0f}); wall with --jobs {cores} on {cores} "
-          f"cores ~ {point / cores / 3600:.2f} h ({lo / cores / 3600:.2f}-"
-          f"{hi / cores / 3600:.2f} h)")
+    print(f"full suite ({len(suite)} datasets) x wide pool ({sum(size_of.values())} "
+          f"configurations), 5-fold: CPU {point:.0f} s (90% bootstrap over the sampled "
+          f"datasets {lo:.0f}-{hi:.0f}); power-law model instead: {power_point:.0f} s")
+    print(f"wall with --jobs {cores} on {cores} dedicated cores ~ CPU / {cores}: "
+          f"{point / cores / 3600:.2f} h ({lo / cores / 3600:.2f}-{hi / cores / 3600:.2f} h; "
+          f"power law {power_point / cores / 3600:.2f} h)")
+    if args.reference:
+        _check_scaling(args.reference, per, suite)
     return 0
+
+
+def _check_scaling(reference, per, suite) -> None:
+    """Compare the model's growth from a sampled dataset to the suite's largest with the
+    growth measured in a store of the 8 default algorithms on the whole suite."""
+    from metaeval.store import Store
+
+    ref = Store(reference).tasks()
+    ref = ref[ref["status"] == "done"]
+    common = [d for d in per["dataset"].unique() if d in set(ref["dataset"])]
+    if not common:
+        print("reference: no sampled dataset in the reference store")
+        return
+    base = max(common, key=lambda d: suite.at[d, "n"] if d in suite.index else 0)
+    big = [d for d in ("letter", "magic", "coil2000", "satimage") if d in set(ref["dataset"])]
+    print(f"scaling check against {reference} (default algorithms, 10-fold): growth from "
+          f"{base} to the largest datasets, measured / model")
+    for f, g in REFERENCE.items():
+        r = ref[ref["algorithm"] == g].set_index("dataset")["cpu"]
+        sub = per[per["family"] == f]
+        if base not in r.index or sub.empty:
+            continue
+        a, b = _fit(sub, f)
+        t = {d: a + b * work(f, suite.at[d, "n"], suite.at[d, "p"]) for d in [base, *big]}
+        cells = [f"{d} {r[d] / r[base]:.1f}x / {t[d] / t[base]:.1f}x" for d in big
+                 if d in r.index]
+        print(f"  {f:8s} ({g}): " + ", ".join(cells))
 
 
 def main(argv=None) -> int:
@@ -201,6 +272,8 @@ def main(argv=None) -> int:
     e.add_argument("--store", required=True)
     e.add_argument("--cores", type=int, default=2)
     e.add_argument("--bootstrap", type=int, default=1000)
+    e.add_argument("--reference", default=None,
+                   help="a store of the default algorithms on the suite, to check scaling")
     args = parser.parse_args(argv)
     return run(args) if args.step == "run" else estimate(args)
 
