@@ -19,11 +19,11 @@ from metaeval.algorithms import (
     MISSING_CATEGORY,
     SCORE_METHODS,
     Algorithm,
-    _minmax,
     custom_algorithm,
     get_algorithm,
     list_algorithms,
 )
+from metaeval.algorithms._core import _minmax
 from metaeval.datasets import load_dataset
 
 

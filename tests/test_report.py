@@ -151,15 +151,15 @@ def test_mean_hardness_tables_match_scikit_learn(report, study_store):
 
 def test_every_section_and_figure_is_there(report):
     text = report["text"]
-    for anchor in ("summary", "findings", "hardness", "similarity", "rankings", "benchmark",
-                   "datasets"):
+    for anchor in ("summary", "findings", "hardness", "similarity", "families", "rankings",
+                   "benchmark", "datasets"):
         assert f'<section id="{anchor}">' in text
     n_figures = text.count("<figure>")
     # 12 study-wide figures (+ 3: footprints, selection, IRT; the rank table is the
     # Rankings table's, not a figure); per dataset: class and instance cost curves,
     # projection, hardness maps, two loss maps, dendrograms, and the two instance-space
-    # figures
-    assert n_figures == 12 + 3 + 2 * 9
+    # figures; the family section's two dendrograms
+    assert n_figures == 12 + 3 + 2 * 9 + 2
     assert text.count("<svg") + text.count("<img") == n_figures
     assert text.count("<details") == 2
     assert "closest pair" in text and "Best algorithm by ranking" in text

@@ -1,8 +1,8 @@
 """The ``metaeval`` command line: a thin typer layer over the public Python API.
 
 Commands: ``run`` (a study), ``status`` (of a store), ``check`` (verify a store),
-``datasets`` (the built-in suite),
-``algorithms`` (the pool), ``export`` (a store to Parquet), ``hardness`` (mean instance
+``datasets`` (the built-in suite), ``algorithms`` (the pool), ``import`` (predictions
+made elsewhere), ``export`` (a store to Parquet), ``hardness`` (mean instance
 hardness per algorithm and threshold choice method, per dataset, as in Table 1 of
 Melo & Prudêncio 2014), ``rank``, ``benchmark``, ``report``, ``plot`` and ``recommend``.
 Each group of commands lives in its own module and registers itself on :data:`app`.
@@ -21,7 +21,8 @@ import sys
 from metaeval.cli._app import app
 
 # Each module registers its commands on ``app`` when imported; this order is --help's order.
-COMMAND_MODULES = ("_study", "_check", "_data", "_analysis", "_report", "_recommend")
+COMMAND_MODULES = ("_study", "_check", "_data", "_import", "_analysis", "_report",
+                   "_recommend")
 for _name in COMMAND_MODULES:
     importlib.import_module(f"metaeval.cli.{_name}")
 

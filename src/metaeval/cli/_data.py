@@ -75,15 +75,22 @@ def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) ->
 
 # ------------------------------------------------------------------------------ algorithms
 @app.command()
-def algorithms() -> None:
-    """List the algorithm pool and how each one scores."""
-    from metaeval.algorithms import get_algorithm, list_algorithms
+def algorithms(
+    pool: Annotated[str, typer.Option(help="default (the 8 of Melo & Prudêncio 2014) or "
+                                      "wide (150+ configurations of 16 families).")] = "default",
+) -> None:
+    """List the algorithm pool, each algorithm's family and how it scores."""
+    from metaeval.algorithms import family_of, get_algorithm, list_algorithms
 
-    table = Table("name", "estimator", "params", "score", "scaled", title="Algorithms")
-    for name in list_algorithms():
+    with _bad_input():
+        names = list_algorithms(pool)
+    table = Table("name", "family", "estimator", "params", "score", "scaled",
+                  title=f"Algorithms ({pool} pool, {len(names)})")
+    table.columns[0].no_wrap = True  # a configuration's name is one token
+    for name in names:
         a = get_algorithm(name)
         params = ", ".join(f"{k}={v!r}" for k, v in a.params)
-        table.add_row(a.name, a.estimator, params, a.score_method,
+        table.add_row(a.name, family_of(a), a.estimator, params, a.score_method,
                       "yes" if getattr(a, "scale", False) else "no")
     out.print(table)
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from metaeval.algorithms._wide import split_names
 from metaeval.cli._app import StoreOption, _bad_input, _split, app, err, out
 from metaeval.store import Store, StoreLockedError
 from metaeval.study import (
@@ -46,6 +47,11 @@ def run(
         typer.Option(help="Comma-separated algorithm names (default: the 8 of "
                      "Melo & Prudêncio 2014)."),
     ] = None,
+    pool: Annotated[
+        str | None,
+        typer.Option(help="A built-in pool instead of --algorithms: default (the 8 of "
+                     "Melo & Prudêncio 2014) or wide (150+ configurations).")
+    ] = None,
     folds: Annotated[int | None, typer.Option(help="Stratified folds [default: 10].")] = None,
     repeats: Annotated[
         int | None, typer.Option(help="Repetitions of the cross-validation [default: 1].")
@@ -79,13 +85,15 @@ def run(
     with _bad_input():
         if suite is not None and datasets is not None:
             raise ValueError("give either --suite or --datasets, not both.")
+        if pool is not None and algorithms is not None:
+            raise ValueError("give either --pool or --algorithms, not both.")
         if jobs is not None and (scheduler is not None or dask_workers is not None):
             raise ValueError("--jobs is for local processes; it cannot go with --scheduler "
                              "or --dask-workers.")
         study = Study.from_toml(study_file) if study_file is not None else Study()
         changes = {
             "datasets": suite if suite is not None else _split(datasets),
-            "algorithms": _split(algorithms),
+            "algorithms": pool if pool is not None else split_names(algorithms),
             "folds": folds, "repeats": repeats, "seed": seed, "timeout": timeout,
             "store": store,
         }

@@ -604,6 +604,9 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     sections.append(("hardness", "Mean instance hardness", _mean_hardness_overall(page)))
     sections.append(("similarity", "Algorithm similarity", _similarity(page,
                                                                        cut_height=cut_height)))
+    from metaeval.report._families import families_section
+
+    sections.append(("families", "Algorithm families", families_section(page)))
     sections.append(("rankings", "Rankings", _rankings(page, accd=accd, a3r_n=a3r_n)))
     sections.append(("benchmark", "Benchmark analytics",
                      _benchmark(page, bootstrap_draws=bootstrap_draws)))

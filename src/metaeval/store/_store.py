@@ -978,6 +978,28 @@ class Store:
             _rollback(con)
             raise
 
+    def import_predictions(self, source, *, format: str | None = None,
+                           dataset: str | None = None, algorithm: str | None = None,
+                           pos_label=None, folds: int | None = None) -> pd.DataFrame:
+        """Import out-of-fold predictions made elsewhere (no refit), in one transaction.
+
+        Formats (see :mod:`metaeval.store._import`): ``"openml"`` (an OpenML run's
+        ``predictions.arff``; give ``dataset``, ``algorithm`` and, unless the dataset is
+        built in, ``pos_label``), ``"long"`` and ``"wide"`` tables (CSV or Parquet, or a
+        DataFrame); guessed from the file when not given. Must be called inside
+        :meth:`writing`. ``folds``: the folds that exist (default: the study's, else the
+        file's). Returns one row per imported task.
+
+        Raises
+        ------
+        ValueError
+            Naming the first offending rows; nothing is imported then.
+        """
+        from metaeval.store._import import import_predictions
+
+        return import_predictions(self, source, format=format, dataset=dataset,
+                                  algorithm=algorithm, pos_label=pos_label, folds=folds)
+
     def write_progress(self, progress: dict | None) -> None:
         """Replace (atomically) or, with None, remove the run's progress file."""
         target = self._progress_path()

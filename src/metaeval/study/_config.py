@@ -8,6 +8,7 @@ A study file looks like this (every key is optional)::
 
     datasets = "quick"                  # "quick" | "full" | ["labor", "fertility", ...]
     algorithms = ["3NN", "DT", "NB"]    # names from the pool (default: all 8)
+    # pool = "wide"                     # instead: 150+ configurations "family:key=value"
     folds = 10                          # stratified k-fold
     repeats = 1                         # repetitions of the cross-validation
     seed = 0
@@ -235,7 +236,16 @@ def _from_raw(raw: dict, base: Path, stem: str = "") -> tuple[dict, list]:
     """Turn parsed TOML into Study arguments, collecting (path, message) problems."""
     problems: list = []
     values: dict = {}
-    _unknown_keys(raw, _TOP_KEYS, (), problems)
+    _unknown_keys(raw, _TOP_KEYS + ("pool",), (), problems)
+    if "pool" in raw:  # a named pool instead of a list (metaeval.algorithms.POOLS)
+        from metaeval.algorithms import POOLS
+
+        values["algorithms"] = raw["pool"]
+        if "algorithms" in raw or not isinstance(raw["pool"], str) \
+                or raw["pool"].lower() not in POOLS:
+            values["algorithms"] = _INVALID
+            problems.append((("pool",), f"must be one of {', '.join(POOLS)} (and not given "
+                                        f"with algorithms), got {raw['pool']!r}."))
     for key in ("folds", "repeats", "seed", "timeout"):
         if key in raw:
             values[key] = raw[key]
@@ -482,10 +492,12 @@ def _check_datasets(datasets, problems) -> tuple:
 
 
 def _check_algorithms(algorithms, problems) -> tuple:
-    from metaeval.algorithms import get_algorithm, list_algorithms
+    from metaeval.algorithms import POOLS, get_algorithm, list_algorithms, pool_names
 
     if algorithms is _INVALID:
         return ()
+    if isinstance(algorithms, str) and algorithms.lower() in POOLS:
+        algorithms = list(pool_names(algorithms))
     if isinstance(algorithms, str):
         algorithms = [algorithms]
     if not isinstance(algorithms, (list, tuple)):
@@ -501,7 +513,10 @@ def _check_algorithms(algorithms, problems) -> tuple:
         if isinstance(entry, str):
             try:
                 entry = get_algorithm(entry)
-            except (ValueError, KeyError):
+            except (ValueError, KeyError) as exc:
+                if ":" in entry:  # a configuration of the wide pool: say what is wrong
+                    problems.append((("algorithms", i), str(exc)))
+                    continue
                 known = list_algorithms()
                 problems.append((("algorithms", i), f"unknown algorithm {entry!r}"
                                                     f"{_did_you_mean(entry, known)}"

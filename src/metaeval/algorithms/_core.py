@@ -1,4 +1,4 @@
-"""The algorithm pool and how each fitted model turns into a score in [0, 1].
+"""The :class:`Algorithm` description and the score procedures of the papers.
 
 An :class:`Algorithm` is a plain, picklable description (an import path, its
 parameters and a named score procedure). :meth:`Algorithm.build` makes a
@@ -6,37 +6,6 @@ scikit-learn :class:`~sklearn.pipeline.Pipeline` whose preprocessing is fitted
 inside each fold, and :meth:`Algorithm.score` turns the fitted pipeline into
 scores ``s`` in [0, 1], each an estimate of P(y = 1 | x), where class 1 is the
 papers' "negative" class (see ``ARCHITECTURE.md``).
-
-The pool of Melo & Prudêncio (2014) ("Experimental setup": §VI of [1]_, §6 of [2]_) is
-:data:`DEFAULT_POOL`.
-Their score procedures, reproduced here:
-
-* 3NN, 5NN -- the fraction of the k nearest training neighbours in class 1
-  (``"knn_fraction"``);
-* RF -- the fraction of the trees whose vote is class 1, hard votes, not
-  scikit-learn's averaged probabilities (``"tree_votes"``);
-* DT, NB, LR -- the predicted probability of class 1 (``"predict_proba"``);
-* SVM_LIN, SVM_RBF -- the decision function, min-max normalised to [0, 1]
-  over the scored set, i.e. the test fold (``"decision_minmax"``); Platt
-  scaling is offered as the option ``"decision_platt"``.
-
-References
-----------
-.. [1] C. E. C. de Melo and R. B. C. Prudêncio, "Cost-sensitive measures of algorithm
-   similarity for meta-learning", BRACIS 2014, §VI "Experimental setup".
-.. [2] C. E. C. de Melo and R. B. C. Prudêncio, "Similarity measures of algorithm
-   performance for cost-sensitive scenarios", MetaSel workshop at ECAI 2014 (CEUR-WS
-   Vol-1201, paper 4), §6 "Experimental setup".
-
-Examples
---------
->>> import numpy as np, pandas as pd
->>> X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]})
->>> y = np.array([0, 0, 0, 1, 1, 1])
->>> alg = get_algorithm("3NN")
->>> model = alg.build(categorical=[], numeric=["a"], random_state=0).fit(X, y)
->>> alg.score(model, pd.DataFrame({"a": [0.5, 2.6]})).tolist()  # 0/3 and 2/3 in class 1
-[0.0, 0.6666666666666666]
 """
 
 from __future__ import annotations
@@ -44,22 +13,12 @@ from __future__ import annotations
 import importlib
 import platform
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "DEFAULT_POOL",
-    "SCORE_METHODS",
-    "MISSING_CATEGORY",
-    "Algorithm",
-    "get_algorithm",
-    "list_algorithms",
-    "custom_algorithm",
-]
-
-DEFAULT_POOL = ("3NN", "5NN", "DT", "NB", "LR", "RF", "SVM_LIN", "SVM_RBF")
+__all__ = ["SCORE_METHODS", "MISSING_CATEGORY", "Algorithm"]
 
 SCORE_METHODS = (
     "predict_proba",
@@ -161,6 +120,10 @@ class Algorithm:
         fold; used for the distance- and margin-based models.
     description : str, default=""
         One line for listings; ignored in comparisons.
+    family : str, default=""
+        The model family (``"knn"``, ``"rf"``, ...) for family-level summaries; ignored
+        in comparisons. Empty: :func:`metaeval.algorithms.family_of` derives it from
+        the name.
 
     Notes
     -----
@@ -189,6 +152,7 @@ class Algorithm:
     score_method: str = "predict_proba"
     scale: bool = False
     description: str = field(default="", compare=False)
+    family: str = field(default="", compare=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -419,195 +383,6 @@ class Algorithm:
         d = asdict(self)
         d["params"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.params}
         return d
-
-
-# --------------------------------------------------------------------------- pool
-
-_POOL = {
-    "3NN": Algorithm(
-        "3NN",
-        "sklearn.neighbors.KNeighborsClassifier",
-        (("n_neighbors", 3), ("weights", "uniform")),
-        "knn_fraction",
-        scale=True,
-        description="k-nearest neighbours, k=3; fraction of the 3 neighbours in class 1",
-    ),
-    "5NN": Algorithm(
-        "5NN",
-        "sklearn.neighbors.KNeighborsClassifier",
-        (("n_neighbors", 5), ("weights", "uniform")),
-        "knn_fraction",
-        scale=True,
-        description="k-nearest neighbours, k=5; fraction of the 5 neighbours in class 1",
-    ),
-    "DT": Algorithm(
-        "DT",
-        "sklearn.tree.DecisionTreeClassifier",
-        (),
-        "predict_proba",
-        description="CART decision tree (scikit-learn defaults); leaf class-1 frequency",
-    ),
-    "NB": Algorithm(
-        "NB",
-        "sklearn.naive_bayes.GaussianNB",
-        (),
-        "predict_proba",
-        description="Gaussian naive Bayes; posterior probability of class 1",
-    ),
-    "LR": Algorithm(
-        "LR",
-        "sklearn.linear_model.LogisticRegression",
-        (("max_iter", 1000),),
-        "predict_proba",
-        scale=True,
-        description="L2 logistic regression (lbfgs, C=1, max_iter=1000); P(class 1)",
-    ),
-    "RF": Algorithm(
-        "RF",
-        "sklearn.ensemble.RandomForestClassifier",
-        (("n_estimators", 100),),
-        "tree_votes",
-        description="random forest, 100 trees; fraction of trees voting class 1",
-    ),
-    "SVM_LIN": Algorithm(
-        "SVM_LIN",
-        "sklearn.svm.LinearSVC",
-        (("dual", "auto"),),
-        "decision_minmax",
-        scale=True,
-        description="linear SVM (liblinear LinearSVC, C=1); decision min-max over the test fold",
-    ),
-    "SVM_RBF": Algorithm(
-        "SVM_RBF",
-        "sklearn.svm.SVC",
-        (("kernel", "rbf"),),
-        "decision_minmax",
-        scale=True,
-        description="RBF SVM (libsvm SVC, C=1, gamma='scale'); decision min-max over the fold",
-    ),
-}
-
-
-def list_algorithms() -> list[str]:
-    """Names of the built-in algorithms: the 8 algorithms of Melo & Prudêncio (2014).
-
-    Examples
-    --------
-    >>> list_algorithms()
-    ['3NN', '5NN', 'DT', 'NB', 'LR', 'RF', 'SVM_LIN', 'SVM_RBF']
-    """
-    return list(DEFAULT_POOL)
-
-
-def get_algorithm(name: str, **overrides) -> Algorithm:
-    """Return a built-in algorithm, optionally with changed parameters.
-
-    Parameters
-    ----------
-    name : str
-        One of :func:`list_algorithms` (case-insensitive).
-    **overrides
-        ``score_method=`` and ``scale=`` replace those fields; every other
-        keyword is an estimator parameter added to (or replacing one of)
-        ``params``. The result keeps ``name``; give it a new one with
-        :func:`dataclasses.replace` when both variants share a study.
-
-    Returns
-    -------
-    algorithm : Algorithm
-
-    Raises
-    ------
-    ValueError
-        Unknown name, unknown parameter for the estimator, or a score method
-        the estimator cannot serve.
-
-    Notes
-    -----
-    Choices Melo & Prudêncio (2014) leave open (they name scikit-learn, no parameters):
-
-    * SVM_LIN is :class:`~sklearn.svm.LinearSVC` (liblinear; squared hinge
-      loss, ``dual="auto"``), not ``SVC(kernel="linear")``: the latter is
-      libsvm's kernel solver, whose time grows faster than linearly with the
-      rows (measured on one fold of ``letter``, 18,000 rows: 8.2 s against
-      0.14 s for LinearSVC; ``magic``: 4.1 s against 0.03 s). Their decision
-      functions differ slightly (hinge vs squared hinge loss, penalised
-      intercept); both are linear. Use
-      ``custom_algorithm("SVM_LIN", "sklearn.svm.SVC", {"kernel": "linear"},
-      "decision_minmax", scale=True)`` for the libsvm one.
-    * LR uses ``max_iter=1000`` (lbfgs converges on standardised data).
-    * RF uses 100 trees (scikit-learn's current default), seeded from the study.
-
-    Examples
-    --------
-    >>> get_algorithm("rf").score_method
-    'tree_votes'
-    >>> dict(get_algorithm("RF", n_estimators=500).params)
-    {'n_estimators': 500}
-    >>> get_algorithm("SVM_RBF", score_method="decision_platt").score_method
-    'decision_platt'
-    """
-    if not isinstance(name, str):
-        raise ValueError(f"name must be a string, got {type(name).__name__}.")
-    key = {k.lower(): k for k in _POOL}.get(name.lower())
-    if key is None:
-        raise ValueError(
-            f"name={name!r} is not a built-in algorithm; choose one of {list(DEFAULT_POOL)} "
-            "or define one with custom_algorithm()."
-        )
-    alg = _POOL[key]
-    if not overrides:
-        return alg
-    changes = {}
-    for k in ("score_method", "scale"):
-        if k in overrides:
-            changes[k] = overrides.pop(k)
-    if overrides:
-        params = dict(alg.params)
-        params.update(overrides)
-        changes["params"] = params
-    alg = replace(alg, **changes)
-    alg.validate()
-    return alg
-
-
-def custom_algorithm(
-    name: str,
-    estimator,
-    params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
-    score_method: str = "predict_proba",
-    scale: bool = False,
-) -> Algorithm:
-    """Define an algorithm from any scikit-learn-compatible classifier.
-
-    Parameters
-    ----------
-    name : str
-    estimator : str or class
-        Import path such as ``"sklearn.ensemble.ExtraTreesClassifier"``
-        (a class is turned into its path). Imported only when the model is
-        built, so a study file can name packages installed on the workers.
-    params : mapping or sequence of (name, value) pairs, optional
-        Plain values only.
-    score_method : str, default="predict_proba"
-        One of :data:`SCORE_METHODS`.
-    scale : bool, default=False
-        Standardise numeric features inside the fold.
-
-    Returns
-    -------
-    algorithm : Algorithm
-
-    Examples
-    --------
-    >>> et = custom_algorithm("ET", "sklearn.ensemble.ExtraTreesClassifier",
-    ...                       {"n_estimators": 50}, score_method="tree_votes")
-    >>> et.params
-    (('n_estimators', 50),)
-    """
-    return Algorithm(
-        name=name, estimator=estimator, params=params, score_method=score_method, scale=scale
-    )
 
 
 # --------------------------------------------------------------------------- helpers

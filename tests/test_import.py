@@ -1,0 +1,184 @@
+"""Importing predictions made elsewhere: OpenML predictions.arff, long and wide tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from metaeval.cli import app
+from metaeval.datasets import load_dataset
+from metaeval.store import Store
+from metaeval.study import LocalExecutor, Study, run_study
+
+
+@pytest.fixture(scope="module")
+def base_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("imp") / "base.duckdb"
+    run_study(Study(datasets=["labor"], algorithms=["NB"], folds=2,
+                    executor=LocalExecutor(jobs=1), store=path))
+    return path
+
+
+@pytest.fixture
+def store(base_store, tmp_path):
+    target = tmp_path / "s.duckdb"
+    target.write_bytes(base_store.read_bytes())
+    return Store(target)
+
+
+def _openml_arff(path, y, class_names, *, repeat=1, folds=10, seed=0, flip=()):
+    """Write an OpenML-style predictions.arff for a dataset with classes y (0/1)."""
+    rng = np.random.default_rng(seed)
+    neg, pos = class_names
+    lines = ["@RELATION openml_task_1_predictions", "",
+             "@ATTRIBUTE repeat NUMERIC", "@ATTRIBUTE fold NUMERIC", "@ATTRIBUTE row_id NUMERIC",
+             f"@ATTRIBUTE 'confidence.{neg}' NUMERIC", f"@ATTRIBUTE 'confidence.{pos}' NUMERIC",
+             f"@ATTRIBUTE prediction {{{neg},{pos}}}", f"@ATTRIBUTE correct {{{neg},{pos}}}",
+             "", "@DATA"]
+    conf = {}
+    for r in range(repeat):
+        fold_of = rng.permutation(len(y)) % folds
+        for row in range(len(y)):
+            p = float(np.clip(0.7 * y[row] + 0.3 * rng.random(), 0, 1))
+            conf[(r, row)] = p
+            pred = pos if p > 0.5 else neg
+            if row in flip:
+                pred = neg if pred == pos else pos
+            truth = pos if y[row] == 1 else neg
+            lines.append(f"{r},{fold_of[row]},{row},{1 - p:.6f},{p:.6f},{pred},'{truth}'")
+    path.write_text("\n".join(lines) + "\n")
+    return conf
+
+
+def test_openml_predictions_are_imported_by_row_id(store, tmp_path):
+    ds = load_dataset("labor")
+    arff = tmp_path / "predictions.arff"
+    conf = _openml_arff(arff, ds.y, ds.class_names, repeat=1, folds=2)
+    with store.writing():
+        summary = store.import_predictions(arff, dataset="labor", algorithm="openml:run=1")
+    assert summary.to_dict("records") == [{"dataset": "labor", "algorithm": "openml:run=1",
+                                           "repeat": 0, "rows": 57, "folds": 2}]
+    y, S, algorithms = store.scores("labor")
+    assert algorithms == ["NB", "openml:run=1"]
+    np.testing.assert_allclose(S[:, 1], [conf[(0, i)] for i in range(57)], atol=1e-6)
+    assert store.verify() == []
+
+
+def test_openml_rows_whose_prediction_disagrees_are_reported(store, tmp_path):
+    ds = load_dataset("labor")
+    arff = tmp_path / "predictions.arff"
+    _openml_arff(arff, ds.y, ds.class_names, folds=2, flip=(3, 11))
+    with store.writing(), pytest.raises(ValueError,
+                                        match=r"2 rows .* disagree .* row_id 3, 11"):
+        store.import_predictions(arff, dataset="labor", algorithm="openml:run=2")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_openml_needs_a_positive_class_for_a_dataset_it_cannot_look_up(store, tmp_path):
+    arff = tmp_path / "predictions.arff"
+    _openml_arff(arff, load_dataset("labor").y, ("bad", "good"), folds=2)
+    with store.writing(), pytest.raises(ValueError, match="pos_label='yes' is not a class"):
+        store.import_predictions(arff, dataset="labor", algorithm="x", pos_label="yes")
+
+
+def _long(y, algorithms=("ext_a", "ext_b"), folds=2, seed=1):
+    rng = np.random.default_rng(seed)
+    frames = []
+    for a in algorithms:
+        frames.append(pd.DataFrame({"dataset": "labor", "row": np.arange(len(y)),
+                                    "fold": np.arange(len(y)) % folds, "algorithm": a,
+                                    "score": rng.random(len(y)), "y": y,
+                                    "fit_time": 0.25}))
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_long_and_wide_tables_import_the_same_scores(store, tmp_path, suffix):
+    y = load_dataset("labor").y.astype(int)
+    long = _long(y)
+    path = tmp_path / f"long{suffix}"
+    long.to_csv(path, index=False) if suffix == ".csv" else long.to_parquet(path)
+    with store.writing():
+        store.import_predictions(path)
+    _, S, names = store.scores("labor")
+    assert names == ["NB", "ext_a", "ext_b"]
+    np.testing.assert_allclose(S[:, 1], long[long.algorithm == "ext_a"]["score"])
+    t = Store(store.path).timings()
+    assert t[t.algorithm == "ext_a"]["fit_wall"].tolist() == [0.25, 0.25]
+
+    wide = long.pivot_table(index=["dataset", "row", "fold", "y"], columns="algorithm",
+                            values="score").reset_index()
+    wide.columns = [str(c) for c in wide.columns]
+    wide = wide.rename(columns={"ext_a": "w_a", "ext_b": "w_b"})
+    path = tmp_path / f"wide{suffix}"
+    wide.to_csv(path, index=False) if suffix == ".csv" else wide.to_parquet(path)
+    with store.writing():
+        store.import_predictions(path, format="wide")
+    _, S2, names = store.scores("labor")
+    assert names[-2:] == ["w_a", "w_b"]
+    np.testing.assert_allclose(S2[:, 3], S[:, 1])
+    assert Store(store.path).verify() == []
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda f: pd.concat([f, f.iloc[[4]]]), "rows 4 appear more than once"),
+    (lambda f: f.assign(row=f["row"].where(f["row"] != 7, 99)), "rows 99 are not rows"),
+    (lambda f: f[f["row"] != 5], "rows 5 have no score"),
+    (lambda f: f.assign(fold=f["fold"].where(f["row"] != 2, 4)), "rows 2 are in folds [4]"),
+    (lambda f: f.assign(score=f["score"].where(f["row"] != 6, np.nan)), "rows 6 have scores"),
+    (lambda f: f.assign(y=f["y"].where(f["row"] != 1, 1 - f["y"])), "rows 1 have a class"),
+])
+def test_bad_tables_name_the_first_offending_rows_and_import_nothing(store, change, words):
+    y = load_dataset("labor").y.astype(int)
+    good = _long(y, algorithms=("fine",))
+    bad = change(_long(y, algorithms=("broken",)))
+    before = len(store.scores_frame())
+    with store.writing(), pytest.raises(ValueError, match=words.replace("[", r"\[")
+                                        .replace("]", r"\]")):
+        store.import_predictions(pd.concat([good, bad], ignore_index=True))
+    assert len(Store(store.path).scores_frame()) == before  # not half imported
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_an_import_never_overwrites_a_task_or_a_run_algorithm(store):
+    y = load_dataset("labor").y.astype(int)
+    with store.writing(), pytest.raises(ValueError, match="'NB' is in the store as an "
+                                                          "algorithm the study runs"):
+        store.import_predictions(_long(y, algorithms=("NB",)))
+    with store.writing():
+        store.import_predictions(_long(y, algorithms=("once",)))
+    with store.writing(), pytest.raises(ValueError, match="already in the store"):
+        store.import_predictions(_long(y, algorithms=("once",)))
+
+
+def test_a_file_in_the_wrong_format_is_a_value_error(store, tmp_path):
+    path = tmp_path / "p.arff"
+    path.write_text("not an arff file\n")
+    with store.writing(), pytest.raises(ValueError, match="is not an ARFF file"):
+        store.import_predictions(path, dataset="labor", algorithm="x")
+    path = tmp_path / "p.json"
+    path.write_text("{}")
+    with store.writing(), pytest.raises(ValueError, match="unknown file type '.json'"):
+        store.import_predictions(path)
+    with store.writing(), pytest.raises(ValueError, match=r"needs the column\(s\) \['row'"):
+        store.import_predictions(pd.DataFrame({"dataset": ["labor"], "fold": [0],
+                                               "algorithm": ["a"], "score": [0.5]}))
+
+
+def test_cli_import(store, tmp_path):
+    ds = load_dataset("labor")
+    arff = tmp_path / "predictions.arff"
+    _openml_arff(arff, ds.y, ds.class_names, folds=2)
+    runner = CliRunner()
+    result = runner.invoke(app, ["import", str(arff), "--store", str(store.path),
+                                 "--dataset", "labor", "--algorithm", "openml:run=7"])
+    assert result.exit_code == 0, result.output
+    assert "openml:run=7" in result.output
+    result = runner.invoke(app, ["import", str(arff), "--store", str(store.path),
+                                 "--dataset", "labor", "--algorithm", "openml:run=7"])
+    assert result.exit_code == 2 and "already in the store" in result.output
+    result = runner.invoke(app, ["import", str(tmp_path / "none.csv"), "--store",
+                                 str(store.path)])
+    assert result.exit_code == 2 and "is not a file" in result.output
