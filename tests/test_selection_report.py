@@ -111,3 +111,25 @@ def test_plot_selection_and_irt_kinds(view):
     assert plot("irt", view, dataset="fertility").axes
     with pytest.raises(ValueError, match="dataset"):
         plot("irt", view)
+
+
+def test_report_section_draws_footprints_of_the_best_algorithms_only(view):
+    # a wide pool would get one footprint panel per algorithm and condition (minutes to
+    # draw, unreadable); beyond max_algorithms the section keeps the best by average rank
+    from metaeval.report._instance_selection import report_section
+    from metaeval.report.html import _Page
+
+    page = _Page(view, dpi=72, strict=True)
+    ar = next(iter(view.rankings().values())).set_index("algorithm")["rank"].astype(float)
+    best_two = list(ar.sort_values(kind="stable").index[:2])
+    html = report_section(page, ["labor", "fertility"], selection_costs=(0.5,),
+                          max_algorithms=2)
+    assert f"The 2 of 3 algorithms best by average rank (AR): {', '.join(best_two)}." in html
+    left_out = (set(view.scores("labor")[2]) - set(best_two)).pop()
+    footprint_part = html.split("<h3>Cost-sensitive per-instance selection</h3>")[0]
+    assert f'<td class="text">{left_out}</td>' not in footprint_part
+    assert all(f'<td class="text">{a}</td>' in footprint_part for a in best_two)
+    # with room for all three, nothing is left out and no note is written
+    html_all = report_section(_Page(view, dpi=72, strict=True), ["labor"],
+                              selection_costs=(0.5,), max_algorithms=3)
+    assert "algorithms best by average rank" not in html_all

@@ -378,14 +378,40 @@ def _featured(view, datasets, max_rows):
     return None
 
 
+def _shown_algorithms(page, dataset, max_algorithms):
+    """The algorithms whose footprints are drawn, and a note saying how they were picked.
+
+    All of them up to ``max_algorithms``; beyond that (a wide pool: one panel per
+    algorithm and condition would take minutes to draw and be unreadable) the best
+    ``max_algorithms`` by average rank (AR), in rank order.
+    """
+    from metaeval.report.html import _esc
+
+    algs = list(page.view.scores(dataset)[2])
+    if len(algs) <= max_algorithms:
+        return None, ""
+    ranks = page.attempt("rankings", lambda: page.view.rankings())
+    if ranks:
+        ar = next(iter(ranks.values())).set_index("algorithm")["rank"].astype(float)
+        order = [a for a in ar.sort_values(kind="stable").index if a in algs]
+        how = "best by average rank (AR)"
+    else:
+        order, how = algs, "first in the store"
+    shown = order[:max_algorithms]
+    return shown, (f'<p class="note">The {max_algorithms} of {len(algs)} algorithms {how}: '
+                   f"{_esc(', '.join(shown))}.</p>")
+
+
 def report_section(page, datasets, *, costs=(0.2, 0.8),
-                   selection_costs=(0.1, 0.3, 0.5, 0.7, 0.9), max_rows=5000):
+                   selection_costs=(0.1, 0.3, 0.5, 0.7, 0.9), max_rows=5000,
+                   max_algorithms=8):
     """HTML of the report section on footprints, per-instance selection and IRT.
 
     ``page`` is the report's page (figures through :data:`PLOT_KINDS`, problems noted,
     not fatal); ``datasets`` the report's datasets. Footprints and IRT are shown for
-    the first dataset whose features reload (at most ``max_rows`` rows); selection
-    runs on every such dataset.
+    the first dataset whose features reload (at most ``max_rows`` rows), footprints for
+    at most ``max_algorithms`` algorithms (the best by average rank); selection runs on
+    every such dataset.
     """
     from metaeval.report.html import _esc, _row, _table
 
@@ -395,23 +421,25 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
         return ('<p class="note">No dataset with reloadable features and at most '
                 f"{max_rows} instances: no footprints, selection or IRT.</p>")
     costs = tuple(float(c) for c in costs)
+    shown, shown_note = _shown_algorithms(page, featured, max_algorithms)
     parts = [
         "<p>Where each algorithm does well, and whether choosing one per instance pays, at "
         "a given operating condition (cost proportion c; losses are instance cost curves "
         "under the score-driven method, Prudêncio 2019).</p>",
         f"<h3>Footprints on {_esc(featured)}</h3>",
+        shown_note,
         page.figure("footprints", "Footprints (Muñoz & Smith-Miles 2017): the union of the "
                     "Delaunay triangles of each algorithm's good instances (hardness at c at "
                     "most 0.2, green points), without triangles with an edge over twice the "
                     "median Delaunay edge or with under 55% good instances; two cost "
                     "proportions side by side.",
-                    fmt="png", dataset=featured, cost_proportions=costs),
+                    fmt="png", dataset=featured, cost_proportions=costs, algorithms=shown),
     ]
 
     def footprint_table():
         from metaeval.selection import footprint_table as summary
 
-        _, fps, _ = footprint_data(view, featured, costs=costs)
+        _, fps, _ = footprint_data(view, featured, costs=costs, algorithms=shown)
         cols = {}
         for c in costs:
             t = summary(fps[c])
