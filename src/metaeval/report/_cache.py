@@ -113,6 +113,8 @@ class ReportCache:
         return key in self.new or key in self.entries
 
     def put(self, key: str, kind: str, value) -> None:
+        if not self.enabled:
+            return
         self.new[key] = (kind, json.dumps(value))
         self.used.add(key)
 
