@@ -19,12 +19,13 @@ from metaeval.report._render import renumber_svg_ids
 from metaeval.store import Store
 from metaeval.store import _cache as cache_sql
 
-_STAMP = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d")
+_STAMP = re.compile(r"Store \S+ · (\d+ datasets) · generated \d{4}-\d\d-\d\d \d\d:\d\d")
 OPTIONS = {"bootstrap_draws": 50}
 
 
 def _page(path) -> str:
-    return _STAMP.sub("generated <stamp>", path.read_text(encoding="utf-8"))
+    """The page without what differs between runs anyway: the store's path and the time."""
+    return _STAMP.sub(r"Store <path> · \1 · generated <stamp>", path.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +129,9 @@ def test_a_changed_score_redraws_exactly_the_figures_that_show_it(runs, monkeypa
 
     # the same page as a report drawn from scratch on two processes, without cache
     fresh = _copy(store.path, runs["tmp"], "fresh")
+    con = duckdb.connect(str(fresh.path))
+    con.execute("DROP TABLE report_cache")
+    con.close()
     parallel = write_report(fresh, runs["tmp"] / "parallel", jobs=2, **OPTIONS)
     assert _page(page) == _page(parallel)
     with fresh._reading() as con:  # cache=False writes nothing
@@ -208,3 +212,22 @@ def test_cli_rejects_bad_jobs(study, tmp_path):
     bad = CliRunner().invoke(app, ["report", "--store", str(study), "--out",
                                    str(tmp_path / "r"), "--jobs", "0"])
     assert bad.exit_code == 2 and "--jobs must be a positive integer" in bad.output
+
+
+def test_one_scan_reads_the_scores_the_per_dataset_read_gives(tmp_path):
+    from metaeval.algorithms import custom_algorithm
+    from metaeval.study import LocalExecutor, Study, run_study
+
+    bad = custom_algorithm("broken LR", "sklearn.linear_model.LogisticRegression",
+                           params={"C": -1.0})
+    path = tmp_path / "study.duckdb"
+    run_study(Study(datasets=["labor", "fertility"], algorithms=["NB", bad, "DT"], folds=2,
+                    executor=LocalExecutor(jobs=1), store=str(path)))
+    store = Store(path)
+    got = cache_sql.all_scores(store)
+    assert sorted(got) == ["fertility", "labor"]
+    for name, (y, S, algs) in got.items():
+        y0, S0, algs0 = store.scores(name)
+        assert algs == algs0 == ["NB", "DT"]  # the failed algorithm left out, as there
+        assert y.dtype == y0.dtype and (y == y0).all()
+        assert S.dtype == S0.dtype and S.shape == S0.shape and (S == S0).all()

@@ -88,9 +88,20 @@ def _view(settings: Settings):
         from metaeval.store import Store
 
         _VIEWS.clear()
-        _VIEWS[key] = StudyView(Store(settings.store_path), methods=settings.methods,
-                                t=settings.t, measure=settings.measure)
+        _VIEWS[key] = prefill(StudyView(Store(settings.store_path), methods=settings.methods,
+                                        t=settings.t, measure=settings.measure))
     return _VIEWS[key]
+
+
+def prefill(view):
+    """Read every dataset's scores into the view's cache at once (one scan of the store)."""
+    from metaeval.store import Store
+    from metaeval.store._cache import all_scores
+
+    if isinstance(view.store, Store):
+        for name, got in all_scores(view.store).items():
+            view._cache.setdefault(("scores", name), got)
+    return view
 
 
 def run_job(settings: Settings, job: Job, known: frozenset, view=None):
@@ -272,6 +283,8 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
                         view.measure, dpi, bool(strict), rc.per_dataset, rc.whole)
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
+    if grouped and min(workers, len(grouped)) == 1:
+        prefill(view)
     drawn, figures = run_jobs(settings, list(grouped.values()), known, workers=workers,
                               view=view, on_done=on_done)
     for key, value in figures.items():
