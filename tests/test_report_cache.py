@@ -118,7 +118,27 @@ def test_a_changed_score_redraws_exactly_the_figures_that_show_it(runs, monkeypa
     assert before["labor"] != after["labor"] and whole != whole_after
 
     spy = _Spy(monkeypatch)
+    from metaeval import selection
+    from metaeval.report import data
+
+    sizes = {57: "labor", 100: "fertility"}
+    computed = []
+
+    def spy_on(module, name, y_at):
+        real = getattr(module, name)
+
+        def spied(*args, **kwargs):
+            computed.append((name, sizes[len(args[y_at])]))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, spied)
+
+    spy_on(data, "hardness_matrix", 0)
+    spy_on(selection, "evaluate_selection", 1)
     page = write_report(store, runs["tmp"] / "changed", cache=True, **OPTIONS)
+    # the other dataset's intermediates come from the cache, the changed one's are new
+    assert ("hardness_matrix", "labor") in computed
+    assert ("evaluate_selection", "labor") in computed
+    assert not [c for c in computed if c[1] == "fertility"]
     drawn = spy.drawn
     assert drawn, "the changed dataset's figures must be drawn again"
     assert not [d for d in drawn if d[1] == "fertility"]  # the other dataset: all cached
@@ -231,3 +251,30 @@ def test_one_scan_reads_the_scores_the_per_dataset_read_gives(tmp_path):
         assert algs == algs0 == ["NB", "DT"]  # the failed algorithm left out, as there
         assert y.dtype == y0.dtype and (y == y0).all()
         assert S.dtype == S0.dtype and S.shape == S0.shape and (S == S0).all()
+
+
+def test_intermediates_are_stored_exactly():
+    import numpy as np
+    import pandas as pd
+
+    from metaeval.report._intermediates import CODECS
+
+    rng = np.random.default_rng(0)
+    H = rng.random((7, 5))
+    D = {"score-fixed": rng.random((3, 3)), "rate-driven": rng.random((3, 3))}
+    frame = pd.DataFrame({"c": [0.1, 0.3], "loss_selected": rng.random(2), "k": [3, 5],
+                          "dataset": ["labor", "labor"]})
+    for kind, value in (("hardness", H), ("dissimilarity", D),
+                        ("instance-selection:selection", frame),
+                        ("instance-selection:selection", None)):
+        encode, decode = CODECS[kind]
+        back = decode(encode(value))
+        if isinstance(value, pd.DataFrame):
+            pd.testing.assert_frame_equal(back, value)
+        elif isinstance(value, dict):
+            assert list(back) == list(value)
+            assert all((back[k] == value[k]).all() for k in value)
+        elif value is None:
+            assert back is None
+        else:
+            assert back.dtype == value.dtype and (back == value).all()

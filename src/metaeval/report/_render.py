@@ -16,6 +16,7 @@ or one job to do, they run in this process.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import re
@@ -67,6 +68,7 @@ class Settings:
     strict: bool
     digests: dict
     whole: str
+    intermediates: dict | None = None  # cached per-dataset intermediates (None: no cache)
 
 
 def available_cores() -> int:
@@ -88,9 +90,19 @@ def _view(settings: Settings):
         from metaeval.store import Store
 
         _VIEWS.clear()
-        _VIEWS[key] = prefill(StudyView(Store(settings.store_path), methods=settings.methods,
-                                        t=settings.t, measure=settings.measure))
+        view = StudyView(Store(settings.store_path), methods=settings.methods, t=settings.t,
+                         measure=settings.measure)
+        _VIEWS[key] = prefill(keep_intermediates(view, settings))
     return _VIEWS[key]
+
+
+def keep_intermediates(view, settings: Settings):
+    """Back the view's per-dataset intermediates by the report cache (when caching)."""
+    from metaeval.report._intermediates import StoredIntermediates
+
+    if settings.intermediates is not None and not isinstance(view._cache, StoredIntermediates):
+        view._cache = StoredIntermediates(view, settings.digests, settings.intermediates)
+    return view
 
 
 def prefill(view):
@@ -105,9 +117,10 @@ def prefill(view):
 
 
 def run_job(settings: Settings, job: Job, known: frozenset, view=None):
-    """Run the fragments of a job; returns ``(fragment results, new figures)``.
+    """Run the fragments of a job.
 
-    A fragment result is ``{"html", "problems"}``; new figures map a key to
+    Returns ``(fragment results, new figures, new intermediates, intermediates used)``:
+    a fragment result is ``{"html", "problems"}``; new figures map a key to
     ``{"html", "problem"}``. Figures whose key is in ``known`` are not drawn.
     """
     from metaeval.report.html import _Page
@@ -119,7 +132,12 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
         page.begin(settings.whole if frag.dataset is None else settings.digests.get(frag.dataset))
         html = frag.build(page, **frag.kwargs)
         results[frag.name] = {"html": html, "problems": page.problems}
-    return results, page.rendered
+    new, used = {}, set()
+    if hasattr(view._cache, "new"):  # intermediates kept in the report cache
+        new, used = dict(view._cache.new), set(view._cache.used)
+        view._cache.new.clear()
+        view._cache.used.clear()
+    return results, page.rendered, new, used
 
 
 def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
@@ -127,38 +145,43 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
     """Run jobs on ``workers`` processes (1: in this process, on ``view``).
 
     ``on_done(job)`` is called as each job finishes. Returns the merged
-    ``(fragment results, new figures)``.
+    ``(fragment results, new figures, new intermediates, intermediates used)``.
     """
     results: dict = {}
     figures: dict = {}
+    new: dict = {}
+    used: set = set()
+
+    def merge(got):
+        results.update(got[0])
+        figures.update(got[1])
+        new.update(got[2])
+        used.update(got[3])
+
     if not jobs:
-        return results, figures
+        return results, figures, new, used
     jobs = sorted(jobs, key=lambda j: -j.weight)  # longest first: the pool ends together
     workers = max(1, min(int(workers), len(jobs)))
     if workers == 1:
         for job in jobs:
-            r, f = run_job(settings, job, known, view)
-            results.update(r)
-            figures.update(f)
+            merge(run_job(settings, job, known, view))
             if on_done:
                 on_done(job)
-        return results, figures
+        return results, figures, new, used
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = {pool.submit(run_job, settings, job, known): job for job in jobs}
         try:
             for fut in as_completed(futures):
-                r, f = fut.result()
-                results.update(r)
-                figures.update(f)
+                merge(fut.result())
                 if on_done:
                     on_done(futures[fut])
         except BaseException:
             for fut in futures:
                 fut.cancel()
             raise
-    return results, figures
+    return results, figures, new, used
 
 
 def resolve(html: str, figures: Callable[[str], dict]) -> str:
@@ -280,13 +303,21 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         if progress is not None:
             progress(done, total, job.label)
 
+    stored = {k: json.loads(v) for k, (kind, v) in rc.entries.items() if kind == "intermediate"}
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
-                        view.measure, dpi, bool(strict), rc.per_dataset, rc.whole)
+                        view.measure, dpi, bool(strict), rc.per_dataset, rc.whole,
+                        stored if rc.enabled else None)
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
     if grouped and min(workers, len(grouped)) == 1:
-        prefill(view)
-    drawn, figures = run_jobs(settings, list(grouped.values()), known, workers=workers,
-                              view=view, on_done=on_done)
+        prefill(keep_intermediates(view, settings))
+    drawn, figures, new, used = run_jobs(settings, list(grouped.values()), known,
+                                         workers=workers, view=view, on_done=on_done)
+    for key, value in new.items():
+        rc.put(key, "intermediate", value)
+    # the whole-study sections read every dataset's intermediates: when they ran, what
+    # they did not read is stale; otherwise all are kept for the next change
+    whole_drawn = any(f.dataset is None for job in grouped.values() for f in job.fragments)
+    rc.used |= used if whole_drawn else set(stored)
     for key, value in figures.items():
         if not value.get("transient"):
             rc.put(key, "figure", value)
