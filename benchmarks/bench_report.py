@@ -3,7 +3,8 @@
 Each command is run as a user runs it (a fresh ``metaeval`` process, wall time) on a
 copy of a store, and printed beside one plain DuckDB scan of the same store's scores
 (every row of the ``scores`` table read into NumPy), measured in the same run, so the
-figures compare across machines and loads:
+figures compare across machines and loads. Wall and CPU seconds are both printed: on a
+shared machine the wall time also counts the waits for a core.
 
 - ``report (scratch)``: the first report of the copy (no ``report_cache`` table), every
   figure drawn, on all the cores this process may use;
@@ -13,10 +14,13 @@ figures compare across machines and loads:
   figures and the whole-study ones are drawn again, the other datasets' are not;
 - ``rank``, ``benchmark``, ``hardness``: the analysis commands, for comparison.
 
+Do not edit metaeval's sources while it runs: the cache keys include them, so an edit
+between two runs makes the second one draw everything again.
+
 Targets on the 51-dataset store, 2 cores: report under 30 s from scratch and under 3 s
 when nothing changed; rank, benchmark and hardness under 3 s.
 
-Run: ``python benchmarks/bench_report.py [--store STORE] [--jobs N] [--skip-scratch]``
+Run: ``python benchmarks/bench_report.py [--store STORE] [--jobs N]``
 (default store: ``metaeval-results/study.duckdb``, the one ``make run`` writes; the
 store itself is never written, only a copy).
 """
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -53,14 +58,20 @@ def metaeval_bin() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "metaeval"]
 
 
-def timed(args: list[str]) -> tuple[float, str]:
-    t = time.perf_counter()
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(args: list[str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds (the command and its worker processes) of one command."""
+    t, c = time.perf_counter(), _children_cpu()
     run = subprocess.run(metaeval_bin() + args, capture_output=True, text=True)
-    wall = time.perf_counter() - t
+    wall, cpu = time.perf_counter() - t, _children_cpu() - c
     if run.returncode != 0:
         raise SystemExit(f"metaeval {' '.join(args)} failed ({run.returncode}):\n"
                          f"{run.stdout}\n{run.stderr}")
-    return wall, (run.stderr.strip().splitlines() or [""])[-1]
+    return wall, cpu, (run.stderr.strip().splitlines() or [""])[-1]
 
 
 def change_one_score(path: Path) -> str:
@@ -79,8 +90,6 @@ def main() -> None:
     parser.add_argument("--store", default="metaeval-results/study.duckdb")
     parser.add_argument("--jobs", type=int, default=None,
                         help="report worker processes [default: all cores]")
-    parser.add_argument("--skip-scratch", action="store_true",
-                        help="reuse the copy's cache (only warm and analysis timings)")
     args = parser.parse_args()
     source = Path(args.store)
     if not source.is_file():
@@ -115,10 +124,12 @@ def main() -> None:
               f"{cores} cores; Python {sys.version.split()[0]}")
         print(f"baseline: one plain DuckDB scan of the scores table = {scan * 1000:.1f} ms "
               "(fastest of 10, before and after)")
-        print(f"{'command':34s} {'seconds':>8s} {'x scan':>9s}")
-        for name, wall, _ in rows:
-            print(f"{name:34s} {wall:8.2f} {wall / scan:9.0f}")
-        for name, _, note in rows:
+        print(f"{'command':34s} {'wall s':>8s} {'x scan':>8s} {'CPU s':>8s} {'x scan':>8s}")
+        for name, wall, cpu, _ in rows:
+            print(f"{name:34s} {wall:8.2f} {wall / scan:8.0f} {cpu:8.2f} {cpu / scan:8.0f}")
+        print("(CPU: user + system seconds of the command and its worker processes; on a "
+              "shared machine wall time also counts the waits for a core)")
+        for name, _, _, note in rows:
             if name.startswith("report") and note:
                 print(f"  {name}: {note}")
     finally:
