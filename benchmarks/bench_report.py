@@ -3,8 +3,9 @@
 Each command is run as a user runs it (a fresh ``metaeval`` process, wall time) on a
 copy of a store, and printed beside one plain DuckDB scan of the same store's scores
 (every row of the ``scores`` table read into NumPy), measured in the same run, so the
-figures compare across machines and loads. Wall and CPU seconds are both printed: on a
-shared machine the wall time also counts the waits for a core.
+figures compare across machines and loads. Wall and CPU seconds are both printed (CPU
+only for commands that ran in one process): on a shared machine the wall time also
+counts the waits for a core.
 
 - ``report (scratch)``: the first report of the copy (no ``report_cache`` table), every
   figure drawn, on all the cores this process may use;
@@ -125,10 +126,14 @@ def main() -> None:
         print(f"baseline: one plain DuckDB scan of the scores table = {scan * 1000:.1f} ms "
               "(fastest of 10, before and after)")
         print(f"{'command':34s} {'wall s':>8s} {'x scan':>8s} {'CPU s':>8s} {'x scan':>8s}")
-        for name, wall, cpu, _ in rows:
-            print(f"{name:34s} {wall:8.2f} {wall / scan:8.0f} {cpu:8.2f} {cpu / scan:8.0f}")
-        print("(CPU: user + system seconds of the command and its worker processes; on a "
-              "shared machine wall time also counts the waits for a core)")
+        for name, wall, cpu, note in rows:
+            # worker processes are the forkserver's children: their CPU is not counted here
+            pooled = " processes" in note
+            cpu_text = f"{'-':>8s} {'-':>8s}" if pooled else f"{cpu:8.2f} {cpu / scan:8.0f}"
+            print(f"{name:34s} {wall:8.2f} {wall / scan:8.0f} {cpu_text}")
+        print("(CPU: user + system seconds of a command run in one process, '-' where worker "
+              "processes drew (their time is not counted); on a shared machine wall time "
+              "also counts the waits for a core)")
         for name, _, _, note in rows:
             if name.startswith("report") and note:
                 print(f"  {name}: {note}")
