@@ -7,9 +7,50 @@ from typing import Annotated
 
 import typer
 
-from metaeval.cli._app import StoreOption, _bad_input, app, out, require_results
+from metaeval.cli._app import StoreOption, _bad_input, app, err, out, require_results
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
+
+
+class _SectionBar:
+    """A rich progress bar of the report's sections, on standard error."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self.summary = None
+        self._bar = self._task = None
+
+    def __enter__(self):
+        if self.show:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._bar = Progress(TextColumn("[bold]report[/]"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("{task.description}"), console=err)
+            self._bar.start()
+            self._task = self._bar.add_task("checking the store", total=None)
+        return self
+
+    def status(self, text: str) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, description=text)
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        self.summary = label  # the last call says what was drawn
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total,
+                             description=label if done < total else "writing the page")
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()
+        return False
 
 
 @app.command()
@@ -17,13 +58,28 @@ def report(
     store: StoreOption = Path(DEFAULT_STORE),
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html.")] = Path(
         "metaeval-results/report"),
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", help="Worker processes drawing the sections [default: all cores].")] = None,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Draw every figure again and keep none (by default figures and "
+        "sections are kept in the store, table report_cache, and redrawn only when what "
+        "they show changed).")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Write the self-contained HTML report of a store (DIR/index.html)."""
     from metaeval.report import write_report
 
-    require_results(store, what="`metaeval report`", verify=True)
     with _bad_input():
-        path = write_report(Store(store), out_dir)
+        if jobs is not None and jobs < 1:
+            raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
+    with _SectionBar(show=not quiet and err.is_terminal) as bar:
+        require_results(store, what="`metaeval report`", verify=True)
+        bar.status("reading the cache")
+        with _bad_input():
+            path = write_report(Store(store), out_dir, jobs=jobs, cache=not no_cache,
+                                progress=bar)
+    if bar.summary and not quiet:
+        err.print(bar.summary, markup=False, highlight=False)
     out.print(f"Report written to {path}", markup=False)
 
 

@@ -12,8 +12,8 @@ import base64
 import datetime as _dt
 import html
 import io
-import itertools
 import re
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,13 +22,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from metaeval.report import _instance_selection as _isel
-from metaeval.report import _template
+from metaeval.report import _render, _template
 from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
 from metaeval.report.figures import METHOD_ABBREVIATIONS, smallest_font_pt
 
 __all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
-
-_SALT = itertools.count()
 
 
 def _esc(value) -> str:
@@ -65,8 +63,10 @@ def figure_to_svg(fig: Figure) -> str:
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     buf = io.StringIO()
-    prefix = f"f{next(_SALT)}-"
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": prefix}):
+    # unique on any page, whichever process drew it; write_report renumbers them in page
+    # order (f0-, f1-, ...) so a page is the same however it was made
+    prefix = f"f{uuid.uuid4().hex[:12]}-"
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
     text = text[text.index("<svg"):].strip()
@@ -102,7 +102,8 @@ def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    # light compression: this PNG is decoded and quantised at once (kept only without Pillow)
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white", pil_kwargs={"compress_level": 1})
     raw = buf.getvalue()
     try:
         from PIL import Image
@@ -110,7 +111,7 @@ def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
         img = Image.open(io.BytesIO(raw)).convert("RGB")
         small = io.BytesIO()
         img.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(
-            small, format="PNG", optimize=True)
+            small, format="PNG", compress_level=9)  # as small as optimize=True, 2x faster
         if small.tell() < len(raw):
             raw = small.getvalue()
     except ImportError:  # pragma: no cover - Pillow ships with matplotlib
@@ -120,17 +121,42 @@ def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
 
 # ---------------------------------------------------------------------------- pieces
 class _Page:
-    """Collects figures and the problems met while drawing them."""
+    """Collects figures and the problems met while drawing them.
 
-    def __init__(self, view: StudyView, *, dpi, strict):
+    ``figure`` returns a token that :func:`write_report` replaces by the figure (see
+    :mod:`metaeval.report._render`); a figure whose key is in ``known`` (cached) is
+    not drawn again.
+    """
+
+    def __init__(self, view: StudyView, *, dpi, strict, known=frozenset()):
         self.view = view
         self.dpi = dpi
         self.strict = strict
-        self.problems: list[str] = []
+        self.known = known
+        self.digest = None  # data digest of the piece being written
+        self.rendered: dict[str, dict] = {}
+        self.problems: list = []
         self.n_figures = 0
 
+    def begin(self, digest) -> None:
+        """Start a piece of the page whose data have this digest."""
+        self.digest = digest
+        self.problems = []
+
     def figure(self, kind, caption, *, fmt="svg", alt=None, **options) -> str:
-        build: Callable[..., Figure] = PLOT_KINDS[kind].build
+        from metaeval.report._cache import make_key
+
+        spec = PLOT_KINDS[kind]
+        key = make_key("figure", kind, f"{spec.build.__module__}.{spec.build.__qualname__}",
+                       fmt, self.dpi, caption, alt, options, self.view.methods, self.view.t,
+                       self.view.measure, self.digest if spec.needs_store else None)
+        if key not in self.known and key not in self.rendered:
+            self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options)
+        self.problems.append(["figure", key])  # its problem, if any, in page order
+        self.n_figures += 1
+        return _render.token(key)
+
+    def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options) -> dict:
         try:
             fig = build(self.view, **options)
             if fmt == "svg":
@@ -147,10 +173,10 @@ class _Page:
                 raise
             where = f" ({options['dataset']})" if "dataset" in options else ""
             msg = f"{kind}{where}: {type(exc).__name__}: {exc}"
-            self.problems.append(msg)
-            return f'<p class="problem">Figure not drawn — {_esc(msg)}</p>'
-        self.n_figures += 1
-        return f"<figure>{body}<figcaption>{_esc(caption)}</figcaption></figure>"
+            return {"html": f'<p class="problem">Figure not drawn — {_esc(msg)}</p>',
+                    "problem": msg, "transient": isinstance(exc, (MemoryError, OSError))}
+        return {"html": f"<figure>{body}<figcaption>{_esc(caption)}</figcaption></figure>",
+                "problem": None}
 
     def attempt(self, what, compute, default=None):
         try:
@@ -530,7 +556,8 @@ def _dataset_anchor(name: str) -> str:
 def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accuracy",
                  datasets=None, cut_height=None, cost_proportions=(0.2, 0.5, 0.8), accd=0.1,
                  a3r_n=8, bootstrap_draws=2000, dpi=192, instance_space_max_rows=5000,
-                 strict=False, title="metaeval report") -> Path:
+                 strict=False, title="metaeval report", jobs=1, cache=False,
+                 progress=None) -> Path:
     """Write the self-contained HTML report of a study to ``out_dir/index.html``.
 
     Parameters
@@ -568,6 +595,18 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
         Raise on the first figure that cannot be drawn, instead of noting it
         in the report.
     title : str
+    jobs : int or None, default 1
+        Worker processes drawing the sections (None: every available core); with 1,
+        everything is drawn in this process.
+    cache : bool, default False
+        Keep each figure and section in the store file (table ``report_cache``), under a
+        key made of the data it shows, the options and the code that draws it, and
+        reuse them: a second report of an unchanged store draws nothing, and a changed
+        score redraws only the figures of its dataset and of the whole study. A store
+        that cannot be written (read-only, or a study running) still gets its report.
+    progress : callable, optional
+        ``progress(done, total, label)``, called as sections are ready and once at the
+        end with a one-line account of what was drawn.
 
     Returns
     -------
@@ -596,40 +635,62 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     cost_proportions = tuple(float(c) for c in check_cost_proportions(
         cost_proportions, name="cost_proportions"))
     out_dir = Path(out_dir)
-    page = _Page(view, dpi=dpi, strict=strict)
-
-    sections = [("summary", "Study summary", _summary(page))]
-    findings = _findings(page, accd=accd, a3r_n=a3r_n)
-    sections.append(("findings", "Aggregated findings", findings))
-    sections.append(("hardness", "Mean instance hardness", _mean_hardness_overall(page)))
-    sections.append(("similarity", "Algorithm similarity", _similarity(page,
-                                                                       cut_height=cut_height)))
     from metaeval.report._families import families_section
-
-    sections.append(("families", "Algorithm families", families_section(page)))
-    sections.append(("rankings", "Rankings", _rankings(page, accd=accd, a3r_n=a3r_n)))
-    sections.append(("benchmark", "Benchmark analytics",
-                     _benchmark(page, bootstrap_draws=bootstrap_draws)))
-    sections.append(("instance-selection", "Where and when each algorithm wins",
-                     _isel.report_section(page, chosen, max_rows=instance_space_max_rows)))
+    from metaeval.report._glossary import glossary_html
+    from metaeval.report._provenance import provenance_section
     from metaeval.report._recommend import page_section
 
-    sections.append(("recommendation", "Recommendation", page_section(page)))
-    from metaeval.report._provenance import provenance_section
+    def frag(anchor, build, dataset=None, **kwargs):
+        return _render.Fragment(anchor, build, kwargs, dataset)
 
-    sections.append(("provenance", "How this was made", page.attempt(
-        "how this was made", lambda: provenance_section(view.store), "")))
-    per = [_dataset_section(page, n, cost_proportions=cost_proportions, cut_height=cut_height,
-                            instance_space_max_rows=instance_space_max_rows) for n in chosen]
-    jump = " ".join(f'<a href="#{_esc(_dataset_anchor(n))}">{_esc(n)}</a>' for n in chosen)
-    sections.append(("datasets", "Per dataset",
-                     '<p class="note">Click a dataset to open its section.</p>'
-                     f'<p class="jump">{jump}</p>' + "".join(per)))
-    from metaeval.report._glossary import glossary_html
-
+    # (anchor, heading, job label, fragments); a job's fragments share one process and view
+    layout = [
+        ("summary", "Study summary", "summary and rankings", [frag("summary", _summary)]),
+        ("findings", "Aggregated findings", "summary and rankings",
+         [frag("findings", _findings, accd=accd, a3r_n=a3r_n)]),
+        ("hardness", "Mean instance hardness", "summary and rankings",
+         [frag("hardness", _mean_hardness_overall)]),
+        ("similarity", "Algorithm similarity", "summary and rankings",
+         [frag("similarity", _similarity, cut_height=cut_height)]),
+        ("rankings", "Rankings", "summary and rankings",
+         [frag("rankings", _rankings, accd=accd, a3r_n=a3r_n)]),
+        ("benchmark", "Benchmark analytics", "summary and rankings",  # shares the metrics
+         [frag("benchmark", _benchmark, bootstrap_draws=bootstrap_draws)]),
+        ("instance-selection", "Where and when each algorithm wins", "instance selection",
+         [frag("instance-selection", _isel.report_section, datasets=chosen,
+               max_rows=instance_space_max_rows)]),
+        ("recommendation", "Recommendation", "recommendation",
+         [frag("recommendation", page_section)]),
+        ("datasets", "Per dataset", None,
+         [frag(f"dataset:{n}", _dataset_section, n, name=n, cost_proportions=cost_proportions,
+               cut_height=cut_height, instance_space_max_rows=instance_space_max_rows)
+          for n in chosen]),
+    ]
+    pieces = _render.draw_pieces(view, layout, dpi=dpi, strict=strict, jobs=jobs, cache=cache,
+                          progress=progress)
+    sections = []
+    problems = []
+    for anchor, heading, _, fragments in layout:
+        parts = [pieces.html(f.name) for f in fragments]
+        problems += [p for f in fragments for p in pieces.problems(f.name)]
+        if anchor == "datasets":
+            jump = " ".join(f'<a href="#{_esc(_dataset_anchor(n))}">{_esc(n)}</a>'
+                            for n in chosen)
+            parts.insert(0, '<p class="note">Click a dataset to open its section.</p>'
+                         f'<p class="jump">{jump}</p>')
+        sections.append((anchor, heading, "".join(parts)))
+        if anchor == "recommendation":  # cheap, read fresh every time (not cached)
+            try:
+                how = provenance_section(view.store)
+            except Exception as exc:
+                if strict:
+                    raise
+                how = ""
+                problems.append(f"how this was made: {type(exc).__name__}: {exc}")
+            sections.append(("provenance", "How this was made", how))
     sections.append(("glossary", "Glossary", glossary_html(view.algorithms())))
-    if page.problems:
-        items = "".join(f"<li>{_esc(p)}</li>" for p in page.problems)
+    if problems:
+        items = "".join(f"<li>{_esc(p)}</li>" for p in problems)
         sections.insert(1, ("problems", "Problems",
                             '<p class="problem">Some parts could not be computed:</p>'
                             f"<ul>{items}</ul>"))
@@ -644,7 +705,9 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     subtitle = f"Store {store_path} · {len(all_names)} datasets · generated {stamp}"
     doc = _template.PAGE.format(title=_esc(title), subtitle=_esc(subtitle), nav=nav,
                                 body=body, css=_template.CSS, version=_esc(__version__))
+    doc = _render.renumber_svg_ids(doc)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
     path.write_text(doc, encoding="utf-8")
+    pieces.finish(progress)
     return path

@@ -1,0 +1,130 @@
+"""Keys of the report cache: a figure or a section is redrawn only when what it shows changed.
+
+A key is the SHA-256 of everything the piece depends on:
+
+- the code that draws it: metaeval's version, a digest of metaeval's own source files
+  (so an edited figure is redrawn even before the version changes) and the versions of
+  matplotlib, NumPy, pandas and SciPy;
+- what it is: the section or figure kind, its options, the report options it reads
+  (threshold choice methods, threshold, success measure, resolution);
+- the data it shows: the digest of its dataset (per-dataset figures and sections) or of
+  the whole store (the others), from :func:`metaeval.store._cache.content_digests`;
+  figures that draw no data (the ARR and A3R curves) depend on no digest.
+
+The entries live in the store file (:mod:`metaeval.store._cache`); :class:`ReportCache`
+holds them in memory for one report and writes back the ones it used.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+__all__ = ["ReportCache", "code_fingerprint"]
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """Digest of metaeval's version, source files and the drawing libraries' versions."""
+    import matplotlib
+    import numpy
+    import pandas
+    import scipy
+
+    import metaeval
+
+    h = hashlib.sha256()
+    h.update(json.dumps([metaeval.__version__, matplotlib.__version__, numpy.__version__,
+                         pandas.__version__, scipy.__version__]).encode())
+    root = Path(metaeval.__file__).parent
+    for path in sorted(root.rglob("*.py")) + sorted((root / "datasets" / "data").glob("*.csv")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _canonical(value):
+    """Options as JSON-able data, so equal options give equal keys."""
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items())}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return _canonical(value.tolist())
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def make_key(*parts) -> str:
+    """SHA-256 of the code fingerprint and ``parts`` (JSON-able after canonicalisation)."""
+    text = json.dumps([code_fingerprint(), _canonical(list(parts))], default=repr,
+                      sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ReportCache:
+    """The cached figures and sections of one report, read from and written to the store.
+
+    Parameters
+    ----------
+    store : metaeval.store.Store or None
+    enabled : bool, default True
+        False (or no store): nothing is read or written, no digest is taken, every
+        piece is drawn.
+    """
+
+    def __init__(self, store, *, enabled: bool = True):
+        from metaeval import __version__
+        from metaeval.store import _cache as sql
+
+        self.store = store
+        self.enabled = bool(enabled) and store is not None
+        self.version = __version__
+        self.per_dataset: dict[str, str] = {}
+        self.whole: str | None = None
+        self.entries: dict[str, tuple[str, str]] = {}
+        if self.enabled:
+            self.per_dataset, self.whole = sql.content_digests(store)
+            self.entries = sql.read_cache(store, self.version)
+        self.new: dict[str, tuple[str, str]] = {}
+        self.used: set[str] = set()
+        self.hits = 0
+        self.misses = 0
+        self.note: str | None = None
+
+    def digest(self, dataset: str | None) -> str:
+        """The data digest of a dataset's pieces (None: of the whole store's)."""
+        return self.whole if dataset is None else self.per_dataset.get(dataset)
+
+    def get(self, key: str):
+        """The cached value (decoded JSON) under ``key``, or None."""
+        got = self.new.get(key) or self.entries.get(key)
+        if got is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self.used.add(key)
+        return json.loads(got[1])
+
+    def has(self, key: str) -> bool:
+        return key in self.new or key in self.entries
+
+    def put(self, key: str, kind: str, value) -> None:
+        if not self.enabled:
+            return
+        self.new[key] = (kind, json.dumps(value))
+        self.used.add(key)
+
+    def save(self) -> str | None:
+        """Write the new entries and drop the unused ones; why not, or None when done."""
+        if not self.enabled:
+            return None
+        if not self.new and self.used == set(self.entries):
+            return None  # nothing changed: leave the file alone
+        from metaeval.store import _cache as sql
+
+        self.note = sql.write_cache(self.store, self.version, self.new, self.used)
+        return self.note

@@ -1,0 +1,330 @@
+"""Drawing the report's sections: once, in parallel, from the cache when nothing changed.
+
+The page is cut into *fragments* (a section, or one dataset's section), each the HTML a
+function of :mod:`metaeval.report.html` writes for a :class:`~metaeval.report.html._Page`.
+Fragments are grouped into *jobs*: the fragments of one job run in one process and share
+one :class:`~metaeval.report._plots.StudyView`, so an intermediate they all read (the
+metrics of every fold, the rankings, a dataset's hardness) is computed once.
+
+A fragment's HTML holds a token (``<!--mefig KEY-->``) where each figure goes; figures and
+fragments are cached under their keys (:mod:`metaeval.report._cache`). A fragment whose
+key and whose figures are all cached is not run at all; a fragment that runs draws only
+the figures missing from the cache. Jobs run on a pool of worker processes (``spawn``-free
+``forkserver`` where there is one, so no lock of the parent is inherited); with one core,
+or one job to do, they run in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import re
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+__all__ = ["Fragment", "Job", "available_cores", "renumber_svg_ids", "resolve", "run_jobs"]
+
+TOKEN = re.compile(r"<!--mefig ([0-9a-f]{64})-->")
+
+
+def token(key: str) -> str:
+    return f"<!--mefig {key}-->"
+
+
+@dataclass
+class Fragment:
+    """One cached piece of the page: ``build(page, **kwargs) -> html``.
+
+    ``dataset``: the dataset whose data it shows (None: the whole store).
+    """
+
+    name: str
+    build: Callable[..., str]
+    kwargs: dict = field(default_factory=dict)
+    dataset: str | None = None
+    key: str = ""
+
+
+@dataclass
+class Job:
+    """Fragments run together in one process (they share a StudyView)."""
+
+    label: str
+    fragments: list
+    weight: float = 1.0
+
+
+@dataclass
+class Settings:
+    """What a worker needs to rebuild the report's view and page."""
+
+    store_path: str
+    methods: tuple
+    t: float
+    measure: str
+    dpi: float
+    strict: bool
+    digests: dict
+    whole: str
+    intermediates: dict | None = None  # cached per-dataset intermediates (None: no cache)
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the system says)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_VIEWS: dict = {}
+
+
+def _view(settings: Settings):
+    """One StudyView per worker process and settings, reused by the jobs it runs."""
+    key = (settings.store_path, settings.methods, settings.t, settings.measure)
+    if key not in _VIEWS:
+        from metaeval.report._plots import StudyView
+        from metaeval.store import Store
+
+        _VIEWS.clear()
+        view = StudyView(Store(settings.store_path), methods=settings.methods, t=settings.t,
+                         measure=settings.measure)
+        _VIEWS[key] = prefill(keep_intermediates(view, settings))
+    return _VIEWS[key]
+
+
+def keep_intermediates(view, settings: Settings):
+    """Back the view's per-dataset intermediates by the report cache (when caching)."""
+    from metaeval.report._intermediates import StoredIntermediates
+
+    if settings.intermediates is not None and not isinstance(view._cache, StoredIntermediates):
+        view._cache = StoredIntermediates(view, settings.digests, settings.intermediates)
+    return view
+
+
+def prefill(view):
+    """Read every dataset's scores into the view's cache at once (one scan of the store)."""
+    from metaeval.store import Store
+    from metaeval.store._cache import all_scores
+
+    if isinstance(view.store, Store):
+        for name, got in all_scores(view.store).items():
+            view._cache.setdefault(("scores", name), got)
+    return view
+
+
+def run_job(settings: Settings, job: Job, known: frozenset, view=None):
+    """Run the fragments of a job.
+
+    Returns ``(fragment results, new figures, new intermediates, intermediates used)``:
+    a fragment result is ``{"html", "problems"}``; new figures map a key to
+    ``{"html", "problem"}``. Figures whose key is in ``known`` are not drawn.
+    """
+    from metaeval.report.html import _Page
+
+    view = view if view is not None else _view(settings)
+    page = _Page(view, dpi=settings.dpi, strict=settings.strict, known=known)
+    results = {}
+    for frag in job.fragments:
+        page.begin(settings.whole if frag.dataset is None else settings.digests.get(frag.dataset))
+        html = frag.build(page, **frag.kwargs)
+        results[frag.name] = {"html": html, "problems": page.problems}
+    new, used = {}, set()
+    if hasattr(view._cache, "new"):  # intermediates kept in the report cache
+        new, used = dict(view._cache.new), set(view._cache.used)
+        view._cache.new.clear()
+        view._cache.used.clear()
+    return results, page.rendered, new, used
+
+
+def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
+             view=None, on_done: Callable | None = None):
+    """Run jobs on ``workers`` processes (1: in this process, on ``view``).
+
+    ``on_done(job)`` is called as each job finishes. Returns the merged
+    ``(fragment results, new figures, new intermediates, intermediates used)``.
+    """
+    results: dict = {}
+    figures: dict = {}
+    new: dict = {}
+    used: set = set()
+
+    def merge(got):
+        results.update(got[0])
+        figures.update(got[1])
+        new.update(got[2])
+        used.update(got[3])
+
+    if not jobs:
+        return results, figures, new, used
+    jobs = sorted(jobs, key=lambda j: -j.weight)  # longest first: the pool ends together
+    workers = max(1, min(int(workers), len(jobs)))
+    if workers == 1:
+        for job in jobs:
+            merge(run_job(settings, job, known, view))
+            if on_done:
+                on_done(job)
+        return results, figures, new, used
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = {pool.submit(run_job, settings, job, known): job for job in jobs}
+        try:
+            for fut in as_completed(futures):
+                merge(fut.result())
+                if on_done:
+                    on_done(futures[fut])
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+    return results, figures, new, used
+
+
+def resolve(html: str, figures: Callable[[str], dict]) -> str:
+    """Put each figure's HTML where its token is."""
+    return TOKEN.sub(lambda m: figures(m.group(1))["html"], html)
+
+
+_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+_PREFIX = re.compile(r'(id="|url\(#|href="#)f([0-9a-f]{12})-')
+
+
+def renumber_svg_ids(doc: str) -> str:
+    """Give each inline SVG's ids a prefix of its own, numbered in page order.
+
+    Figures are drawn in other processes or read from the cache, with ids prefixed
+    by a digest of their markup; here every ``<svg>`` block gets ``f0-``, ``f1-``, ...
+    in the order it appears, so the page is the same however it was made and a
+    figure shown twice does not share its ids.
+    """
+    counter = iter(range(1 << 30))
+
+    def block(m):
+        own: dict[str, str] = {}
+
+        def sub(p):
+            if p.group(2) not in own:
+                own[p.group(2)] = f"f{next(counter)}-"
+            return p.group(1) + own[p.group(2)]
+        return _PREFIX.sub(sub, m.group(0))
+    return _SVG.sub(block, doc)
+
+
+class Pieces:
+    """The drawn (or cached) fragments and figures of one report."""
+
+    def __init__(self, cache, results: dict, fresh: dict, stats: dict):
+        self.cache = cache
+        self.results = results
+        self.fresh = fresh
+        self.stats = stats
+
+    def _figure(self, key: str) -> dict:
+        if key in self.fresh:
+            return self.fresh[key]
+        got = self.cache.get(key)
+        if got is None:  # pragma: no cover - every token's figure is drawn or cached
+            raise RuntimeError(f"figure {key} was neither drawn nor cached")
+        return got
+
+    def html(self, name: str) -> str:
+        return resolve(self.results[name]["html"], self._figure)
+
+    def problems(self, name: str) -> list[str]:
+        out = []
+        for p in self.results[name]["problems"]:
+            text = p if isinstance(p, str) else self._figure(p[1])["problem"]
+            if text:
+                out.append(text)
+        return out
+
+    def finish(self, progress=None) -> str:
+        """Save the cache; a one-line account of what was drawn (also sent to ``progress``)."""
+        note = self.cache.save()
+        s = self.stats
+        line = (f"{s['drawn']} of {s['total']} sections drawn, {s['cached']} from the cache; "
+                f"{len(self.fresh)} figures drawn on {s['workers']} "
+                f"process{'es' if s['workers'] > 1 else ''}")
+        if note:
+            line += f"; cache not saved ({note})"
+        if progress is not None:
+            progress(s["total"], s["total"], line)
+        return line
+
+
+def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None) -> Pieces:
+    """Draw what the cache lacks of ``layout`` (see ``write_report``), on ``jobs`` processes.
+
+    ``layout``: ``(anchor, heading, job label or None, fragments)`` rows; fragments with
+    the same label run as one job (label None: one job per fragment, named by its dataset).
+    ``progress(done, total, label)`` is called as pieces are ready.
+    """
+    from metaeval.report._cache import ReportCache, make_key
+    from metaeval.store import Store
+
+    if jobs is None:
+        workers = available_cores()
+    elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer or None (all cores), got {jobs!r}")
+    else:
+        workers = jobs
+    storable = isinstance(view.store, Store)
+    if not storable:  # a stand-in store: no file to share with workers or to cache in
+        cache, workers = False, 1
+    rc = ReportCache(view.store if storable else None, enabled=cache)
+    sizes = view.datasets().set_index("name")["n_instances"]
+    results: dict = {}
+    grouped: dict[str, Job] = {}
+    total = 0
+    for _, _, label, fragments in layout:
+        for f in fragments:
+            total += 1
+            f.key = make_key("fragment", f.name, f"{f.build.__module__}.{f.build.__qualname__}",
+                             f.kwargs, view.methods, view.t, view.measure, dpi, bool(strict),
+                             rc.digest(f.dataset))
+            hit = rc.get(f.key) if rc.has(f.key) else None
+            if hit is not None and all(rc.has(k) for k in TOKEN.findall(hit["html"])):
+                results[f.name] = hit
+                continue
+            name = label or f.dataset or f.name
+            weight = 1e12 if label else float(sizes.get(f.dataset, 0))
+            grouped.setdefault(name, Job(name, [], weight)).fragments.append(f)
+    done = len(results)
+    if progress is not None:
+        progress(done, total, "from the cache" if done else "starting")
+
+    def on_done(job):
+        nonlocal done
+        done += len(job.fragments)
+        if progress is not None:
+            progress(done, total, job.label)
+
+    stored = {k: json.loads(v) for k, (kind, v) in rc.entries.items() if kind == "intermediate"}
+    settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
+                        view.measure, dpi, bool(strict), rc.per_dataset, rc.whole,
+                        stored if rc.enabled else None)
+    known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
+    if grouped and min(workers, len(grouped)) == 1:
+        prefill(keep_intermediates(view, settings))
+    drawn, figures, new, used = run_jobs(settings, list(grouped.values()), known,
+                                         workers=workers, view=view, on_done=on_done)
+    for key, value in new.items():
+        rc.put(key, "intermediate", value)
+    # the whole-study sections read every dataset's intermediates: when they ran, what
+    # they did not read is stale; otherwise all are kept for the next change
+    whole_drawn = any(f.dataset is None for job in grouped.values() for f in job.fragments)
+    rc.used |= used if whole_drawn else set(stored)
+    for key, value in figures.items():
+        if not value.get("transient"):
+            rc.put(key, "figure", value)
+    for f_list in grouped.values():
+        for f in f_list.fragments:
+            rc.put(f.key, "fragment", drawn[f.name])
+    results.update(drawn)
+    stats = {"total": total, "drawn": len(drawn), "cached": total - len(drawn),
+             "workers": max(1, min(workers, len(grouped)))}
+    return Pieces(rc, results, figures, stats)

@@ -1,0 +1,280 @@
+"""The report's cache (table report_cache in the store) and its parallel drawing.
+
+A tiny study (two datasets, three algorithms, 3-fold cross-validation) is reported
+several times: without cache, with a cold and a warm cache, after one score changed,
+on two worker processes, and with a store that cannot be written.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import duckdb
+import pytest
+
+from metaeval.report import html as report_html
+from metaeval.report import write_report
+from metaeval.report._render import renumber_svg_ids
+from metaeval.store import Store
+from metaeval.store import _cache as cache_sql
+
+_STAMP = re.compile(r"Store \S+ · (\d+ datasets) · generated \d{4}-\d\d-\d\d \d\d:\d\d")
+OPTIONS = {"bootstrap_draws": 50}
+
+
+def _page(path) -> str:
+    """The page without what differs between runs anyway: the store's path and the time."""
+    return _STAMP.sub(r"Store <path> · \1 · generated <stamp>", path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    from metaeval.study import LocalExecutor, Study, run_study
+
+    path = tmp_path_factory.mktemp("cache-study") / "study.duckdb"
+    study = Study(datasets=["labor", "fertility"], algorithms=["NB", "LR", "DT"], folds=3,
+                  executor=LocalExecutor(jobs=1), store=str(path))
+    summary = run_study(study)
+    assert summary.n_done == 6
+    return path
+
+
+def _copy(study, tmp_path, name) -> Store:
+    target = tmp_path / f"{name}.duckdb"
+    shutil.copy(study, target)
+    return Store(target)
+
+
+class _Spy:
+    """Records the figures drawn in this process: (kind, dataset option)."""
+
+    def __init__(self, monkeypatch):
+        self.drawn: list[tuple[str, str | None]] = []
+        original = report_html._Page._draw
+
+        def draw(page, build, kind, caption, fmt, alt, options):
+            self.drawn.append((kind, options.get("dataset")))
+            return original(page, build, kind, caption, fmt, alt, options)
+
+        monkeypatch.setattr(report_html._Page, "_draw", draw)
+
+
+def _change_one_score(store: Store, dataset: str) -> None:
+    con = duckdb.connect(str(store.path))
+    con.execute("UPDATE scores SET score = CASE WHEN score > 0.5 THEN score - 0.25 ELSE "
+                "score + 0.25 END WHERE row = 0 AND dataset_id = (SELECT id FROM datasets "
+                "WHERE name = ?)", [dataset])
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def runs(study, tmp_path_factory):
+    """Reports of one store: uncached, cold cache, warm cache (figures drawn recorded)."""
+    tmp = tmp_path_factory.mktemp("cache-runs")
+    mp = pytest.MonkeyPatch()
+    try:
+        spy = _Spy(mp)
+        plain = write_report(_copy(study, tmp, "plain"), tmp / "plain", **OPTIONS)
+        n_plain = len(spy.drawn)
+        cached = _copy(study, tmp, "cached")
+        lines = []
+        cold = write_report(cached, tmp / "cold", cache=True, **OPTIONS,
+                            progress=lambda d, n, label: lines.append(label))
+        n_cold = len(spy.drawn) - n_plain
+        warm = write_report(cached, tmp / "warm", cache=True, **OPTIONS,
+                            progress=lambda d, n, label: lines.append(label))
+        n_warm = len(spy.drawn) - n_plain - n_cold
+    finally:
+        mp.undo()
+    return {"plain": plain, "cold": cold, "warm": warm, "store": cached, "tmp": tmp,
+            "n_plain": n_plain, "n_cold": n_cold, "n_warm": n_warm, "lines": lines}
+
+
+def test_an_unchanged_store_draws_nothing_and_gives_the_same_page(runs):
+    assert runs["n_plain"] == runs["n_cold"] > 10
+    assert runs["n_warm"] == 0
+    assert "0 of 10 sections drawn, 10 from the cache; 0 figures drawn" in runs["lines"][-1]
+    plain, cold, warm = (_page(runs[k]) for k in ("plain", "cold", "warm"))
+    assert cold == plain
+    assert warm == plain
+
+
+def test_the_cache_is_a_table_of_the_store(runs):
+    with runs["store"]._reading() as con:
+        kinds = dict(con.execute("SELECT kind, count(*) FROM report_cache GROUP BY kind")
+                     .fetchall())
+    assert kinds["fragment"] == 10  # 8 sections and one per dataset
+    assert kinds["figure"] == runs["n_cold"]
+    assert runs["store"].verify() == []  # the store's own checks ignore the cache
+
+
+def test_a_changed_score_redraws_exactly_the_figures_that_show_it(runs, monkeypatch):
+    store = runs["store"]
+    before, whole = cache_sql.content_digests(store)
+    _change_one_score(store, "labor")
+    after, whole_after = cache_sql.content_digests(store)
+    assert before["fertility"] == after["fertility"]
+    assert before["labor"] != after["labor"] and whole != whole_after
+
+    spy = _Spy(monkeypatch)
+    from metaeval import selection
+    from metaeval.report import data
+
+    sizes = {57: "labor", 100: "fertility"}
+    computed = []
+
+    def spy_on(module, name, y_at):
+        real = getattr(module, name)
+
+        def spied(*args, **kwargs):
+            computed.append((name, sizes[len(args[y_at])]))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, spied)
+
+    spy_on(data, "hardness_matrix", 0)
+    spy_on(selection, "evaluate_selection", 1)
+    page = write_report(store, runs["tmp"] / "changed", cache=True, **OPTIONS)
+    # the other dataset's intermediates come from the cache, the changed one's are new
+    assert ("hardness_matrix", "labor") in computed
+    assert ("evaluate_selection", "labor") in computed
+    assert not [c for c in computed if c[1] == "fertility"]
+    drawn = spy.drawn
+    assert drawn, "the changed dataset's figures must be drawn again"
+    assert not [d for d in drawn if d[1] == "fertility"]  # the other dataset: all cached
+    assert not {"arr", "a3r", "iso-a3r"} & {k for k, _ in drawn}  # no data in them
+    per_labor = {k for k, d in drawn if d == "labor"}
+    assert {"class-cost-curves", "instance-cost-curves", "dendrograms"} <= per_labor
+    assert {"value-captured", "rank-table", "dendrograms"} <= {k for k, d in drawn if d is None}
+
+    # the same page as a report drawn from scratch on two processes, without cache
+    fresh = _copy(store.path, runs["tmp"], "fresh")
+    con = duckdb.connect(str(fresh.path))
+    con.execute("DROP TABLE report_cache")
+    con.close()
+    parallel = write_report(fresh, runs["tmp"] / "parallel", jobs=2, **OPTIONS)
+    assert _page(page) == _page(parallel)
+    with fresh._reading() as con:  # cache=False writes nothing
+        assert "report_cache" not in {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+
+
+def test_a_store_that_cannot_be_written_still_gets_its_report(study, tmp_path, monkeypatch):
+    from metaeval.store import _store
+
+    store = _copy(study, tmp_path, "readonly")
+    real = _store.duckdb.connect
+
+    def connect(path, read_only=False, **kw):
+        if not read_only:
+            raise duckdb.IOException(f'Cannot open file "{path}": Permission denied')
+        return real(path, read_only=read_only, **kw)
+
+    monkeypatch.setattr(_store.duckdb, "connect", connect)
+    lines = []
+    path = write_report(store, tmp_path / "out", cache=True, datasets=["labor"], **OPTIONS,
+                        progress=lambda d, n, label: lines.append(label))
+    assert "cache not saved (the store file is read-only)" in lines[-1]
+    assert 'id="datasets"' in path.read_text(encoding="utf-8")
+    monkeypatch.undo()
+    with store._reading() as con:
+        assert "report_cache" not in {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+
+
+def test_entries_of_another_version_or_layout_are_ignored_and_replaced(study, tmp_path):
+    store = _copy(study, tmp_path, "versions")
+    assert cache_sql.write_cache(store, "0.1", {"a": ("figure", "1")}, {"a"}) is None
+    assert cache_sql.read_cache(store, "0.1") == {"a": ("figure", "1")}
+    assert cache_sql.read_cache(store, "0.2") == {}  # an older metaeval's cache: unused
+    assert cache_sql.write_cache(store, "0.2", {"b": ("figure", "2")}, {"b"}) is None
+    with store._reading() as con:
+        assert con.execute("SELECT key, version FROM report_cache").fetchall() == [("b", "0.2")]
+    # entries the last report did not use are dropped
+    assert cache_sql.write_cache(store, "0.2", {"c": ("fragment", "3")}, {"c"}) is None
+    assert cache_sql.read_cache(store, "0.2") == {"c": ("fragment", "3")}
+
+    con = duckdb.connect(str(store.path))  # a cache table of another layout
+    con.execute("DROP TABLE report_cache")
+    con.execute("CREATE TABLE report_cache (key VARCHAR, payload BLOB)")
+    con.execute("INSERT INTO report_cache VALUES ('x', 'abc')")
+    con.close()
+    assert cache_sql.read_cache(store, "0.2") == {}
+    assert cache_sql.write_cache(store, "0.2", {"d": ("figure", "4")}, {"d"}) is None
+    assert cache_sql.read_cache(store, "0.2") == {"d": ("figure", "4")}
+
+
+def test_a_figure_shown_twice_gets_ids_of_its_own():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1, 1))
+    fig.add_subplot().plot([0, 1])
+    svg = report_html.figure_to_svg(fig)
+    page = renumber_svg_ids(f"<div>{svg}{svg}</div>")
+    ids = re.findall(r' id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)) > 0
+    assert {i.split("-")[0] for i in ids} == {"f0", "f1"}
+    # references follow their ids
+    refs = set(re.findall(r'(?:url\(#|href="#)([^")]+)', page))
+    assert refs <= set(ids)
+    assert renumber_svg_ids(page) == page
+
+
+def test_jobs_must_be_a_positive_integer(study, tmp_path):
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="jobs must be a positive integer"):
+            write_report(study, tmp_path / "out", jobs=bad)
+
+
+def test_cli_rejects_bad_jobs(study, tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    bad = CliRunner().invoke(app, ["report", "--store", str(study), "--out",
+                                   str(tmp_path / "r"), "--jobs", "0"])
+    assert bad.exit_code == 2 and "--jobs must be a positive integer" in bad.output
+
+
+def test_one_scan_reads_the_scores_the_per_dataset_read_gives(tmp_path):
+    from metaeval.algorithms import custom_algorithm
+    from metaeval.study import LocalExecutor, Study, run_study
+
+    bad = custom_algorithm("broken LR", "sklearn.linear_model.LogisticRegression",
+                           params={"C": -1.0})
+    path = tmp_path / "study.duckdb"
+    run_study(Study(datasets=["labor", "fertility"], algorithms=["NB", bad, "DT"], folds=2,
+                    executor=LocalExecutor(jobs=1), store=str(path)))
+    store = Store(path)
+    got = cache_sql.all_scores(store)
+    assert sorted(got) == ["fertility", "labor"]
+    for name, (y, S, algs) in got.items():
+        y0, S0, algs0 = store.scores(name)
+        assert algs == algs0 == ["NB", "DT"]  # the failed algorithm left out, as there
+        assert y.dtype == y0.dtype and (y == y0).all()
+        assert S.dtype == S0.dtype and S.shape == S0.shape and (S == S0).all()
+
+
+def test_intermediates_are_stored_exactly():
+    import numpy as np
+    import pandas as pd
+
+    from metaeval.report._intermediates import CODECS
+
+    rng = np.random.default_rng(0)
+    H = rng.random((7, 5))
+    D = {"score-fixed": rng.random((3, 3)), "rate-driven": rng.random((3, 3))}
+    frame = pd.DataFrame({"c": [0.1, 0.3], "loss_selected": rng.random(2), "k": [3, 5],
+                          "dataset": ["labor", "labor"]})
+    for kind, value in (("hardness", H), ("dissimilarity", D),
+                        ("instance-selection:selection", frame),
+                        ("instance-selection:selection", None)):
+        encode, decode = CODECS[kind]
+        back = decode(encode(value))
+        if isinstance(value, pd.DataFrame):
+            pd.testing.assert_frame_equal(back, value)
+        elif isinstance(value, dict):
+            assert list(back) == list(value)
+            assert all((back[k] == value[k]).all() for k in value)
+        elif value is None:
+            assert back is None
+        else:
+            assert back.dtype == value.dtype and (back == value).all()
