@@ -94,7 +94,7 @@ def runs(study, tmp_path_factory):
 def test_an_unchanged_store_draws_nothing_and_gives_the_same_page(runs):
     assert runs["n_plain"] == runs["n_cold"] > 10
     assert runs["n_warm"] == 0
-    assert "0 of 10 sections drawn, 10 from the cache; 0 figures drawn" in runs["lines"][-1]
+    assert "0 of 11 sections drawn, 11 from the cache; 0 figures drawn" in runs["lines"][-1]
     plain, cold, warm = (_page(runs[k]) for k in ("plain", "cold", "warm"))
     assert cold == plain
     assert warm == plain
@@ -104,7 +104,7 @@ def test_the_cache_is_a_table_of_the_store(runs):
     with runs["store"]._reading() as con:
         kinds = dict(con.execute("SELECT kind, count(*) FROM report_cache GROUP BY kind")
                      .fetchall())
-    assert kinds["fragment"] == 10  # 8 sections and one per dataset
+    assert kinds["fragment"] == 11  # 9 sections and one per dataset
     assert kinds["figure"] == runs["n_cold"]
     assert runs["store"].verify() == []  # the store's own checks ignore the cache
 
@@ -145,7 +145,8 @@ def test_a_changed_score_redraws_exactly_the_figures_that_show_it(runs, monkeypa
     assert not {"arr", "a3r", "iso-a3r"} & {k for k, _ in drawn}  # no data in them
     per_labor = {k for k, d in drawn if d == "labor"}
     assert {"class-cost-curves", "instance-cost-curves", "dendrograms"} <= per_labor
-    assert {"value-captured", "rank-table", "dendrograms"} <= {k for k, d in drawn if d is None}
+    study_wide = {k for k, d in drawn if d is None}
+    assert {"value-captured", "critical-difference", "dendrograms"} <= study_wide
 
     # the same page as a report drawn from scratch on two processes, without cache
     fresh = _copy(store.path, runs["tmp"], "fresh")

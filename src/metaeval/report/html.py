@@ -652,6 +652,8 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
          [frag("hardness", _mean_hardness_overall)]),
         ("similarity", "Algorithm similarity", "summary and rankings",
          [frag("similarity", _similarity, cut_height=cut_height)]),
+        ("families", "Algorithm families", "summary and rankings",
+         [frag("families", families_section)]),
         ("rankings", "Rankings", "summary and rankings",
          [frag("rankings", _rankings, accd=accd, a3r_n=a3r_n)]),
         ("benchmark", "Benchmark analytics", "summary and rankings",  # shares the metrics
