@@ -15,7 +15,7 @@ def test_plot_with_an_option_the_figure_does_not_take_names_the_options(tmp_path
     result = runner.invoke(app, ["plot", "arr", "-o", "bogus=1", "--out",
                                  str(tmp_path / "f.png")])
     assert result.exit_code == 2
-    assert "plot kind 'arr' has no option 'bogus'; it takes accd." in result.output
+    assert "plot kind 'arr' has no option 'bogus'; it takes accd, used." in result.output
     assert "unexpected keyword" not in result.output and "Traceback" not in result.output
     assert not (tmp_path / "f.png").exists()
 

@@ -107,6 +107,13 @@ TERMS: dict[str, tuple[str, str]] = {
             "over a logarithmic interval of time (Abdulrahman et al. 2018); lower is better."),
     "IRT": ("item response theory", "models each instance's difficulty and discrimination "
             "from the algorithms' answers."),
+    "CPU": ("central processing unit", "the processor; CPU time is the time it spent on a "
+            "fit or a prediction, which other programs on the machine do not inflate."),
+    "NumPy": ("NumPy", "the array library the measures are computed with."),
+    "SciPy": ("SciPy", "the scientific library behind the Beta functions, statistical tests "
+              "and clustering."),
+    "DuckDB": ("DuckDB", "the database engine of the results store (one file)."),
+    "PyArrow": ("PyArrow", "the library that reads and writes the Parquet exports."),
 }
 
 #: Code names of metrics and measures -> the words the report prints.
