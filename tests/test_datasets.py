@@ -343,6 +343,25 @@ def _write_arff(rows, target_values) -> str:
 def test_arff_round_trip_property(tmp_path_factory, rows):
     p = tmp_path_factory.mktemp("arff") / "h.arff"
     p.write_text(_write_arff(rows, ["p q", "n,m"]))
+
+    def copies_class(column):
+        # one value on every row of one class and another on every row of the other (no
+        # missing value, each class at least two rows): the loader refuses such a leak
+        by_class = {}
+        for r in rows:
+            by_class.setdefault(r[2], []).append(r[column])
+        if any(v is None for r in rows for v in [r[column]]):
+            return False
+        if min(len(v) for v in by_class.values()) < 2:
+            return False
+        firsts = [str(v[0]) for v in by_class.values()]
+        return (all(len({str(x) for x in v}) == 1 for v in by_class.values())
+                and firsts[0] != firsts[1])
+
+    if copies_class(0) or copies_class(1):
+        with pytest.raises(ValueError, match="is a copy of target column|are copies of"):
+            read_dataset(p, pos_label="n,m")
+        return
     ds = read_dataset(p, pos_label="n,m")
     ref = [np.nan if r[0] is None else r[0] for r in rows]
     np.testing.assert_array_equal(ds.X["num"].to_numpy(), ref)
