@@ -244,6 +244,32 @@ def test_cost_curves_equal_literal_classifiers_including_at_breakpoints(
     assert_allclose(curves, expected, rtol=0, atol=1e-12)
 
 
+@SETTINGS
+@given(
+    data=labelled_scores(max_n=12),
+    t=thresholds,
+    method=st.sampled_from(METHODS),
+    picks=st.lists(st.integers(0, 11), min_size=1, max_size=6),
+)
+def test_cost_curves_of_chosen_rows_equal_the_literal_classifiers_rows(data, t, method, picks):
+    # rows= computes only those instances' curves; the rates stay those among all rows
+    y, s = data
+    rows = np.array([p % y.size for p in picks])
+    c = np.unique(np.concatenate([np.arange(y.size + 1) / y.size, np.ravel(s), [t]]))
+    got = instance_cost_curve(y, s, method, c, t=t, rows=rows)
+    expected = stack_columns(
+        [literal_cost_curve(method, y, col, c, t, "interpolate") for col in columns(s)], s
+    )[rows]
+    assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+def test_cost_curve_rows_must_index_the_instances():
+    with pytest.raises(ValueError, match="rows must index the 3 instances"):
+        instance_cost_curve([0, 1, 0], [0.1, 0.5, 0.9], "rate-driven", 0.5, rows=[0, 3])
+    with pytest.raises(ValueError, match="rows must be a 1-dimensional"):
+        instance_cost_curve([0, 1, 0], [0.1, 0.5, 0.9], "rate-driven", 0.5, rows=[[0]])
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=labelled_scores(max_n=6, max_models=1),

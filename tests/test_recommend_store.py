@@ -81,6 +81,25 @@ def test_knowledge_base_from_store_scores_each_cell_like_scikit_learn(tmp_path):
     assert kb.metafeatures is None and kb.landmarks is None
 
 
+def test_from_store_reads_scores_through_the_given_callable(tmp_path):
+    names = ["ecoli1", "ecoli2", "sonar1"]
+    store, _, truth = _write_store(tmp_path / "s.duckdb", names)
+    read = []
+
+    def scores(name):  # scores in memory, flipped for sonar1: the KB must use these
+        read.append(name)
+        y, S, algs = store.scores(name)
+        return (y, 1 - S, algs) if name == "sonar1" else (y, S, algs)
+
+    kb = KnowledgeBase.from_store(store, Condition("accuracy"), scores=scores)
+    assert read == names
+    assert kb.success[0, 0] == pytest.approx(truth["ecoli1", ALGORITHMS[0]][0])
+    assert kb.success[2, 0] == pytest.approx(1 - truth["sonar1", ALGORITHMS[0]][0], abs=0.2)
+    assert kb.success[2, 0] != pytest.approx(truth["sonar1", ALGORITHMS[0]][0])
+    with pytest.raises(ValueError, match="scores must be a callable"):
+        KnowledgeBase.from_store(store, Condition("accuracy"), scores={"ecoli1": None})
+
+
 def test_a_failed_task_is_scored_as_the_worst_algorithm_with_a_note(tmp_path):
     store, _, truth = _write_store(tmp_path / "s.duckdb", ["d1", "e1", "f1"], fail=("e1", "B"))
     kb = KnowledgeBase.from_store(store, Condition("accuracy"))

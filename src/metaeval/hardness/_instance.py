@@ -353,18 +353,24 @@ def _check_c(c, *, scalar=False):
     return c
 
 
-def _curve_blocks(y01, s, method, c, *, t, ties):
+def _curve_blocks(y01, s, method, c, *, t, ties, only=None):
     """Yield ``(rows, cols, QI)`` blocks covering ``QI`` of shape ``s.shape + (k,)``.
 
     Rows are instances, cols index ``c``; each block holds at most about
     ``_CURVE_BLOCK`` values (never less than one row by one cost proportion).
+    ``only``: indices of the instances to compute (rows then index ``only``); the
+    rates of the rate-based methods are still those among all instances.
     """
-    n = s.shape[0]
-    per_row = int(np.prod(s.shape[1:], dtype=np.int64))
     rate = width = None
     if method in RATE_METHODS:
         ranks = rank_statistics(s)
         rate, width = ranks.rate(), ranks.width()
+    if only is not None:
+        y01, s = y01[only], s[only]
+        if rate is not None:
+            rate, width = rate[only], width[only]
+    n = s.shape[0]
+    per_row = int(np.prod(s.shape[1:], dtype=np.int64))
     k = c.shape[0]
     cells = n * per_row
     if cells * k <= _CURVE_BLOCK:
@@ -386,7 +392,8 @@ def _curve_blocks(y01, s, method, c, *, t, ties):
             yield rows, cols, cost_curve_block(y_rows, p1, c[cols])
 
 
-def instance_cost_curve(y, s, method, c, *, t=0.5, pos_label=1, ties="interpolate"):
+def instance_cost_curve(y, s, method, c, *, t=0.5, pos_label=1, ties="interpolate",
+                        rows=None):
     r"""Instance cost curves: the loss of each instance at each cost proportion ``c``.
 
     .. math::
@@ -410,11 +417,17 @@ def instance_cost_curve(y, s, method, c, *, t=0.5, pos_label=1, ties="interpolat
         predicted class 1 and ``c1 = 2(1 - c)`` the converse.
     t, pos_label, ties
         As in :func:`instance_hardness`.
+    rows : array-like of int, optional
+        Only these instances' curves (the rows of the result, in this order); the rates
+        of the rate-based methods are still computed among all instances, so the
+        result equals ``instance_cost_curve(y, s, method, c)[rows]`` at the cost of
+        ``len(rows)`` instances.
 
     Returns
     -------
     curves : ndarray of shape ``s.shape + (n_costs,)``, or ``s.shape`` for a scalar c
-        Computed in bounded blocks: the temporary memory beyond the result is about
+        (the first axis of length ``len(rows)`` when ``rows`` is given). Computed in
+        bounded blocks: the temporary memory beyond the result is about
         ``O(n_samples * n_models)``.
 
     See Also
@@ -444,9 +457,21 @@ def instance_cost_curve(y, s, method, c, *, t=0.5, pos_label=1, ties="interpolat
     c = _check_c(c)
     scalar = c.ndim == 0
     c = np.atleast_1d(c)
-    out = np.empty(s.shape + c.shape)
-    for rows, cols, block in _curve_blocks(y01, s, method, c, t=t, ties=ties):
-        out[rows, ..., cols] = block
+    only = None
+    if rows is not None:
+        only = np.asarray(rows)
+        if only.ndim != 1 or (only.size and not np.issubdtype(only.dtype, np.integer)):
+            raise ValueError(f"rows must be a 1-dimensional array of instance indices, got "
+                             f"{rows!r}")
+        if only.size and (only.min() < -s.shape[0] or only.max() >= s.shape[0]):
+            raise ValueError(f"rows must index the {s.shape[0]} instances, got "
+                             f"{only.min()}..{only.max()}")
+        only = only.astype(np.intp)
+    shape = s.shape if only is None else (only.size,) + s.shape[1:]
+    out = np.empty(shape + c.shape)
+    for block_rows, cols, block in _curve_blocks(y01, s, method, c, t=t, ties=ties,
+                                                 only=only):
+        out[block_rows, ..., cols] = block
     return out[..., 0] if scalar else out
 
 

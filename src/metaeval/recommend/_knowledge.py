@@ -193,7 +193,8 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ from a store
     @classmethod
-    def from_store(cls, store, condition: Condition, *, clock="wall") -> KnowledgeBase:
+    def from_store(cls, store, condition: Condition, *, clock="wall",
+                   scores=None) -> KnowledgeBase:
         """Read a store one dataset at a time and score it under ``condition``.
 
         Success comes from the out-of-fold scores of repeat 0; time is the task's
@@ -202,6 +203,9 @@ class KnowledgeBase:
         (else the algorithm's median time), and a note says so. Meta-features and
         landmark features are included when every dataset has them cached (see
         :func:`describe_store`).
+
+        ``scores``: optional callable ``name -> (y, S, algorithms)`` read instead of
+        ``store.scores(name)`` (e.g. scores already in memory).
 
         Raises
         ------
@@ -213,7 +217,11 @@ class KnowledgeBase:
             raise ValueError(f"condition must be a Condition, got {condition!r}.")
         if clock not in ("wall", "cpu"):
             raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}.")
+        if scores is not None and not callable(scores):
+            raise ValueError(f"scores must be a callable name -> (y, S, algorithms), got "
+                             f"{type(scores).__name__}.")
         store = Store(store)
+        read = store.scores if scores is None else scores
         info = store.datasets()
         algorithms = store.algorithms()["name"].tolist()
         tasks = store.tasks()
@@ -228,7 +236,7 @@ class KnowledgeBase:
         col = {a: j for j, a in enumerate(algorithms)}
         success = np.full((len(names), len(algorithms)), np.nan)
         for i, name in enumerate(names):
-            y, S, algos = store.scores(name)
+            y, S, algos = read(name)
             success[i, [col[a] for a in algos]] = condition.success(y, S)
         times = np.full_like(success, np.nan)
         row = {n: i for i, n in enumerate(names)}

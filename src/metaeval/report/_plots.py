@@ -235,21 +235,23 @@ class StudyView:
     def instance_space(self, dataset):
         """``(frame, xy)``: classic and cost-sensitive hardness, and the 2-D projection.
 
-        Uses :mod:`metaeval.instance_space`; None when the features are unavailable.
+        Uses :mod:`metaeval.instance_space`; ``xy`` is the projection of
+        :meth:`projection` (one PCA for every map of the dataset). None when the features
+        are unavailable.
         """
         dataset = self._check_dataset(dataset)
 
         def compute():
-            from metaeval.instance_space import hardness_frame, project_instances
+            from metaeval.instance_space import hardness_frame
 
             ds = self.dataset(dataset)
-            if ds is None:
+            projected = self.projection(dataset)
+            if ds is None or projected is None:
                 return None
             y, S, algs = self.scores(dataset)
             frame = hardness_frame(ds.X, y, S, algs, categorical=list(ds.categorical),
                                    t=self.t)
-            xy = project_instances(ds.X, categorical=list(ds.categorical))
-            return frame, xy
+            return frame, projected[0]
         return self._cached(("instance_space", dataset), compute)
 
     # ------------------------------------------------------------------ rankings
@@ -393,7 +395,10 @@ def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algori
     else:
         rows = [int(r) for r in np.atleast_1d(rows)]
         labels = None
-    d = data.cost_curve_data(y, S, rows, methods=methods, t=view.t)
+    H = None
+    if algorithms is None and set(methods) <= set(view.methods):
+        H = view.hardness(dataset)[:, [view.methods.index(m) for m in methods]]
+    d = data.cost_curve_data(y, S, rows, methods=methods, t=view.t, hardness=H)
     return figures.instance_cost_curves(d.c, d.curves, methods=d.methods,
                                         instances=labels or d.labels,
                                         models=algs, interpolated=d.interpolated,
@@ -901,7 +906,8 @@ def plot(kind, store=None, **options) -> Figure:
     if spec.per_dataset and options.get("dataset") is None:
         raise ValueError(f"plot kind {kind!r} needs dataset=<name>")
     try:
-        return spec.build(view, **options)
+        with figures.drawing_style():
+            return spec.build(view, **options)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise ValueError(f"plot kind {kind!r}: {exc}") from None

@@ -202,7 +202,7 @@ def _with_interval(value, low, high):
 
 
 def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=None,
-                           table_html=None, seed=0) -> str:
+                           table_html=None, seed=0, scores=None) -> str:
     """HTML of the "Recommendation" section for a store (needs 3 datasets and 2 families).
 
     Parameters
@@ -215,6 +215,8 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
     table_html : callable, optional
         ``table_html(frame) -> str``; default a plain escaped table.
     seed : int, default=0
+    scores : callable, optional
+        ``name -> (y, S, algorithms)``, read instead of the store (scores in memory).
 
     Returns
     -------
@@ -252,7 +254,7 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
     ]
     for spec in conditions:
         condition = Condition(**spec)
-        kb = KnowledgeBase.from_store(store, condition)
+        kb = KnowledgeBase.from_store(store, condition, scores=scores)
         ev = evaluate_recommenders(kb, condition, seed=seed)
         lo, hi = ev.time_range
         parts.append(f"<h3>{escape(condition.label)}</h3>")
@@ -290,5 +292,5 @@ def page_section(page) -> str:
     return page.attempt(
         "recommendation",
         lambda: recommendation_section(page.view.store, figure_html=figure_html,
-                                       table_html=table_html),
+                                       table_html=table_html, scores=page.view.scores),
         default='<p class="problem">The recommendation section could not be computed.</p>')

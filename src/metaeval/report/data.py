@@ -133,12 +133,12 @@ def _curves(y, S, method, c, rows=None, *, t=0.5, chunk=16):
 
     kw = {"t": t} if method == "score-fixed" else {}
     c = np.atleast_1d(np.asarray(c, dtype=float))
-    n_rows = S.shape[0] if rows is None else len(rows)
-    out = np.empty((n_rows, S.shape[1], c.size))
+    if rows is not None:  # a few rows: all cost proportions at once
+        return np.asarray(instance_cost_curve(y, S, method, c, rows=rows, **kw), dtype=float)
+    out = np.empty((S.shape[0], S.shape[1], c.size))
     for start in range(0, c.size, chunk):
-        Q = np.asarray(instance_cost_curve(y, S, method, c[start:start + chunk], **kw),
-                       dtype=float)
-        out[..., start:start + chunk] = Q if rows is None else Q[rows]
+        out[..., start:start + chunk] = instance_cost_curve(y, S, method,
+                                                            c[start:start + chunk], **kw)
     return out
 
 
@@ -169,7 +169,7 @@ class CostCurves:
     labels: list
 
 
-def cost_curve_data(y, S, rows, *, methods=None, t=0.5) -> CostCurves:
+def cost_curve_data(y, S, rows, *, methods=None, t=0.5, hardness=None) -> CostCurves:
     r"""Instance cost curves of the chosen rows under each method, for every model.
 
     .. math::
@@ -193,6 +193,9 @@ def cost_curve_data(y, S, rows, *, methods=None, t=0.5) -> CostCurves:
         Threshold choice methods (default all five).
     t : float, default 0.5
         Threshold of the score-fixed method.
+    hardness : array-like of shape (n_instances, n_methods), optional
+        The pool hardness of every instance under ``methods`` when it is already known
+        (e.g. a report's cached hardness); computed otherwise.
 
     Returns
     -------
@@ -223,7 +226,13 @@ def cost_curve_data(y, S, rows, *, methods=None, t=0.5) -> CostCurves:
         if m == "rate-driven":
             interpolated[i, ..., 0] = low[rows]
             interpolated[i, ..., 1] = high[rows]
-    H = hardness_matrix(y, S, methods, t=t)
+    if hardness is None:
+        H = hardness_matrix(y, S, methods, t=t)
+    else:
+        H = np.asarray(hardness, dtype=float)
+        if H.shape != (y.shape[0], len(methods)):
+            raise ValueError(f"hardness must have shape {(y.shape[0], len(methods))} "
+                             f"(instances, methods), got {H.shape}")
     labels = [f"row {r} (class {int(y[r])})" for r in rows]
     return CostCurves(c, curves, interpolated, H[rows].T, methods, rows, labels)
 

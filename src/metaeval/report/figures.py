@@ -85,6 +85,19 @@ _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
 
 
 # --------------------------------------------------------------------------- helpers
+def drawing_style():
+    """Context for drawing the report's figures faster, with the same look.
+
+    Titles sit at the top of their axes (``axes.titley = 1``) instead of matplotlib
+    measuring every tick label to lift them over decorations on top: none of these
+    figures has any there that its title's ``pad`` does not already clear, and the
+    measuring took about a fifth of a multi-panel figure's drawing time.
+    """
+    import matplotlib
+
+    return matplotlib.rc_context({"axes.titley": 1.0})
+
+
 def _method_title(method: str) -> str:
     abbrev = METHOD_ABBREVIATIONS.get(method)
     return f"{method} ({abbrev})" if abbrev else str(method)

@@ -101,21 +101,26 @@ def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
     """
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    buf = io.BytesIO()
-    # light compression: this PNG is decoded and quantised at once (kept only without Pillow)
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white", pil_kwargs={"compress_level": 1})
-    raw = buf.getvalue()
-    try:
-        from PIL import Image
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
 
-        img = Image.open(io.BytesIO(raw)).convert("RGB")
-        small = io.BytesIO()
-        img.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(
-            small, format="PNG", compress_level=9)  # as small as optimize=True, 2x faster
-        if small.tell() < len(raw):
-            raw = small.getvalue()
-    except ImportError:  # pragma: no cover - Pillow ships with matplotlib
-        pass
+    # drawn straight into Agg's buffer and quantised from it: no PNG encoded and decoded
+    # on the way; zlib level 6 is about 8x faster than 9 for a few % more bytes
+    old_dpi, old_face = fig.get_dpi(), fig.get_facecolor()
+    try:
+        fig.set_dpi(dpi)
+        fig.set_facecolor("white")
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        img = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
+                               "raw", "RGBA", 0, 1).convert("RGB")
+    finally:
+        fig.set_dpi(old_dpi)
+        fig.set_facecolor(old_face)
+    buf = io.BytesIO()
+    img.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(buf, format="PNG",
+                                                                   compress_level=6)
+    raw = buf.getvalue()
     return "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
 
 
@@ -157,8 +162,11 @@ class _Page:
         return _render.token(key)
 
     def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options) -> dict:
+        from metaeval.report.figures import drawing_style
+
         try:
-            fig = build(self.view, **options)
+            with drawing_style():
+                fig = build(self.view, **options)
             if fmt == "svg":
                 body = figure_to_svg(fig)
             else:  # shown at 96 CSS px per inch, the scale of the inline SVG figures
