@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -127,13 +128,17 @@ def main() -> None:
               "(fastest of 10, before and after)")
         print(f"{'command':34s} {'wall s':>8s} {'x scan':>8s} {'CPU s':>8s} {'x scan':>8s}")
         for name, wall, cpu, note in rows:
-            # worker processes are the forkserver's children: their CPU is not counted here
+            # worker processes are the forkserver's children, not counted by rusage: the
+            # report's last line says their CPU seconds ("(… CPU-s)")
             pooled = " processes" in note
-            cpu_text = f"{'-':>8s} {'-':>8s}" if pooled else f"{cpu:8.2f} {cpu / scan:8.0f}"
+            workers = re.search(r"\(([0-9.]+) CPU-s\)", note)
+            if pooled and workers:
+                cpu += float(workers.group(1))
+            cpu_text = f"{'-':>8s} {'-':>8s}" if pooled and not workers else \
+                f"{cpu:8.2f} {cpu / scan:8.0f}"
             print(f"{name:34s} {wall:8.2f} {wall / scan:8.0f} {cpu_text}")
-        print("(CPU: user + system seconds of a command run in one process, '-' where worker "
-              "processes drew (their time is not counted); on a shared machine wall time "
-              "also counts the waits for a core)")
+        print("(CPU: user + system seconds of the command and its report workers; on a shared "
+              "machine wall time also counts the waits for a core, CPU time does not)")
         for name, _, _, note in rows:
             if name.startswith("report") and note:
                 print(f"  {name}: {note}")

@@ -95,6 +95,10 @@ def test_an_unchanged_store_draws_nothing_and_gives_the_same_page(runs):
     assert runs["n_plain"] == runs["n_cold"] > 10
     assert runs["n_warm"] == 0
     assert "0 of 11 sections drawn, 11 from the cache; 0 figures drawn" in runs["lines"][-1]
+    # the cold run says what its drawing cost; the warm one drew nothing to count
+    cold_line = next(line for line in runs["lines"] if "11 sections drawn" in line)
+    assert float(re.search(r"\(([0-9.]+) CPU-s\)", cold_line).group(1)) > 0
+    assert "CPU-s" not in runs["lines"][-1]
     plain, cold, warm = (_page(runs[k]) for k in ("plain", "cold", "warm"))
     assert cold == plain
     assert warm == plain

@@ -119,12 +119,18 @@ def prefill(view):
 def run_job(settings: Settings, job: Job, known: frozenset, view=None):
     """Run the fragments of a job.
 
-    Returns ``(fragment results, new figures, new intermediates, intermediates used)``:
-    a fragment result is ``{"html", "problems"}``; new figures map a key to
-    ``{"html", "problem"}``. Figures whose key is in ``known`` are not drawn.
+    Returns ``(fragment results, new figures, new intermediates, intermediates used,
+    CPU seconds)``: a fragment result is ``{"html", "problems"}``; new figures map a key
+    to ``{"html", "problem"}``. Figures whose key is in ``known`` are not drawn. The
+    CPU seconds are this process's, from its start when it built the view for the job.
     """
+    import time
+
     from metaeval.report.html import _Page
 
+    cpu = time.process_time()
+    if view is None and not _VIEWS:  # a fresh worker: its start-up counts too
+        cpu = 0.0
     view = view if view is not None else _view(settings)
     page = _Page(view, dpi=settings.dpi, strict=settings.strict, known=known)
     results = {}
@@ -137,7 +143,7 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
         new, used = dict(view._cache.new), set(view._cache.used)
         view._cache.new.clear()
         view._cache.used.clear()
-    return results, page.rendered, new, used
+    return results, page.rendered, new, used, time.process_time() - cpu
 
 
 def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
@@ -145,21 +151,24 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
     """Run jobs on ``workers`` processes (1: in this process, on ``view``).
 
     ``on_done(job)`` is called as each job finishes. Returns the merged
-    ``(fragment results, new figures, new intermediates, intermediates used)``.
+    ``(fragment results, new figures, new intermediates, intermediates used, CPU
+    seconds of the jobs)``.
     """
     results: dict = {}
     figures: dict = {}
     new: dict = {}
     used: set = set()
+    cpu = [0.0]
 
     def merge(got):
         results.update(got[0])
         figures.update(got[1])
         new.update(got[2])
         used.update(got[3])
+        cpu[0] += got[4]
 
     if not jobs:
-        return results, figures, new, used
+        return results, figures, new, used, 0.0
     jobs = sorted(jobs, key=lambda j: -j.weight)  # longest first: the pool ends together
     workers = max(1, min(int(workers), len(jobs)))
     if workers == 1:
@@ -167,7 +176,7 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
             merge(run_job(settings, job, known, view))
             if on_done:
                 on_done(job)
-        return results, figures, new, used
+        return results, figures, new, used, cpu[0]
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
@@ -181,7 +190,7 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
             for fut in futures:
                 fut.cancel()
             raise
-    return results, figures, new, used
+    return results, figures, new, used, cpu[0]
 
 
 def resolve(html: str, figures: Callable[[str], dict]) -> str:
@@ -249,6 +258,8 @@ class Pieces:
         line = (f"{s['drawn']} of {s['total']} sections drawn, {s['cached']} from the cache; "
                 f"{len(self.fresh)} figures drawn on {s['workers']} "
                 f"process{'es' if s['workers'] > 1 else ''}")
+        if s.get("cpu"):
+            line += f" ({s['cpu']:.1f} CPU-s)"
         if note:
             line += f"; cache not saved ({note})"
         if progress is not None:
@@ -310,7 +321,7 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
     if grouped and min(workers, len(grouped)) == 1:
         prefill(keep_intermediates(view, settings))
-    drawn, figures, new, used = run_jobs(settings, list(grouped.values()), known,
+    drawn, figures, new, used, cpu = run_jobs(settings, list(grouped.values()), known,
                                          workers=workers, view=view, on_done=on_done)
     for key, value in new.items():
         rc.put(key, "intermediate", value)
@@ -326,5 +337,5 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
             rc.put(f.key, "fragment", drawn[f.name])
     results.update(drawn)
     stats = {"total": total, "drawn": len(drawn), "cached": total - len(drawn),
-             "workers": max(1, min(workers, len(grouped)))}
+             "workers": max(1, min(workers, len(grouped))), "cpu": cpu}
     return Pieces(rc, results, figures, stats)
