@@ -232,3 +232,54 @@ def test_evaluate_selection_bounds(seed, method):
 def test_invalid_inputs_raise(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["euclidean", "manhattan"]),
+       st.integers(1, 12))
+def test_ranked_neighbour_lists_are_the_stable_brute_force_order(seed, metric, k):
+    # 0/1 features in 20 dimensions: distances tie in large groups, and duplicates abound
+    from metaeval.selection._per_instance import _Ranked
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(40, 20)).astype(float)
+    X[5] = X[3]  # an exact duplicate
+    ranked = _Ranked(X, metric, width=k + 3)  # short lists: the fallback runs too
+    p = 2 if metric == "euclidean" else 1
+    for _ in range(5):
+        train = np.flatnonzero(rng.random(40) < 0.6)
+        test = np.setdiff1d(np.arange(40), train)
+        if train.size < k or test.size == 0:
+            continue
+        got = ranked.query(train, test, k)
+        for i, t in enumerate(test):
+            d = (np.abs(X[train] - X[t]) ** p).sum(axis=1)
+            assert_array_equal(got[i], np.argsort(d, kind="stable")[:k])
+
+
+def test_nested_selection_on_tied_high_dimensional_data_matches_brute_force():
+    # beyond 16 dimensions the neighbours come from the ranked lists: same choices as a
+    # brute force that breaks distance ties by row order
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(80, 24)).astype(float)
+    L = np.c_[X[:, 0], 1 - X[:, 0], rng.choice([0.0, 0.5, 1.0], size=80)]
+    folds = np.arange(80) % 4
+    for grid in ([1, 3, 9], [None, 1, 5]):
+        choice, _, _ = nested_cv_selection(X, L, folds, k_grid=grid, inner_folds=3,
+                                           random_state=2)
+        assert_array_equal(choice, _brute_nested(X, L, folds, grid, 3, 2))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.sampled_from([3, 20]),
+       st.sampled_from(["euclidean", "manhattan"]))
+def test_select_per_instance_breaks_distance_ties_by_row_order(seed, k, d, metric):
+    # a coarse lattice: many training rows at the same distance, duplicates included,
+    # for the k-d tree (3 dimensions) and the chunked distances (20)
+    rng = np.random.default_rng(seed)
+    X_train = rng.integers(0, 3, size=(30, d)).astype(float)
+    X_test = rng.integers(0, 3, size=(15, d)).astype(float)
+    L = rng.choice([0.0, 0.4, 1.0, 1.6], size=(30, 3))
+    p = 2 if metric == "euclidean" else 1
+    assert_array_equal(select_per_instance(X_train, L, X_test, k=k, metric=metric),
+                       _brute_select(X_train, L, X_test, k, p))

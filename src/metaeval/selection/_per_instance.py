@@ -83,30 +83,51 @@ def _choose(neighbor_loss_sums, order):
     return order[np.argmax(tied, axis=-1)]
 
 
+def _first(D, w):
+    """Column indices (rows, w) of each row's ``w`` smallest values, in (value, column) order.
+
+    Exact with ties: every column strictly below the ``w``-th value is kept, and equal
+    values are taken in column order -- the first ``w`` of a stable sort of the row.
+    """
+    n_rows, n = D.shape
+    if w < n:
+        kth = np.partition(D, w - 1, axis=1)[:, w - 1:w]
+        r, j = np.nonzero(D <= kth)  # row-major: columns increase within a row
+    else:
+        r, j = np.divmod(np.arange(n_rows * n), n)
+    order = np.lexsort((D[r, j], r))  # stable: equal values keep column order
+    r, j = r[order], j[order]
+    start = np.searchsorted(r, np.arange(n_rows))
+    return j[start[:, None] + np.arange(w)[None, :]]
+
+
 def _knn(X_train, X_test, k, metric):
     """Indices (n_test, k) of each test row's k nearest training rows, nearest first.
 
-    A k-d tree (scipy, single-threaded) in up to 16 dimensions; beyond, where a tree
-    prunes little, exact distances in bounded chunks of test rows.
+    Ties in distance go to the lower training index (the order of a stable sort). A
+    k-d tree (scipy, single-threaded) in up to 16 dimensions, its rows with a tie at the
+    k-th distance recomputed exactly; beyond, where a tree prunes little, exact
+    distances in bounded chunks of test rows.
     """
+    n_train = X_train.shape[0]
     if X_train.shape[1] <= 16:
-        return cKDTree(X_train).query(X_test, k=k, p=_METRICS[metric])[1].reshape(-1, k)
+        extra = min(k + 1, n_train)
+        d, idx = cKDTree(X_train).query(X_test, k=extra, p=_METRICS[metric])
+        d, idx = d.reshape(-1, extra), idx.reshape(-1, extra)
+        # equal distances in index order; a tie across the k-th place needs every row
+        order = np.lexsort((idx, d), axis=1)
+        d, idx = np.take_along_axis(d, order, 1), np.take_along_axis(idx, order, 1)
+        out = idx[:, :k].copy()
+        tied = np.flatnonzero(d[:, k - 1] == d[:, k]) if extra > k else np.array([], int)
+        if tied.size:
+            out[tied] = _first(_distances(X_test[tied], X_train, metric), k)
+        return out
     out = np.empty((X_test.shape[0], k), dtype=np.intp)
-    step = max(1, _BLOCK // max(1, X_train.shape[0]))
-    sq_train = np.einsum("ij,ij->i", X_train, X_train)
+    step = max(1, _BLOCK // max(1, n_train))
+    sq_train = np.einsum("ij,ij->i", X_train, X_train) if metric == "euclidean" else None
     for r0 in range(0, X_test.shape[0], step):  # blocks of test rows bound the memory
         rows = slice(r0, min(X_test.shape[0], r0 + step))
-        if metric == "euclidean":
-            D = sq_train[None, :] - 2.0 * X_test[rows] @ X_train.T
-        else:
-            D = cdist(X_test[rows], X_train, metric="cityblock")
-        part = (
-            np.argpartition(D, k - 1, axis=1)[:, :k]
-            if k < D.shape[1]
-            else np.tile(np.arange(D.shape[1]), (D.shape[0], 1))
-        )
-        d = np.take_along_axis(D, part, axis=1)
-        out[rows] = np.take_along_axis(part, np.argsort(d, axis=1, kind="stable"), axis=1)
+        out[rows] = _first(_distances(X_test[rows], X_train, metric, sq_train), k)
     return out
 
 
@@ -132,11 +153,64 @@ def _select_grid(idx, L_train, ks, order):
     return out
 
 
-def _neighbours(X, train, test, ks, metric):
+def _distances(A, B, metric, sq_b=None):
+    """Distances (or, for euclidean, ``|b|^2 - 2 a.b``: the same order within a row)."""
+    if metric == "euclidean":
+        sq_b = np.einsum("ij,ij->i", B, B) if sq_b is None else sq_b
+        return sq_b[None, :] - 2.0 * A @ B.T
+    return cdist(A, B, metric="cityblock")
+
+
+class _Ranked:
+    """Each row's nearest rows of ``X`` in (distance, row index) order: an exact prefix.
+
+    The neighbours of a row among any subset of the rows (an outer or inner
+    training part) are then the first members of that subset in its list: the
+    distances are computed once per dataset instead of once per fold and inner
+    fold. ``prefix[i]`` holds the first ``width`` rows of row ``i``'s full order
+    (itself included): every row strictly nearer than the ``width``-th is in it, and
+    rows at the same distance in index order, so it is exactly the prefix of a
+    stable sort by distance. A query that finds fewer than ``k`` members of its
+    subset there is answered from the full row of distances.
+    """
+
+    def __init__(self, X, metric, width):
+        n = X.shape[0]
+        self.X, self.metric = X, metric
+        self.width = w = min(int(width), n)
+        self.sq = np.einsum("ij,ij->i", X, X) if metric == "euclidean" else None
+        self.prefix = np.empty((n, w), dtype=np.intp)
+        step = max(1, _BLOCK // max(1, n))
+        for r0 in range(0, n, step):  # blocks of rows bound the memory
+            rows = slice(r0, min(n, r0 + step))
+            self.prefix[rows] = _first(_distances(X[rows], X, metric, self.sq), w)
+
+    def query(self, train, test, k):
+        """Positions in ``train`` of the ``k`` nearest training rows of each test row."""
+        n = self.X.shape[0]
+        position = np.full(n, -1, dtype=np.intp)
+        position[train] = np.arange(train.size)
+        cand = position[self.prefix[test]]  # -1: not a training row
+        inside = cand >= 0
+        out = np.empty((test.size, k), dtype=np.intp)
+        enough = np.count_nonzero(inside, axis=1) >= k
+        if enough.any():
+            first = np.argsort(~inside[enough], axis=1, kind="stable")[:, :k]
+            out[enough] = np.take_along_axis(cand[enough], first, axis=1)
+        for i in np.flatnonzero(~enough):  # rare: the prefix holds too few of them
+            d = _distances(self.X[test[i]][None, :], self.X[train], self.metric,
+                           None if self.sq is None else self.sq[train])[0]
+            out[i] = _first(d[None, :], k)[0]
+        return out
+
+
+def _neighbours(X, train, test, ks, metric, ranked=None):
     """Nearest rows of ``X[train]`` (positions in ``train``) for the rows ``X[test]``."""
     kmax = max([k for k in ks if k is not None], default=0)
     if kmax == 0:
         return np.zeros((test.size, 0), dtype=np.intp)
+    if ranked is not None:
+        return ranked.query(train, test, kmax)
     return _knn(X[train], X[test], kmax, metric)
 
 
@@ -291,6 +365,11 @@ def _nested(X, train_losses, folds, ids, ks, inner_folds, metric, random_state, 
     """
     n = X.shape[0]
     out = [(np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp), {}) for _ in range(n_q)]
+    kmax = max([k for k in ks if k is not None], default=0)
+    # beyond a k-d tree's dimensions: every distance once, then each query reads its list;
+    # the prefix is long enough that an inner training part (about 72% of the rows)
+    # almost always has kmax members in it
+    ranked = _Ranked(X, metric, 2 * kmax + 32) if kmax and X.shape[1] > 16 else None
     for fold in ids:  # a loop over folds, not instances
         test = np.flatnonzero(folds == fold)
         train = np.flatnonzero(folds != fold)
@@ -300,11 +379,11 @@ def _nested(X, train_losses, folds, ids, ks, inner_folds, metric, random_state, 
         if len(ks) > 1:
             splits = KFold(inner_folds, shuffle=True, random_state=random_state).split(train)
             for itr, ite in splits:
-                idx = _neighbours(X, train[itr], train[ite], ks, metric)
+                idx = _neighbours(X, train[itr], train[ite], ks, metric, ranked)
                 for q, L in enumerate(losses):  # a loop over operating conditions
                     picks = _select_grid(idx, L[itr], ks, _model_order(L[itr]))
                     inner_loss[q] += L[ite[:, None], picks].sum(axis=0)
-        idx = _neighbours(X, train, test, ks, metric)
+        idx = _neighbours(X, train, test, ks, metric, ranked)
         for q, L in enumerate(losses):
             choice, single_best, k_chosen = out[q]
             order = _model_order(L)
