@@ -402,8 +402,25 @@ def _shown_algorithms(page, dataset, max_algorithms):
                    f"{_esc(', '.join(shown))}.</p>")
 
 
+#: cost proportions of the report's per-instance selection table
+SELECTION_COSTS = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def warm_selection(view, dataset, *, max_rows=5000) -> None:
+    """Compute one dataset's per-instance selection for :func:`report_section`, if it can.
+
+    Called from the dataset's own section, so the datasets' selections are computed in
+    parallel and the whole-study section only reads them; a failure is left for that
+    section to meet and report.
+    """
+    try:
+        selection_data(view, [dataset], costs=SELECTION_COSTS, max_instances=max_rows)
+    except Exception:  # noqa: BLE001 - reported where the section computes it again
+        pass
+
+
 def report_section(page, datasets, *, costs=(0.2, 0.8),
-                   selection_costs=(0.1, 0.3, 0.5, 0.7, 0.9), max_rows=5000,
+                   selection_costs=SELECTION_COSTS, max_rows=5000,
                    max_algorithms=8):
     """HTML of the report section on footprints, per-instance selection and IRT.
 

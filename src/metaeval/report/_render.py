@@ -100,7 +100,11 @@ def keep_intermediates(view, settings: Settings):
     """Back the view's per-dataset intermediates by the report cache (when caching)."""
     from metaeval.report._intermediates import StoredIntermediates
 
-    if settings.intermediates is not None and not isinstance(view._cache, StoredIntermediates):
+    if settings.intermediates is None:
+        return view
+    if isinstance(view._cache, StoredIntermediates):  # a worker reused: what others made
+        view._cache._stored.update(settings.intermediates)
+    else:
         view._cache = StoredIntermediates(view, settings.digests, settings.intermediates)
     return view
 
@@ -319,10 +323,24 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
                         view.measure, dpi, bool(strict), rc.per_dataset, rc.whole,
                         stored if rc.enabled else None)
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
+    # the per-dataset intermediates (hardness, dissimilarities, per-instance selection)
+    # travel between processes even without a cache, so the datasets are drawn first, on
+    # every core, and the whole-study sections then read what they computed
+    if settings.intermediates is None:
+        settings.intermediates = {}
     if grouped and min(workers, len(grouped)) == 1:
         prefill(keep_intermediates(view, settings))
-    drawn, figures, new, used, cpu = run_jobs(settings, list(grouped.values()), known,
-                                         workers=workers, view=view, on_done=on_done)
+    per_dataset = [j for j in grouped.values() if all(f.dataset for f in j.fragments)]
+    whole = [j for j in grouped.values() if j not in per_dataset]
+    drawn, figures, new, used, cpu = run_jobs(settings, per_dataset, known, workers=workers,
+                                              view=view, on_done=on_done)
+    settings.intermediates = {**settings.intermediates, **new}
+    more = run_jobs(settings, whole, known, workers=workers, view=view, on_done=on_done)
+    drawn.update(more[0])
+    figures.update(more[1])
+    new.update(more[2])
+    used |= more[3]
+    cpu += more[4]
     for key, value in new.items():
         rc.put(key, "intermediate", value)
     # the whole-study sections read every dataset's intermediates: when they ran, what
