@@ -11,6 +11,7 @@ per-algorithm ones, with family names in the ``algorithm`` column, so
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -98,7 +99,8 @@ def family_metrics(metrics, families, *, how="best", higher_is_better=None):
     codes, fam_names = pd.factorize(np.asarray(fam, dtype=object), sort=False)
     direction = np.where(directions(names, higher_is_better), 1.0, -1.0)
     out = np.full(X.shape[:2] + (len(fam_names),), np.nan)  # (datasets, metrics, families)
-    with np.errstate(invalid="ignore"), _quiet():
+    with warnings.catch_warnings():  # an all-NaN cell: NaN, dropped below
+        warnings.simplefilter("ignore", RuntimeWarning)
         for f in range(len(fam_names)):
             block = X[:, :, codes == f]
             out[:, :, f] = np.nanmax(block, axis=2) if how == "best" else np.nanmean(block,
@@ -113,20 +115,6 @@ def family_metrics(metrics, families, *, how="best", higher_is_better=None):
     })
     order = np.lexsort((m, f, d))
     return frame.iloc[order].reset_index(drop=True)
-
-
-class _quiet:
-    """Silence numpy's "All-NaN slice" and "Mean of empty slice" warnings."""
-
-    def __enter__(self):
-        import warnings
-
-        self._ctx = warnings.catch_warnings()
-        self._ctx.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        return self._ctx.__exit__(*exc)
 
 
 def family_value_captured(value_captured_frame, families, *, how="best"):

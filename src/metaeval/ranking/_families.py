@@ -248,8 +248,7 @@ def family_times(times, success, families, *, how="best", higher_is_better=True)
     [2.0, 2.0]
     """
     how = _check_how(how)
-    long = _check_frame(times, "times", TIME)
-    del long  # validated: columns, finite values, no duplicates
+    _check_frame(times, "times", TIME)  # columns, finite values, no duplicate rows
     keys = [DATASET, FAMILY] + ([FOLD] if FOLD in times.columns else [])
     if how == "best":
         chosen = family_members(success, families, higher_is_better=higher_is_better)
