@@ -119,3 +119,21 @@ def test_eight_algorithms_change_nothing(tmp_path):
     assert "the 4 of 8 algorithms best by AR" in html
     assert "Rankings of the 2 algorithm families" in html
     assert calls[0][2] == {"algorithms": view.rankings()["AR"]["algorithm"].head(4).tolist()}
+
+
+def test_the_benchmark_figures_show_the_algorithms_asked_for(wide):
+    from metaeval.report import plot
+
+    store, _ = wide
+    chosen = ["rf:c=9", "knn:c=0", "lr:c=5"]
+    for kind in ("value-captured", "runtime-scores"):
+        full = plot(kind, store)
+        part = plot(kind, store, algorithms=chosen)
+        labels = {t.get_text() for t in part.axes[0].get_yticklabels()}
+        assert labels == set(chosen), kind
+        assert len({t.get_text() for t in full.axes[0].get_yticklabels()}) == 30
+    for kind in ("heatmap-datasets", "heatmap-metrics"):
+        image = plot(kind, store, algorithms=chosen).axes[0].get_images()[0]
+        assert 3 in image.get_array().shape, kind
+    with pytest.raises(ValueError, match="not among"):
+        plot("value-captured", store, algorithms=["nope"])
