@@ -7,6 +7,7 @@ The literature baselines on crisp predictions (error correlation, classifier out
 difference) and average-linkage clustering (SciPy) of any dissimilarity matrix are here
 too. Dissimilarities are lower-is-more-alike; correlations higher-is-more-alike. Plain
 arrays in, plain arrays out; drawing lives in :mod:`metaeval.report`.
+:func:`family_dissimilarity` summarises any of these matrices by algorithm family.
 
 Equation numbers differ between the two versions: the per-dataset dissimilarity is
 eq. 19 of [1]_ and eq. 24 of [2]_, its average over datasets eq. 20 of [1]_ and eq. 25
@@ -44,6 +45,7 @@ __all__ = [
     "leaf_order",
     "flat_clusters",
     "cophenetic_correlation",
+    "family_dissimilarity",
 ]
 
 
@@ -561,3 +563,79 @@ def cophenetic_correlation(Z, D):
     with np.errstate(divide="ignore", invalid="ignore"):
         coefficient, _ = hierarchy.cophenet(Z, condensed)
     return float(coefficient)
+
+
+def family_dissimilarity(D, algorithms, families):
+    r"""Mean dissimilarity between the members of each pair of algorithm families.
+
+    For families :math:`F \ne G` (e.g. ``knn`` and ``rf``, see
+    :func:`metaeval.algorithms.family_of`),
+
+    .. math::
+
+        \mathcal{F}(F, G) = \frac{1}{|F|\,|G|} \sum_{a \in F} \sum_{b \in G} D(a, b),
+
+    and the diagonal :math:`\mathcal{F}(F, F)` is the mean over the :math:`|F|(|F|-1)`
+    ordered pairs of distinct members (0 for a one-member family): how alike the
+    family's own configurations are. ``D`` is any algorithm dissimilarity, e.g. the
+    aggregated cost-sensitive one of Melo & Prudêncio (2014, eq. 25 of the MetaSel
+    version).
+
+    Parameters
+    ----------
+    D : array-like of shape (n_algorithms, n_algorithms)
+        Dissimilarity between the algorithms (symmetric, zero diagonal).
+    algorithms : sequence of str
+        The algorithm of each row and column of ``D``.
+    families : mapping of str to str
+        The family of each algorithm; it must name every one of ``algorithms``.
+
+    Returns
+    -------
+    F : ndarray of shape (n_families, n_families)
+        Symmetric; off the diagonal, the mean between-family dissimilarity.
+    names : list of str
+        The families, in order of first appearance in ``algorithms``.
+
+    Raises
+    ------
+    ValueError
+        ``D`` not square of the size of ``algorithms``, not a dissimilarity, or an
+        algorithm without a family.
+
+    Examples
+    --------
+    Two members of ``a`` at distance 1 of each other, 4 and 6 from ``b1``:
+
+    >>> D = [[0, 1, 4], [1, 0, 6], [4, 6, 0]]
+    >>> F, names = family_dissimilarity(D, ["a1", "a2", "b1"],
+    ...                                 {"a1": "a", "a2": "a", "b1": "b"})
+    >>> names, F.tolist()
+    (['a', 'b'], [[1.0, 5.0], [5.0, 0.0]])
+    """
+    algorithms = [str(a) for a in algorithms]
+    D = np.asarray(D, dtype=float)
+    if D.shape != (len(algorithms), len(algorithms)):
+        raise ValueError(f"D must be {len(algorithms)} x {len(algorithms)} (one row and "
+                         f"column per algorithm), got {D.shape}.")
+    D = _check_dissimilarity(D, name="D", allow_nan=True)
+    if not hasattr(families, "get"):
+        raise ValueError(f"families must be a mapping of algorithm -> family, got "
+                         f"{type(families).__name__}.")
+    missing = [a for a in algorithms if a not in families]
+    if missing:
+        raise ValueError(f"families has no family for {len(missing)} algorithm(s): "
+                         f"{missing[:5]}.")
+    labels = [families[a] for a in algorithms]
+    names = list(dict.fromkeys(labels))
+    index = np.array([names.index(f) for f in labels], dtype=np.intp)
+    onehot = np.zeros((len(names), len(algorithms)))
+    onehot[index, np.arange(len(algorithms))] = 1.0
+    sums = onehot @ np.nan_to_num(D, nan=0.0) @ onehot.T
+    nan_count = onehot @ np.isnan(D).astype(float) @ onehot.T
+    size = onehot.sum(axis=1)
+    pairs = np.outer(size, size) - np.diag(size)  # ordered pairs of distinct members within
+    with np.errstate(invalid="ignore", divide="ignore"):
+        F = np.where(pairs > 0, sums / np.where(pairs > 0, pairs, 1.0), 0.0)
+    F[nan_count > 0] = np.nan
+    return F, names

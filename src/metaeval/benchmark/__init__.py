@@ -6,12 +6,20 @@ bootstrap stability (no printed reference; it follows Caruana & Niculescu-Mizil 
 Functions here take tidy long frames (``[dataset, algorithm, metric, value]``,
 ``[dataset, algorithm, time]``) and return tidy frames; every metric knows
 whether higher is better, and losses are flipped before any comparison. They
-are pure: no files, no globals, randomness only from an explicit ``seed``.
+are pure: no files, no globals, randomness only from an explicit ``seed``. The
+``family_*`` functions give the same frames by algorithm family (each family
+represented by its best member, or its members' mean, in every cell).
 """
 
 from metaeval.benchmark._abstract import random_paper_abstract
 from metaeval.benchmark._bootstrap import bootstrap_stability
 from metaeval.benchmark._disagreement import MetricDisagreement, metric_disagreement
+from metaeval.benchmark._families import (
+    FAMILY_HOW,
+    family_metrics,
+    family_value,
+    family_value_captured,
+)
 from metaeval.benchmark._metrics import (
     HARDNESS_METRICS,
     METRICS,
@@ -55,4 +63,8 @@ __all__ = [
     "value_spread",
     "runtime_spread",
     "portfolio_spread",
+    "FAMILY_HOW",
+    "family_metrics",
+    "family_value_captured",
+    "family_value",
 ]

@@ -203,6 +203,38 @@ def _clock_words(clock: str) -> str:
             else "wall-clock seconds of fit + predict over the folds")
 
 
+ByFamilyOption = Annotated[
+    str | None, typer.Option(
+        "--by-family", metavar="best|mean",
+        help="Tables by algorithm family (the part of a name before the colon) instead of "
+        "by algorithm: each family represented on each dataset by its best member (best) "
+        "or by the mean of its members (mean).", show_default=False)
+]
+
+
+def _check_by_family(how: str | None) -> None:
+    from metaeval.ranking import FAMILY_HOW
+
+    if how is not None and how not in FAMILY_HOW:
+        raise ValueError(f"--by-family must be one of {', '.join(FAMILY_HOW)}; got {how!r}.")
+
+
+def _family_map(algorithms) -> dict[str, str]:
+    """``{algorithm: family}``; a ValueError when the algorithms make fewer than 2 families."""
+    from metaeval.algorithms import families
+
+    fams = families(sorted(set(map(str, algorithms))))
+    if len(set(fams.values())) < 2:
+        raise ValueError(f"--by-family: the {len(fams)} algorithms all belong to the family "
+                         f"{next(iter(fams.values()), '?')!r}; comparing families needs two.")
+    return fams
+
+
+def _family_words(how: str) -> str:
+    return ("each family by its best member on each dataset" if how == "best"
+            else "each family by the mean of its members")
+
+
 # ------------------------------------------------------------------------------ rank
 @app.command()
 def rank(
@@ -218,11 +250,14 @@ def rank(
     n: Annotated[float, typer.Option("--n", help="A3R: the n-th root of the time ratio.")] = 8,
     time: TimeOption = None,
     draws: Annotated[int, typer.Option(help="Bootstrap draws of the intervals.")] = 1000,
+    by_family: ByFamilyOption = None,
 ) -> None:
     """Rank the algorithms by accuracy and time (AR, SRR, SW, ARR, A3R), best first.
 
     The methods of Abdulrahman & Brazdil (2014). Each score comes with a 95 % bootstrap
-    interval over the datasets: how much it would move on other datasets.
+    interval over the datasets: how much it would move on other datasets. With
+    --by-family best|mean, the families are ranked instead, each represented on each
+    dataset by its best member or by its members' mean.
     """
     import warnings
 
@@ -231,6 +266,7 @@ def rank(
 
     require_results(store, what="`metaeval rank`")
     with _bad_input():
+        _check_by_family(by_family)
         if method is not None and method not in RANKING_METHODS:
             raise ValueError(f"--method must be one of {', '.join(RANKING_METHODS)}; "
                              f"got {method!r}.")
@@ -248,6 +284,22 @@ def rank(
             times = times[times["dataset"].isin(success["dataset"].unique())
                           & times["algorithm"].isin(success["algorithm"].unique())]
             n_datasets = success["dataset"].nunique()
+            label, extra = "algorithm", {}
+            if by_family is not None:
+                from metaeval.ranking import family_members, family_success, family_times
+
+                fams = _family_map(success["algorithm"])
+                times = family_times(times, success, fams, how=by_family, higher_is_better=hib)
+                if by_family == "best":
+                    often = family_members(success, fams, higher_is_better=hib)
+                    often = often.groupby("family")["member"].agg(
+                        lambda m: m.value_counts().sort_index().idxmax())
+                    extra["best member (most datasets)"] = often
+                from collections import Counter
+
+                extra = {"configurations": Counter(fams.values()), **extra}
+                success = family_success(success, fams, how=by_family, higher_is_better=hib)
+                label = "family"
             results = []
             for m in methods:
                 bar.advance(f"Rankings: {m.upper()}")
@@ -270,11 +322,14 @@ def rank(
         if m in ("arr", "a3r"):
             caption += f", time: {_clock_words(time)}"
         caption += "; " + ("lower is better" if m == "ar" else "higher is better")
-        table = Table("rank", "algorithm", "score", "95 % interval", title=caption)
+        if by_family is not None:
+            caption = f"Families, {_family_words(by_family)}: {caption}"
+        table = Table("rank", label, *extra, "score", "95 % interval", title=caption)
         for row in frame.itertuples(index=False):
             lo, hi = ci.at[row.algorithm, "low"], ci.at[row.algorithm, "high"]
-            table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.4f}",
-                          f"{lo:.4f} to {hi:.4f}")
+            table.add_row(f"{row.rank:g}", str(row.algorithm),
+                          *(str(col.get(row.algorithm, "")) for col in extra.values()),
+                          f"{row.score:.4f}", f"{lo:.4f} to {hi:.4f}")
         out.print(table)
     out.print(f"Intervals: 95 % bootstrap over the {n_datasets} datasets ({draws} draws of "
               "the datasets with replacement).", markup=False)
@@ -289,10 +344,14 @@ def benchmark(
     n_slowest: Annotated[int, typer.Option(help="Runtime score over this many of the "
                                            "slowest datasets.")] = 20,
     time: TimeOption = None,
+    by_family: ByFamilyOption = None,
 ) -> None:
     """Benchmark analytics: value captured, runtime score, metric disagreement, portfolio.
 
-    Every mean comes with its standard deviation over the datasets.
+    Every mean comes with its standard deviation over the datasets. With --by-family
+    best|mean, the value captured, the metric means and the portfolio are by algorithm
+    family instead, each family represented in each (dataset, metric) by its best
+    member or by its members' mean.
     """
     from metaeval.benchmark import (
         greedy_portfolio,
@@ -308,6 +367,10 @@ def benchmark(
     require_results(store, what="`metaeval benchmark`")
     with _bad_input():
         _check_clock(time)
+        _check_by_family(by_family)
+        if by_family is not None:
+            _benchmark_by_family(store, by_family)
+            return
         st = Store(store)
         with st.reading(), steps("Benchmark", 4) as bar:
             view = Results(st)
@@ -355,6 +418,67 @@ def benchmark(
             table.add_row(str(row.step), str(row.algorithm), f"{row.gain:.2f}",
                           f"{row.value:.2f}", _fmt(sd, ".2f"))
         out.print(table)
+
+
+def _benchmark_by_family(store: Path, how: str) -> None:
+    """The family tables of ``metaeval benchmark --by-family``."""
+    from metaeval.benchmark import (
+        family_metrics,
+        family_value,
+        family_value_captured,
+        greedy_portfolio,
+        overall_value,
+        portfolio_spread,
+        value_spread,
+    )
+    from metaeval.cli._results import Results
+    from metaeval.report._glossary import human_name
+
+    st = Store(store)
+    with st.reading(), steps("Benchmark by family", 3) as bar:
+        view = Results(st)
+        bar.advance("Benchmark by family: metrics")
+        vc = view.value_captured()
+        metrics = view.metrics()
+        fams = _family_map(vc["algorithm"])
+        bar.advance("Benchmark by family: value captured")
+        fvc = family_value_captured(vc, fams, how=how)
+        members = family_value(vc, fams).set_index("family")
+        fm = family_metrics(metrics, fams, how=how)
+        bar.advance("Benchmark by family: portfolio")
+        port = greedy_portfolio(fvc)
+        port_sd = portfolio_spread(fvc, port["algorithm"].tolist())
+        _note_exclusions(view)
+    n_vc = vc["dataset"].nunique()
+    sd = value_spread(fvc).set_index("algorithm")["sd"]
+    table = Table("rank", "family", "configurations", "score", "sd", "best member",
+                  "its value", "members' mean",
+                  title=f"Value captured by family (%, {_family_words(how)} and metric, "
+                  f"against the whole pool; mean over the {n_vc} datasets and the metrics, sd "
+                  "over datasets; best member: the member of highest value captured, and "
+                  "the mean of the members' values)")
+    for row in overall_value(fvc).itertuples(index=False):
+        info = members.loc[row.algorithm]
+        table.add_row(f"{row.rank:g}", str(row.algorithm), str(int(info["configurations"])),
+                      f"{row.score:.2f}", _fmt(sd.get(row.algorithm), ".2f"),
+                      str(info["best member"]), f"{info['best member score']:.2f}",
+                      f"{info['mean']:.2f}")
+    out.print(table)
+    means = fm.pivot_table(index="algorithm", columns="metric", values="value",
+                           aggfunc="mean", sort=False)
+    table = Table("family", *(human_name(m) for m in means.columns),
+                  title=f"Metrics by family ({_family_words(how)} and metric; mean over "
+                  "the datasets)")
+    for fam, row in means.iterrows():
+        table.add_row(str(fam), *(_fmt(v, ".3f") for v in row))
+    out.print(table)
+    table = Table("step", "family", "gain", "value", "sd",
+                  title="Greedy portfolio of families (value: % captured, mean over datasets "
+                  "and metrics; sd over datasets)")
+    for row, spread in zip(port.itertuples(index=False), port_sd, strict=True):
+        table.add_row(str(row.step), str(row.algorithm), f"{row.gain:.2f}",
+                      f"{row.value:.2f}", _fmt(spread, ".2f"))
+    out.print(table)
 
 
 def _fmt(value, spec: str) -> str:

@@ -8,10 +8,18 @@ are higher-is-better by default; pass ``higher_is_better=False`` for losses.
 Methods follow Abdulrahman & Brazdil (2014), "Measures for combining accuracy and
 time for meta-learning" (MetaSel workshop at ECAI 2014; ARR eq. 1 and A3R eq. 2), and
 its reference [4] (Brazdil, Soares & da Costa 2003: AR, SRR, SW, ARR); the
-statistical tests follow Demšar (2006), JMLR 7. All functions are pure: frames
-in, frames out.
+statistical tests follow Demšar (2006), JMLR 7. Families of configurations are ranked
+the same way, each represented per dataset by its best member or its members' mean
+(:func:`rank_families`). All functions are pure: frames in, frames out.
 """
 
+from metaeval.ranking._families import (
+    FAMILY_HOW,
+    family_members,
+    family_success,
+    family_times,
+    rank_families,
+)
 from metaeval.ranking._frames import dataset_ranks, success_from_folds
 from metaeval.ranking._methods import (
     RANKING_METHODS,
@@ -44,6 +52,7 @@ from metaeval.ranking._sweeps import (
 )
 
 __all__ = [
+    "FAMILY_HOW",
     "RANKING_METHODS",
     "ARRPoleWarning",
     "CriticalDifferenceData",
@@ -57,6 +66,9 @@ __all__ = [
     "average_ranks",
     "critical_difference_data",
     "dataset_ranks",
+    "family_members",
+    "family_success",
+    "family_times",
     "friedman_test",
     "holm_adjust",
     "iso_a3r_curves",
@@ -64,6 +76,7 @@ __all__ = [
     "nemenyi_critical_difference",
     "nemenyi_critical_value",
     "rank_algorithms",
+    "rank_families",
     "ranking_intervals",
     "significant_wins",
     "success_from_folds",

@@ -13,8 +13,9 @@ tables and dendrograms stop being legible. This section summarises by family
   instead of labels when there are too many leaves to read -- and the dendrogram of the
   families themselves (mean dissimilarity between their members).
 
-:func:`family_summary` and :func:`family_dissimilarity` are pure (frames and arrays in
-and out); :func:`family_dendrogram` draws; :func:`families_section` writes the HTML.
+:func:`family_summary` and :func:`family_dissimilarity` (from :mod:`metaeval.similarity`)
+are pure (frames and arrays in and out); :func:`family_dendrogram` draws;
+:func:`families_section` writes the HTML.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import html
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+
+from metaeval.similarity import family_dissimilarity
 
 __all__ = ["family_summary", "family_dissimilarity", "family_dendrogram", "top_k",
            "families_section", "MAX_LABELLED_LEAVES"]
@@ -83,37 +86,6 @@ def family_summary(mean_hardness: pd.DataFrame, families: dict[str, str],
         out["best rank"] = ranks.groupby(fam, sort=False).min()
     out.index.name = "family"
     return out.sort_values(f"best {first}", kind="stable")
-
-
-def family_dissimilarity(D, algorithms, families: dict[str, str]):
-    """Mean dissimilarity between the members of each pair of families.
-
-    The diagonal is the mean dissimilarity within a family (0 for a one-member family).
-
-    Returns
-    -------
-    F : ndarray of shape (n_families, n_families)
-    names : list of str
-        The families, in order of first appearance.
-    """
-    D = np.asarray(D, dtype=float)
-    algorithms = list(algorithms)
-    if D.shape != (len(algorithms), len(algorithms)):
-        raise ValueError(f"D must be {len(algorithms)} x {len(algorithms)}, got {D.shape}.")
-    labels = [families[a] for a in algorithms]
-    names = list(dict.fromkeys(labels))
-    index = np.array([names.index(f) for f in labels])
-    F = np.zeros((len(names), len(names)))
-    for i in range(len(names)):
-        rows = index == i
-        for j in range(len(names)):
-            block = D[np.ix_(rows, index == j)]
-            if i == j:
-                k = block.shape[0]
-                F[i, j] = 0.0 if k < 2 else block[~np.eye(k, dtype=bool)].mean()
-            else:
-                F[i, j] = block.mean()
-    return F, names
 
 
 def top_k(average_rank: pd.Series, families: dict[str, str], k: int = 20) -> pd.DataFrame:

@@ -554,10 +554,12 @@ def _rank_table(view, *, measure=None, accd=0.1, n=8):
                               title=f"Rankings on {_measure_name(view, measure)} (1 = best)")
 
 
-def _critical_difference(view, *, measure=None, alpha=0.05):
+def _critical_difference(view, *, measure=None, alpha=0.05, algorithms=None):
     from metaeval.ranking import critical_difference_data
+    from metaeval.report._topk import only
 
     success, hib = view.success(measure)
+    success = only(success, algorithms)  # these only, ranked among themselves
     cdd = critical_difference_data(success, alpha=alpha, higher_is_better=hib)
     ranks = cdd.average_ranks.set_index("algorithm")["score"]
     return figures.critical_difference_diagram(
@@ -566,23 +568,26 @@ def _critical_difference(view, *, measure=None, alpha=0.05):
               f"Nemenyi CD at α = {alpha:g}")
 
 
-def _value_captured(view):
+def _value_captured(view, *, algorithms=None):
     from metaeval.benchmark import overall_value
+    from metaeval.report._topk import restrict
 
     ov = overall_value(view.value_captured()).set_index("algorithm")["score"]
+    ov = restrict(ov, algorithms)  # these only, valued against the whole pool
     return figures.ranked_bars(ov, xlabel="value captured (%, mean over datasets\nand "
                                "metrics; higher is better)",
                                title="Value captured per algorithm", fmt="{:.1f}")
 
 
-def _runtime_scores(view, *, n_slowest=20):
+def _runtime_scores(view, *, n_slowest=20, algorithms=None):
     from metaeval.benchmark import runtime_score
+    from metaeval.report._topk import restrict
 
     times = view.times()
     times = times[times["algorithm"].isin(view.common_algorithms())
                   & times["dataset"].isin(view.usable_datasets())]
     out = runtime_score(times, n_slowest=n_slowest)
-    rs = out.set_index("algorithm")["score"]
+    rs = restrict(out.set_index("algorithm")["score"], algorithms)
     used = len(out.attrs.get("datasets", ())) or times["dataset"].nunique()
     total = times["dataset"].nunique()
     over = (f"over all {total} datasets" if used >= total
@@ -598,10 +603,11 @@ def _in_size_order(view, names):
     return sorted(names, key=lambda n: order.get(n, len(order)))
 
 
-def _heatmap_datasets(view):
+def _heatmap_datasets(view, *, algorithms=None):
     from metaeval.benchmark import value_heatmap
+    from metaeval.report._topk import restrict
 
-    m = value_heatmap(view.value_captured(), by="dataset")
+    m = restrict(value_heatmap(view.value_captured(), by="dataset"), algorithms)
     m = m[_in_size_order(view, list(m.columns))]
     # datasets down, algorithms across: as many datasets as a study has, never too wide
     return figures.heatmap(m.T, title="Value captured by dataset\n(mean over metrics; "
@@ -609,11 +615,12 @@ def _heatmap_datasets(view):
                            value_label="value captured (%)", vmin=0, vmax=100, fmt="{:.0f}")
 
 
-def _heatmap_metrics(view):
+def _heatmap_metrics(view, *, algorithms=None):
     from metaeval.benchmark import value_heatmap
     from metaeval.report._glossary import human_name
+    from metaeval.report._topk import restrict
 
-    m = value_heatmap(view.value_captured(), by="metric")
+    m = restrict(value_heatmap(view.value_captured(), by="metric"), algorithms)
     m = m.rename(columns=human_name)
     return figures.heatmap(m.T, title="Value captured by metric\n(mean over datasets)",
                            value_label="value captured (%)", vmin=0, vmax=100, fmt="{:.0f}")
@@ -767,18 +774,19 @@ PLOT_KINDS: dict[str, _Kind] = {
                         "ranks under AR, SRR, SW, ARR, A3R; options: measure, accd, n"),
     "critical-difference": _Kind(_critical_difference, True, False,
                                  "critical-difference diagram, best on the left; options: "
-                                 "measure, alpha"),
+                                 "measure, alpha, algorithms"),
     "value-captured": _Kind(_value_captured, True, False,
-                            "value captured per algorithm (algorithm-benchmark web page)"),
+                            "value captured per algorithm (algorithm-benchmark web page); "
+                            "options: algorithms"),
     "runtime-scores": _Kind(_runtime_scores, True, False,
                             "runtime score per algorithm (algorithm-benchmark web page); "
-                            "options: n_slowest"),
+                            "options: n_slowest, algorithms"),
     "heatmap-datasets": _Kind(_heatmap_datasets, True, False,
                               "value captured, algorithm x dataset "
-                              "(algorithm-benchmark web page)"),
+                              "(algorithm-benchmark web page); options: algorithms"),
     "heatmap-metrics": _Kind(_heatmap_metrics, True, False,
                              "value captured, algorithm x metric "
-                             "(algorithm-benchmark web page)"),
+                             "(algorithm-benchmark web page); options: algorithms"),
     "error-cases": _Kind(_error_cases, True, False,
                          "error-case rate per metric (algorithm-benchmark web page); options: k"),
     "bootstrap-stability": _Kind(_bootstrap, True, False,

@@ -420,33 +420,71 @@ def _similarity(page: _Page, *, cut_height) -> str:
         cut_height=cut_height)
 
 
-def _rankings(page: _Page, *, accd, a3r_n) -> str:
+def _rankings(page: _Page, *, accd, a3r_n, k=None) -> str:
+    from metaeval.report._topk import TOP_K, family_rankings, top_names
+
+    k = TOP_K if k is None else k
     view = page.view
     out = []
+    top = None
     ranks = page.attempt("rankings", lambda: view.rankings(accd=accd, n=a3r_n))
     if ranks:
         from metaeval.report._glossary import human_name
         from metaeval.report.data import ranks_table
         from metaeval.report.figures import _distinct_digits
 
-        R, Sc = ranks_table(ranks)
-        tbl = pd.concat({"rank": R, "score": Sc}, axis=1)
-        tbl.columns = [f"{b} {a}" for a, b in tbl.columns]
-        order = [f"{c} {k}" for c in R.columns for k in ("rank", "score")]
-        formats = {c: "{:g}" for c in order if c.endswith(" rank")}
-        for c in R.columns:  # enough digits to tell every two different scores apart
-            formats[f"{c} score"] = f"{{:.{_distinct_digits(Sc[c].to_numpy(float))}g}}"
+        def table(frames, label, keep=None, extra=None):
+            R, Sc = ranks_table(frames)
+            if keep is not None:
+                R, Sc = R.loc[keep], Sc.loc[keep]
+            tbl = pd.concat({"rank": R, "score": Sc}, axis=1)
+            tbl.columns = [f"{b} {a}" for a, b in tbl.columns]
+            order = [f"{c} {k_}" for c in R.columns for k_ in ("rank", "score")]
+            formats = {c: "{:g}" for c in order if c.endswith(" rank")}
+            for c in R.columns:  # enough digits to tell every two different scores apart
+                formats[f"{c} score"] = f"{{:.{_distinct_digits(Sc[c].to_numpy(float))}g}}"
+            tbl = tbl[order]
+            if extra is not None:
+                tbl.insert(0, extra.name, extra.reindex(tbl.index).to_numpy())
+                formats[extra.name] = "{:g}"
+            return _table(tbl, fmt="{:.3f}", index_name=label, formats=formats,
+                          best_by={c: "min" for c in order if c.endswith(" rank")})
+
+        first = next(iter(ranks))
+        n_algorithms = len(ranks[first])
+        top = top_names(ranks[first]["algorithm"], k)
         out.append(f'<p class="note">Success measure: {_esc(human_name(view.measure))}; time: '
                    "fit + predict wall seconds over the folds. AR: lower score is better; the "
                    "others: higher is better. Rank 1 = best, in bold.</p>")
-        out.append(_table(tbl[order], fmt="{:.3f}", index_name="algorithm", formats=formats,
-                          best_by={c: "min" for c in order if c.endswith(" rank")}))
+        if top is not None:
+            out.append(f'<p class="note">Shown: the {k} of {n_algorithms} algorithms best by '
+                       f"{_esc(first)} (their ranks are among all {n_algorithms}); the "
+                       "families are ranked below.</p>")
+        out.append(table(ranks, "algorithm", keep=top))
+        if top is not None:
+            fam = page.attempt("family rankings",
+                               lambda: family_rankings(view, accd=accd, n=a3r_n))
+            if fam:
+                from metaeval.algorithms import families
+
+                sizes = pd.Series(list(families(ranks[first]["algorithm"]).values()))
+                sizes = sizes.value_counts().rename("configurations")
+                out.append(f"<h3>Rankings of the {len(sizes)} algorithm families</h3>")
+                out.append('<p class="note">A family is the part of a configuration\'s name '
+                           "before the colon; on each dataset it is represented by its best "
+                           "member (by the success measure; its time goes with it), then "
+                           "ranked by the same five methods.</p>")
+                out.append(table(fam, "family", extra=sizes))
     if len(view.usable_datasets()) >= 2:
-        out.append(page.figure("critical-difference",
-                               "Critical-difference diagram (Demšar 2006): average ranks over "
-                               "the datasets, best on the left; the bar is the Nemenyi critical "
-                               "difference; thick lines join algorithms not significantly "
-                               "different."))
+        caption = ("Critical-difference diagram (Demšar 2006): average ranks over the "
+                   "datasets, best on the left; the bar is the Nemenyi critical difference; "
+                   "thick lines join algorithms not significantly different.")
+        if top is None:
+            out.append(page.figure("critical-difference", caption))
+        else:
+            out.append(page.figure("critical-difference", caption + f" Only the {k} of "
+                                   f"{n_algorithms} algorithms best by AR, ranked among "
+                                   "themselves.", algorithms=top))
     else:
         out.append('<p class="note">The critical-difference diagram needs at least two '
                    "datasets.</p>")
@@ -468,25 +506,60 @@ def _rankings(page: _Page, *, accd, a3r_n) -> str:
     return "\n".join(out)
 
 
-def _benchmark(page: _Page, *, bootstrap_draws) -> str:
-    out = [_row(page.figure("value-captured", "Value captured (algorithm-benchmark web page, "
-                            "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
-                            "100·(p − Q1)/(max − Q1), averaged."),
-                page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
-                            "mean log2 of the time over the fastest algorithm's time on the "
-                            "datasets the title names (the 20 slowest at most); lower is "
-                            "faster.")),
-           page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
-                       "the comparison dataset-neutral, each row would have one colour."),
-           _row(page.figure("heatmap-metrics", "Value captured per algorithm and metric."),
-                page.figure("portfolio", "Greedy portfolio: value captured by the best "
-                            "algorithm of the portfolio after each step (submodular greedy).")),
-           _row(page.figure("error-cases", "Error cases per metric (algorithm-benchmark web "
-                            "page): the metric prefers one algorithm and at most k = 2 "
-                            "others agree."),
-                page.figure("bootstrap-stability", "Bootstrap over datasets and metrics: the "
-                            "probability that a subset leads to a different pairwise "
-                            "conclusion than all the data.", draws=bootstrap_draws))]
+def _benchmark(page: _Page, *, bootstrap_draws, k=None) -> str:
+    from metaeval.report._topk import TOP_K, family_value_table, top_names
+
+    k = TOP_K if k is None else k
+    view = page.view
+    out, opts, only = [], {}, ""
+    n_algorithms = len(view.common_algorithms())
+    if n_algorithms > k:
+        from metaeval.benchmark import overall_value
+
+        ov = page.attempt("value captured", lambda: overall_value(view.value_captured()))
+        top = None if ov is None else top_names(ov["algorithm"], k)
+        if top is not None:
+            opts = {"algorithms": top}
+            only = f" Only the {k} of {n_algorithms} algorithms best by value captured."
+            out.append(f'<p class="note">The figures by algorithm show the {k} of '
+                       f"{n_algorithms} algorithms best by value captured (each valued "
+                       "against the whole pool); the families follow.</p>")
+    out += [_row(page.figure("value-captured", "Value captured (algorithm-benchmark web page, "
+                             "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
+                             "100·(p − Q1)/(max − Q1), averaged." + only, **opts),
+                 page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
+                             "mean log2 of the time over the fastest algorithm's time on the "
+                             "datasets the title names (the 20 slowest at most); lower is "
+                             "faster." + only, **opts)),
+            page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
+                        "the comparison dataset-neutral, each row would have one colour."
+                        + only, **opts),
+            _row(page.figure("heatmap-metrics", "Value captured per algorithm and metric."
+                             + only, **opts),
+                 page.figure("portfolio", "Greedy portfolio: value captured by the best "
+                             "algorithm of the portfolio after each step (submodular greedy).")),
+            _row(page.figure("error-cases", "Error cases per metric (algorithm-benchmark web "
+                             "page): the metric prefers one algorithm and at most k = 2 "
+                             "others agree."),
+                 page.figure("bootstrap-stability", "Bootstrap over datasets and metrics: the "
+                             "probability that a subset leads to a different pairwise "
+                             "conclusion than all the data.", draws=bootstrap_draws))]
+    if opts:
+        fam = page.attempt("value captured by family", lambda: family_value_table(view))
+        if fam is not None:
+            fam = fam.rename(columns={"score": "value captured", "mean": "members' mean",
+                                      "best member score": "its value"})
+            out.append(f"<h3>Value captured by the {len(fam)} algorithm families</h3>")
+            out.append('<p class="note">Value captured (%, against the whole pool) of each '
+                       "family with its best member in each dataset and metric; its single "
+                       "best member and that member's value; the mean of its members' "
+                       "values.</p>")
+            cols = ["value captured", "rank", "configurations", "best member", "its value",
+                    "members' mean"]
+            out.append(_table(fam[cols], fmt="{:.1f}", index_name="family",
+                              text_columns=("best member",),
+                              formats={"rank": "{:g}", "configurations": "{:g}"},
+                              best_by={"value captured": "max"}))
     return "\n".join(out)
 
 
