@@ -127,13 +127,27 @@ def test_class_cost_curves_show_class_hardness_from_prudencio_2019_table_1():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["class 0", "class 1"]
 
 
-def test_class_cost_curve_chunks_do_not_change_the_result():
+def test_class_cost_curves_are_the_class_means_of_every_instance_curve():
+    # the closed forms (both classes) and the chunked path (one class) against the pool
+    # mean of the instance curves at every grid point, on heavily tied scores
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 80)
     S = rng.integers(0, 6, (80, 3)) / 5
-    a = data.class_cost_curve_data(y, S, chunk=7)
-    b = data.class_cost_curve_data(y, S, chunk=500)
+    d = data.class_cost_curve_data(y, S)
+    for i, m in enumerate(d.methods):
+        Q = data._curves(y, S, m, d.c).mean(axis=1)
+        np.testing.assert_allclose(d.curves[i], [Q[y == 0].mean(0), Q[y == 1].mean(0)],
+                                   rtol=0, atol=1e-12)
+    ones = np.ones(80, dtype=int)
+    a = data.class_cost_curve_data(ones, S, chunk=7)
+    b = data.class_cost_curve_data(ones, S, chunk=500)
     np.testing.assert_allclose(a.curves, b.curves)
+    assert np.isnan(a.curves[:, 0]).all() and not np.isnan(a.curves[:, 1]).any()
+    for i, m in enumerate(a.methods):
+        np.testing.assert_allclose(a.curves[i, 1], data._curves(ones, S, m, a.c).mean((0, 1)),
+                                   rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="hardness must have shape"):
+        data.class_cost_curve_data(y, S, hardness=np.zeros((80, 2)))
 
 
 def test_loss_at_costs_is_the_pool_mean_of_prudencio_2019_curves():

@@ -263,6 +263,24 @@ def test_cost_curves_of_chosen_rows_equal_the_literal_classifiers_rows(data, t, 
     assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 
+@SETTINGS
+@given(
+    data=labelled_scores(max_n=14, both_classes=True),
+    t=thresholds,
+    ties=st.sampled_from(["interpolate", "none"]),
+    method=st.sampled_from(METHODS),
+)
+def test_class_cost_curves_are_the_class_means_of_the_instance_curves(data, t, ties, method):
+    # the closed forms behind class_cost_curve (p1 constant in c, or a count of the
+    # scores above c) against the mean of the literal instance curves, at the kinks too
+    y, s = data
+    c = np.unique(np.concatenate([np.linspace(0, 1, 11), np.ravel(s), [t]]))
+    got = class_cost_curve(y, s, method, c, t=t, ties=ties)
+    Q = instance_cost_curve(y, s, method, c, t=t, ties=ties)
+    expected = np.stack([Q[y == 0].mean(axis=0), Q[y == 1].mean(axis=0)])
+    assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
 def test_cost_curve_rows_must_index_the_instances():
     with pytest.raises(ValueError, match="rows must index the 3 instances"):
         instance_cost_curve([0, 1, 0], [0.1, 0.5, 0.9], "rate-driven", 0.5, rows=[0, 3])

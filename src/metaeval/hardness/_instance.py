@@ -670,9 +670,77 @@ def class_cost_curve(y, s, method, c, *, t=0.5, pos_label=1, ties="interpolate")
     c = _check_c(c)
     scalar = c.ndim == 0
     c = np.atleast_1d(c)
-    sums = np.zeros((2,) + s.shape[1:] + c.shape)
-    for rows, cols, block in _curve_blocks(y01, s, method, c, t=t, ties=ties):
-        onehot = np.stack([y01[rows] == 0, y01[rows] == 1]).astype(np.float64)
-        sums[..., cols] += np.tensordot(onehot, block, axes=1)
+    fast = _class_p1_sums(y01, s, method, c, t=t, ties=ties)
+    if fast is not None:
+        # QI is 2c p1 for class 0 and 2(1 - c)(1 - p1) for class 1: linear in p1, so the
+        # class sums follow from the sums of p1 over each class
+        p0, p1 = fast
+        sums = np.stack([2.0 * c * p0, 2.0 * (1.0 - c) * (counts[1] - p1)])
+    else:
+        sums = np.zeros((2,) + s.shape[1:] + c.shape)
+        for rows, cols, block in _curve_blocks(y01, s, method, c, t=t, ties=ties):
+            onehot = np.stack([y01[rows] == 0, y01[rows] == 1]).astype(np.float64)
+            sums[..., cols] += np.tensordot(onehot, block, axes=1)
     out = sums / counts.reshape((2,) + (1,) * (sums.ndim - 1))
     return out[..., 0] if scalar else out
+
+
+def _class_p1_sums(y01, s, method, c, *, t, ties):
+    """Per class, the sum over its instances of ``p1(c)``, shape ``s.shape[1:] + c.shape``.
+
+    Without the ``n * k`` table of every instance's curve: the score-fixed and uniform
+    methods' ``p1`` does not depend on ``c``, the score-driven one is a count of the
+    scores above ``c`` (sorted scores, searched), and the rate-driven one is a count of
+    the tied groups above ``c`` plus the share of the one group whose interpolated
+    stretch ``(R - L, R)`` holds ``c`` (the groups' stretches tile [0, 1]).
+    """
+    if method == "rate-driven":
+        return _rate_driven_p1_sums(y01, s, c, ties=ties)
+    extra = {}
+    if method in RATE_METHODS:
+        ranks = rank_statistics(s)
+        extra = {"rate": ranks.rate(), "width": ranks.width()}
+    out = []
+    for k in (0, 1):
+        mask = y01 == k
+        if method == "score-driven":  # p1 = [s > c]
+            sk = np.sort(s[mask], axis=0)
+            n_k = sk.shape[0]
+            if sk.ndim == 1:
+                above = n_k - np.searchsorted(sk, c, side="right")
+            else:
+                above = np.stack([n_k - np.searchsorted(sk[:, j], c, side="right")
+                                  for j in range(sk.shape[1])])
+            out.append(above.astype(np.float64))
+            continue
+        p1 = class1_probability(method, c[:1], s=s[mask], t=t, ties=ties,
+                                **{key: v[mask] for key, v in extra.items()})[..., 0]
+        total = p1.sum(axis=0)
+        out.append(np.multiply.outer(total, np.ones(c.shape)))
+    return out
+
+
+def _rate_driven_p1_sums(y01, s, c, *, ties):
+    """:func:`_class_p1_sums` for the rate-driven method, one model column at a time."""
+    ranks = rank_statistics(s)
+    rate, width = ranks.rate(), ranks.width()
+    one = s.ndim == 1
+    R = rate[:, None] if one else rate
+    L = width[:, None] if one else width
+    out = [np.empty((R.shape[1], c.size)) for _ in (0, 1)]
+    for j in range(R.shape[1]):  # a loop over models, vectorised over groups and costs
+        his, first, group = np.unique(R[:, j], return_index=True, return_inverse=True)
+        widths = L[first, j]
+        g = np.searchsorted(his, c, side="right")  # the first group with R > c
+        inside = np.minimum(g, his.size - 1)
+        for k in (0, 1):
+            n_g = np.bincount(group[y01 == k], minlength=his.size).astype(np.float64)
+            above = np.concatenate([np.cumsum(n_g[::-1])[::-1], [0.0]])  # groups >= g
+            if ties == "none":  # p1 = [R > c]
+                out[k][j] = above[g]
+                continue
+            # p1 = clip((R - c) / L, 0, 1): 1 above the group holding c, 0 below it
+            share = np.clip((his[inside] - c) / widths[inside], 0.0, 1.0)
+            out[k][j] = above[np.minimum(g + 1, his.size)] + np.where(
+                g < his.size, n_g[inside] * share, 0.0)
+    return [o[0] for o in out] if one else out

@@ -431,7 +431,10 @@ def _hardest_and_typical(y, H):
 
 def _class_cost_curves(view, *, dataset=None, methods=None):
     y, S, _ = view.scores(dataset)
-    d = data.class_cost_curve_data(y, S, methods=_methods_option(view, methods), t=view.t)
+    methods = _methods_option(view, methods)
+    H = view.hardness(dataset)[:, [view.methods.index(m) for m in methods]] \
+        if set(methods) <= set(view.methods) else None
+    d = data.class_cost_curve_data(y, S, methods=methods, t=view.t, hardness=H)
     return figures.class_cost_curves(d.c, d.curves, d.hardness, methods=d.methods)
 
 

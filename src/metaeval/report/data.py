@@ -257,15 +257,19 @@ class ClassCostCurves:
     methods: tuple
 
 
-def class_cost_curve_data(y, S, *, methods=None, t=0.5, chunk=16) -> ClassCostCurves:
+def class_cost_curve_data(y, S, *, methods=None, t=0.5, chunk=16,
+                          hardness=None) -> ClassCostCurves:
     r"""Class cost curves: the mean instance cost curve of each class over a pool.
 
     .. math::
 
         CC_k(c) = \frac{1}{|D_k|\,M} \sum_{x \in D_k} \sum_{m=1}^{M} QI_m(x, T(c), c)
 
-    Computed over chunks of ``chunk`` cost proportions, so memory stays at
-    ``n_instances * n_models * chunk`` floats.
+    With both classes present, the mean over models of
+    :func:`metaeval.hardness.class_cost_curve`; with one class absent (its curve is
+    NaN), computed over chunks of ``chunk`` cost proportions, so memory stays at
+    ``n_instances * n_models * chunk`` floats. ``hardness``: the pool hardness of
+    every instance under ``methods``, shape (n_instances, n_methods), when known.
 
     Parameters
     ----------
@@ -292,18 +296,29 @@ def class_cost_curve_data(y, S, *, methods=None, t=0.5, chunk=16) -> ClassCostCu
     >>> d.hardness.round(3).tolist()  # one error in each class of two
     [[0.5, 0.5]]
     """
+    from metaeval.hardness import class_cost_curve
+
     y, S = _pool(y, S)
     methods = _check_methods(methods if methods is not None else _methods())
     c = _GRID
     curves = np.full((len(methods), 2, c.size), np.nan)
     masks = [y == 0, y == 1]
     for i, m in enumerate(methods):
+        if all(mk.any() for mk in masks):
+            curves[i] = class_cost_curve(y, S, m, c, t=t).mean(axis=1)
+            continue
         for start in range(0, c.size, chunk):
             Q = _curves(y, S, m, c[start:start + chunk], t=t, chunk=chunk).mean(axis=1)
             for k in range(2):
                 if masks[k].any():
                     curves[i, k, start:start + chunk] = Q[masks[k]].mean(axis=0)
-    H = hardness_matrix(y, S, methods, t=t)
+    if hardness is None:
+        H = hardness_matrix(y, S, methods, t=t)
+    else:
+        H = np.asarray(hardness, dtype=float)
+        if H.shape != (y.shape[0], len(methods)):
+            raise ValueError(f"hardness must have shape {(y.shape[0], len(methods))} "
+                             f"(instances, methods), got {H.shape}")
     hardness = np.array([[H[mk, i].mean() if mk.any() else np.nan for mk in masks]
                          for i in range(len(methods))])
     return ClassCostCurves(c, curves, hardness, methods)
