@@ -347,6 +347,14 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
     fig, axes = _grid(n_methods, n_instances, panel=(1.45, 1.2), left=0.9, right=0.12,
                       bottom=0.55 + 0.24 * legend_rows, top=0.12 + 0.19 * head_lines + title_h,
                       wgap=0.14, hgap=0.12 + title_h, sharex=True, sharey=True)
+    # the panels share both axes: limits and ticks set once, before any line (no
+    # autoscaling), reach every panel; set on each, every call walks all the panels
+    first = axes[0, 0]
+    first.set_xlim(0, 1)
+    first.set_ylim(-0.1, 2.1)  # a zero loss (IH = 0) draws above the axis, not on it
+    first.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+    first.xaxis.set_major_formatter(_short_number)
+    first.yaxis.set_major_locator(FixedLocator([0, 1, 2]))
     n_c = c.size
     every = max(n_c // 5, 1)
     for i, method in enumerate(methods):
@@ -385,11 +393,6 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
                               "pad": 0.5})
             if hardness is not None:
                 ax.set_title(f"IH = {hardness[i, j]:.3f}", fontsize=FONT, pad=2)
-            ax.set_xlim(0, 1)
-            ax.set_ylim(-0.1, 2.1)  # a zero loss (IH = 0) draws above the axis, not on it
-            ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
-            ax.xaxis.set_major_formatter(_short_number)
-            ax.yaxis.set_major_locator(FixedLocator([0, 1, 2]))
             ax.tick_params(labelsize=FONT)
             if j == 0:
                 ax.set_ylabel(f"{METHOD_ABBREVIATIONS.get(method, method)}\nloss QI",
