@@ -563,6 +563,23 @@ def projection_map(xy, y, *, classes=("class 0", "class 1"), axis_labels=("PC1",
     return fig
 
 
+def _fix_shared_limits(axes, xy):
+    """Autoscale shared map panels once, to all of ``xy``, and stop autoscaling.
+
+    The limits are matplotlib's own (data limits plus its margins); computed once for
+    the shared group instead of again after every scatter of every panel, which walks
+    all the shared panels each time.
+    """
+    axes = list(np.ravel(axes))
+    finite = np.asarray(xy, dtype=float)
+    finite = finite[np.isfinite(finite).all(axis=1)]
+    if finite.size:
+        axes[0].update_datalim(finite)
+        axes[0].autoscale_view()
+    for ax in axes:
+        ax.set_autoscale_on(False)
+
+
 def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=None):
     # the other class: small, light and underneath, so it frames without hiding
     ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.5, color="0.9", lw=0)
@@ -652,6 +669,7 @@ def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
     fig, axes = _class_major_grid(n_m, 2, panel=(2.3, 1.7), left=0.3, right=1.25,
                                   bottom=bottom, top=0.3, wgap=0.12, hgap=0.32)
     size = _point_size(n)
+    _fix_shared_limits(axes, xy)
     sc = None
     for k in range(2):
         for j, method in enumerate(methods):
@@ -738,6 +756,7 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
     fig, axes = _grid(n_c, len(methods), panel=(2.0, 1.7), left=0.3, right=1.25,
                       bottom=bottom, top=0.3, wgap=0.12, hgap=0.32, sharex=True, sharey=True)
     size = _point_size(n)
+    _fix_shared_limits(axes, xy)
     mask = y == target_class
     if vmax is None:  # the scale of this class's losses, not the 0-2 range of any loss
         top_loss = float(losses[mask].max()) if mask.any() else 0.0
