@@ -12,9 +12,10 @@ stage, streaming one dataset at a time:
   mean across datasets (Melo & Prudêncio 2014, eq. 25);
 * ``clustering``  -- average linkage of the aggregated dissimilarities;
 * ``rankings``    -- AR, SRR, SW, ARR and A3R (Abdulrahman & Brazdil 2014), Friedman's
-  test and the Nemenyi critical difference, from per-fold accuracies;
+  test and the Nemenyi critical difference, from per-fold accuracies (each dataset's
+  score matrix and folds, ``metaeval.benchmark.matrix_metrics``);
 * ``benchmark``   -- the ten metrics of the algorithm-benchmark page and the value
-  captured (streamed per dataset);
+  captured (streamed per dataset, from the score matrices);
 * ``report``      -- (``--report``) the HTML report of the whole store, with its size.
 
 Each stage is printed as seconds and as a ratio to the scan; the peak resident memory
@@ -171,7 +172,7 @@ def main(argv=None) -> int:
         con.close()
     assert count == n_scores, (count, n_scores)
 
-    from metaeval.benchmark import SKLEARN_METRICS, compute_metrics, value_captured
+    from metaeval.benchmark import SKLEARN_METRICS, matrix_metrics, value_captured
     from metaeval.ranking import critical_difference_data, friedman_test, rank_algorithms
     from metaeval.report import data
     from metaeval.similarity import average_linkage
@@ -195,9 +196,10 @@ def main(argv=None) -> int:
         links = {m: average_linkage(v) for m, v in agg.items()}
     per_fold, pooled = [], []
     with stage("rankings", peak):
-        for name in names:
-            frame = store.scores_frame(name)
-            m = compute_metrics(frame, metrics=["accuracy"], level="fold")
+        for name in names:  # the score matrix and its folds: no long frame of strings
+            y, S, algs = store.scores(name)
+            m = matrix_metrics(y, S, algs, dataset=name, folds=store.folds(name),
+                               metrics=["accuracy"])
             per_fold.append(m[["dataset", "algorithm", "fold", "value"]])
         success = pd.concat(per_fold, ignore_index=True)
         times = store.timings().groupby(["dataset", "algorithm"], as_index=False)[
@@ -212,8 +214,9 @@ def main(argv=None) -> int:
         critical_difference_data(mean)
     with stage("benchmark", peak):
         for name in names:
-            pooled.append(compute_metrics(store.scores_frame(name),
-                                          metrics=list(SKLEARN_METRICS)))
+            y, S, algs = store.scores(name)
+            pooled.append(matrix_metrics(y, S, algs, dataset=name,
+                                         metrics=list(SKLEARN_METRICS)))
         metrics = pd.concat(pooled, ignore_index=True)[["dataset", "algorithm", "metric",
                                                         "value"]]
         value_captured(metrics)

@@ -26,6 +26,7 @@ from metaeval.benchmark._metrics import (
     SKLEARN_METRICS,
     Metric,
     compute_metrics,
+    matrix_metrics,
 )
 from metaeval.benchmark._portfolio import greedy_portfolio, portfolio_value
 from metaeval.benchmark._spread import (
@@ -48,6 +49,7 @@ __all__ = [
     "HARDNESS_METRICS",
     "Metric",
     "compute_metrics",
+    "matrix_metrics",
     "value_captured",
     "overall_value",
     "value_heatmap",

@@ -302,3 +302,108 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
     sort_keys = [k for k in out.columns if k not in ("metric", "value")]
     out = out.assign(_o=out["metric"].map(order)).sort_values([*sort_keys, "_o"], kind="stable")
     return out.drop(columns="_o").reset_index(drop=True)
+
+
+def matrix_metrics(y, S, algorithms, *, dataset, folds=None, metrics=None, threshold=0.5,
+                   pos_label=1):
+    """:func:`compute_metrics` of one dataset's score matrix, without a long frame.
+
+    The same values, in the same layout, as ``compute_metrics`` of the long frame of
+    ``(y, S)`` (pooled, or per fold with ``folds``); the matrix a store reads
+    (:meth:`metaeval.store.Store.scores`, :meth:`~metaeval.store.Store.folds`) goes in
+    as it is, so a study of hundreds of algorithms builds no frame of strings.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_instances,)
+    S : array-like of shape (n_instances, n_algorithms)
+        Out-of-fold scores in [0, 1], estimates of P(y = ``pos_label``).
+    algorithms : sequence of str of length n_algorithms
+    dataset : str
+        The value of the ``dataset`` column.
+    folds : array-like of shape (n_instances,), optional
+        The fold of each instance: one value per (algorithm, fold), as ``level="fold"``.
+    metrics, threshold, pos_label
+        As in :func:`compute_metrics`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset``, ``algorithm``, [``fold``,] ``metric``, ``value``, sorted by
+        algorithm (and fold), metrics in the requested order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[0.1, 0.7], [0.6, 0.2], [0.4, 0.9], [0.9, 0.8]])
+    >>> matrix_metrics([0, 0, 1, 1], S, ["A", "B"], dataset="toy", metrics=["accuracy"])
+      dataset algorithm    metric  value
+    0     toy         A  accuracy   0.50
+    1     toy         B  accuracy   0.75
+    """
+    from metaeval.benchmark._grouped import GROUPED, grouped_metrics
+
+    names = list(METRICS) if metrics is None else list(metrics)
+    if isinstance(metrics, str):
+        raise ValueError("metrics must be a sequence of metric names, not a single string.")
+    if not names:
+        raise ValueError("metrics is empty; name at least one metric.")
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"metrics contains unknown name(s) {unknown}; known: {list(METRICS)}.")
+    if len(set(names)) != len(names):
+        raise ValueError("metrics contains duplicate names.")
+    if (isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float, np.integer, np.floating))
+            or not 0.0 <= float(threshold) <= 1.0):
+        raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}.")
+    y01 = check_binary_target(y, pos_label=pos_label, name="y")
+    S = np.asarray(S)
+    if S.ndim != 2 or S.shape[0] != y01.size or S.shape[1] == 0:
+        raise ValueError(f"S must have shape ({y01.size}, n_algorithms) with at least one "
+                         f"algorithm, got {S.shape}.")
+    if S.dtype.kind not in "biuf":
+        raise ValueError(f"S must be numeric, got dtype {S.dtype}.")
+    S = S.astype(np.float64, copy=False)
+    if not np.isfinite(S).all():
+        raise ValueError("S contains NaN or infinite values.")
+    if S.min() < 0.0 or S.max() > 1.0:
+        raise ValueError(f"S must lie in [0, 1] (estimates of P(y = 1)); found values in "
+                         f"[{S.min():g}, {S.max():g}].")
+    algorithms = [str(a) for a in algorithms]
+    if len(algorithms) != S.shape[1] or len(set(algorithms)) != len(algorithms):
+        raise ValueError(f"algorithms must name the {S.shape[1]} columns of S, each once; "
+                         f"got {algorithms!r}.")
+    n, n_alg = S.shape
+    order = np.argsort(np.asarray(algorithms, dtype=object), kind="stable")  # as groupby
+    S = S[:, order]
+    algorithms = [algorithms[j] for j in order]
+    if folds is None:
+        fold_ids, codes = None, np.zeros(n, dtype=np.int64)
+    else:
+        folds = np.asarray(folds)
+        if folds.shape != (n,):
+            raise ValueError(f"folds must have shape ({n},), one per instance, got "
+                             f"{folds.shape}.")
+        fold_ids, codes = np.unique(folds, return_inverse=True)
+    n_f = 1 if fold_ids is None else fold_ids.size
+    gid = (np.repeat(np.arange(n_alg) * n_f, n) + np.tile(codes, n_alg))
+    y_flat, s_flat = np.tile(y01, n_alg), S.T.ravel()  # algorithm-major
+    n_groups = n_alg * n_f
+    values = grouped_metrics(y_flat, s_flat, gid, n_groups, [m for m in names if m in GROUPED],
+                             threshold=float(threshold))
+    slow = [METRICS[m] for m in names if m not in GROUPED]
+    if slow:
+        members = np.argsort(gid, kind="stable")
+        bounds = np.searchsorted(gid[members], np.arange(n_groups + 1))
+        for m in slow:
+            values[m.name] = np.array([
+                m(y_flat[members[a:b]], s_flat[members[a:b]], threshold=float(threshold))
+                for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+    out = {"dataset": np.full(n_groups * len(names), str(dataset), dtype=object),
+           "algorithm": np.repeat(np.asarray(algorithms, dtype=object), n_f * len(names))}
+    if fold_ids is not None:
+        out["fold"] = np.tile(np.repeat(fold_ids, len(names)), n_alg)
+    out["metric"] = np.tile(np.asarray(names, dtype=object), n_groups)
+    out["value"] = np.column_stack([values[m] for m in names]).ravel().astype(float)
+    return pd.DataFrame(out)

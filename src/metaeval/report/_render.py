@@ -22,6 +22,7 @@ import os
 import re
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 __all__ = ["Fragment", "Job", "available_cores", "renumber_svg_ids", "resolve", "run_jobs"]
@@ -150,10 +151,19 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
     return results, page.rendered, new, used, time.process_time() - cpu
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes (``forkserver`` where there is one, else ``spawn``)."""
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
 def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
-             view=None, on_done: Callable | None = None):
+             view=None, on_done: Callable | None = None, pool=None):
     """Run jobs on ``workers`` processes (1: in this process, on ``view``).
 
+    ``pool``: a :func:`worker_pool` to run them on (kept open: its workers keep their
+    view for the next jobs); by default one is made for these jobs and closed.
     ``on_done(job)`` is called as each job finishes. Returns the merged
     ``(fragment results, new figures, new intermediates, intermediates used, CPU
     seconds of the jobs)``.
@@ -175,15 +185,15 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
         return results, figures, new, used, 0.0
     jobs = sorted(jobs, key=lambda j: -j.weight)  # longest first: the pool ends together
     workers = max(1, min(int(workers), len(jobs)))
-    if workers == 1:
+    if pool is None and workers == 1:
         for job in jobs:
             merge(run_job(settings, job, known, view))
             if on_done:
                 on_done(job)
         return results, figures, new, used, cpu[0]
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    own = pool is None
+    pool = worker_pool(workers) if own else pool
+    try:
         futures = {pool.submit(run_job, settings, job, known): job for job in jobs}
         try:
             for fut in as_completed(futures):
@@ -194,6 +204,9 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
             for fut in futures:
                 fut.cancel()
             raise
+    finally:
+        if own:
+            pool.shutdown()
     return results, figures, new, used, cpu[0]
 
 
@@ -332,10 +345,15 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         prefill(keep_intermediates(view, settings))
     per_dataset = [j for j in grouped.values() if all(f.dataset for f in j.fragments)]
     whole = [j for j in grouped.values() if j not in per_dataset]
-    drawn, figures, new, used, cpu = run_jobs(settings, per_dataset, known, workers=workers,
-                                              view=view, on_done=on_done)
-    settings.intermediates = {**settings.intermediates, **new}
-    more = run_jobs(settings, whole, known, workers=workers, view=view, on_done=on_done)
+    workers = max(1, min(workers, len(grouped)))
+    with ExitStack() as stack:  # one pool for both phases: its workers start once
+        pool = stack.enter_context(worker_pool(workers)) if workers > 1 else None
+        drawn, figures, new, used, cpu = run_jobs(settings, per_dataset, known,
+                                                  workers=workers, view=view,
+                                                  on_done=on_done, pool=pool)
+        settings.intermediates = {**settings.intermediates, **new}
+        more = run_jobs(settings, whole, known, workers=workers, view=view, on_done=on_done,
+                        pool=pool)
     drawn.update(more[0])
     figures.update(more[1])
     new.update(more[2])
