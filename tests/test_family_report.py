@@ -137,3 +137,38 @@ def test_the_benchmark_figures_show_the_algorithms_asked_for(wide):
         assert 3 in image.get_array().shape, kind
     with pytest.raises(ValueError, match="not among"):
         plot("value-captured", store, algorithms=["nope"])
+
+
+def test_the_dataset_sections_of_a_wide_pool_show_the_best_by_average_rank(wide):
+    from metaeval.report.html import _dataset_section, _Page
+
+    store, _ = wide
+    view = StudyView(store)
+    page = _Page(view, dpi=72, strict=True)
+    calls = []
+    page.figure = lambda kind, caption, **options: calls.append((kind, options)) or ""
+    html = _dataset_section(page, "labor", cost_proportions=(0.5,), cut_height=None,
+                            instance_space_max_rows=0)
+    ar = view.rankings()["AR"]["algorithm"].tolist()
+    # the mean hardness table: the 20 best by AR, in rank order, and a note that says so
+    assert "The 20 of 30 algorithms best by average rank (AR)" in html
+    assert _first_column(html.split("<table>")[1]) == ar[:20]
+    # the instance cost curves: one line for each of the 8 best
+    assert "The 8 of 30 algorithms best by average rank (AR)" in html
+    options = dict(calls)["instance-cost-curves"]
+    assert options["algorithms"] == ar[:8]
+
+
+def test_a_dendrogram_of_more_leaves_than_can_be_read_names_none():
+    from scipy.cluster.hierarchy import linkage
+
+    from metaeval.report import figures
+
+    rng = np.random.default_rng(0)
+    for n, named in ((60, True), (61, False)):
+        Z = linkage(rng.random((n, 3)), method="average")
+        fig = figures.dendrograms({"score-driven": Z}, [f"a{i}" for i in range(n)])
+        labels = [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()]
+        assert (len(labels) == n) is named
+        notes = [t.get_text() for t in fig.texts]
+        assert any(f"{n} leaves, not named" in t for t in notes) is not named

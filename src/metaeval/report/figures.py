@@ -780,7 +780,7 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
 
 # ------------------------------------------------------------ Melo & Prudêncio (2014)
 def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissimilarity",
-                title=None) -> Figure:
+                title=None, max_labelled=60) -> Figure:
     """Dendrograms of algorithm dissimilarity, one panel per method (Melo & Prudêncio 2014).
 
     Draws each average-linkage tree with :func:`scipy.cluster.hierarchy.dendrogram`
@@ -801,6 +801,10 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     ylabel : str
     title : str, optional
         Figure title, above the panels.
+    max_labelled : int, default 60
+        With more leaves than this (a wide pool), the leaves are not named: hundreds
+        of names on a panel a few inches wide only overprint each other. A note says
+        how many leaves there are.
 
     Returns
     -------
@@ -827,7 +831,8 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     if not isinstance(linkages, Mapping) or not linkages:
         raise ValueError("linkages must be a non-empty mapping of method to linkage matrix")
     labels = [str(v) for v in labels]
-    longest = max((len(v) for v in labels), default=1)
+    named = len(labels) <= max_labelled
+    longest = max((len(v) for v in labels), default=1) if named else 0
     n = len(linkages)
     checked = {}
     for method, Z in linkages.items():
@@ -844,6 +849,8 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     top = top * 1.08 if top > 0 else 1.0
     note = ("Coloured branches: the clusters below the dashed cut; grey: merges above it."
             if any(c is not None for c in cuts.values()) else None)
+    if not named:
+        note = (f"{len(labels)} leaves, not named (more than {max_labelled}). " + (note or ""))
     fig, axes, _ = _wrapped_grid(n, ncols_max=3, panel=(1.95, 1.9), left=0.75, right=0.15,
                                  bottom=0.2 + 0.085 * longest + (0.25 if note else 0.0),
                                  top=0.55 + (0.3 if title else 0.0), wgap=0.2,
@@ -851,7 +858,7 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     for col, (ax, (method, Z)) in enumerate(zip(axes, checked.items(), strict=True)):
         cut = cuts[method]
         dendrogram(Z, labels=labels, ax=ax, leaf_rotation=90, leaf_font_size=FONT,
-                   link_color_func=_cluster_colours(Z, cut))
+                   link_color_func=_cluster_colours(Z, cut), no_labels=not named)
         head = titles.get(method, method) if titles else _method_title(method)
         if cut is not None:
             ax.axhline(cut, color="crimson", ls="--", lw=1.0, gid="cut")

@@ -563,6 +563,12 @@ def _benchmark(page: _Page, *, bootstrap_draws, k=None) -> str:
     return "\n".join(out)
 
 
+#: a wide pool's dataset sections show the best algorithms by average rank: this many
+#: rows of the mean hardness table, and lines per panel of the instance cost curves
+TOP_ROWS = 20
+TOP_LINES = 8
+
+
 def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
                      instance_space_max_rows) -> str:
     view = page.view
@@ -580,16 +586,24 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
              "MetaSel version)</h4>"]
     table = page.attempt(f"mean hardness ({name})", lambda: view.mean_hardness(name))
     if table is not None:
+        # a wide pool: the best by average rank, as everywhere in the report
+        top, top_note = _isel._shown_algorithms(page, name, TOP_ROWS)
+        if top is not None:
+            table = table.loc[[a for a in top if a in table.index]]
+            parts.append(top_note)
         parts.append(_table(_method_columns(table), best="min", index_name="algorithm"))
     parts.append("<h4>Cost curves</h4>")
     parts.append(page.figure("class-cost-curves", "Class cost curves (Prudêncio 2019, Fig. 7): "
                              "mean loss of each class over the pool; CH = class hardness.",
                              fmt="svg", dataset=name))
+    lines, lines_note = _isel._shown_algorithms(page, name, TOP_LINES)
+    parts.append(lines_note)
     parts.append(page.figure("instance-cost-curves", "Instance cost curves (Prudêncio 2019, Figs. "
                              "1–6) of the hardest and a typical instance of each class, one "
                              "line per algorithm; dashed and hatched: the rate-driven "
                              "stretch where the loss is interpolated (Figs. 3–4).",
-                             fmt="png", dataset=name))
+                             fmt="png", dataset=name,
+                             **({} if lines is None else {"algorithms": lines})))
     if view.projection(name) is not None:
         parts.append("<h4>Hardness maps (PCA of the features)</h4>")
         parts.append(page.figure("projection", "The instances on their first two principal "
