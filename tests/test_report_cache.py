@@ -283,3 +283,14 @@ def test_intermediates_are_stored_exactly():
             assert back is None
         else:
             assert back.dtype == value.dtype and (back == value).all()
+
+
+def test_datasets_are_drawn_before_the_sections_that_read_their_intermediates(runs):
+    # the cold run's progress labels in the order the jobs finished (one process): the
+    # recommendation (scores only) beside the datasets, the whole-study sections after
+    labels = runs["lines"]
+    cold = labels[:labels.index(next(line for line in labels if "sections drawn" in line))]
+    datasets = [cold.index(name) for name in ("labor", "fertility")]
+    assert cold.index("recommendation") < min(datasets)
+    for whole in ("summary and rankings", "instance selection"):
+        assert cold.index(whole) > max(datasets)

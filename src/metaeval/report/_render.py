@@ -38,7 +38,9 @@ def token(key: str) -> str:
 class Fragment:
     """One cached piece of the page: ``build(page, **kwargs) -> html``.
 
-    ``dataset``: the dataset whose data it shows (None: the whole store).
+    ``dataset``: the dataset whose data it shows (None: the whole store). ``early``: a
+    whole-store fragment that reads none of the datasets' intermediates, so it is drawn
+    beside the datasets' sections rather than after them.
     """
 
     name: str
@@ -46,6 +48,7 @@ class Fragment:
     kwargs: dict = field(default_factory=dict)
     dataset: str | None = None
     key: str = ""
+    early: bool = False
 
 
 @dataclass
@@ -343,7 +346,8 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         settings.intermediates = {}
     if grouped and min(workers, len(grouped)) == 1:
         prefill(keep_intermediates(view, settings))
-    per_dataset = [j for j in grouped.values() if all(f.dataset for f in j.fragments)]
+    per_dataset = [j for j in grouped.values()
+                   if all(f.dataset or f.early for f in j.fragments)]
     whole = [j for j in grouped.values() if j not in per_dataset]
     workers = max(1, min(workers, len(grouped)))
     with ExitStack() as stack:  # one pool for both phases: its workers start once

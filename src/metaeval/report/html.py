@@ -759,8 +759,8 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
         ("instance-selection", "Where and when each algorithm wins", "instance selection",
          [frag("instance-selection", _isel.report_section, datasets=chosen,
                max_rows=instance_space_max_rows)]),
-        ("recommendation", "Recommendation", "recommendation",
-         [frag("recommendation", page_section)]),
+        ("recommendation", "Recommendation", "recommendation",  # reads only the scores
+         [_render.Fragment("recommendation", page_section, early=True)]),
         ("datasets", "Per dataset", None,
          [frag(f"dataset:{n}", _dataset_section, n, name=n, cost_proportions=cost_proportions,
                cut_height=cut_height, instance_space_max_rows=instance_space_max_rows)
