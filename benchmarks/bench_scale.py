@@ -27,7 +27,7 @@ scores) so that it runs in minutes on a laptop; ``--full`` is the issue's size
 (100 x 500 x 1,000-5,000, about 150 M scores; several GB of disk and a long import).
 
     python benchmarks/bench_scale.py [--full] [--datasets D --algorithms A --max-rows N]
-                                     [--report] [--workdir DIR]
+                                     [--report] [--workdir DIR] [--reuse]
 """
 
 from __future__ import annotations
@@ -89,6 +89,8 @@ def stage(name: str, peak: _Peak):
     t0 = time.perf_counter()
     yield
     RESULTS.append((name, time.perf_counter() - t0, max(peak.peak, _rss_mb())))
+    # printed as it ends: a stage killed later (out of memory) does not lose the others
+    print(f"  {name}: {RESULTS[-1][1]:.2f} s, peak RSS {RESULTS[-1][2]:.0f} MB", flush=True)
 
 
 def synthetic(n_datasets, n_algorithms, min_rows, max_rows, seed=0):
@@ -139,6 +141,8 @@ def main(argv=None) -> int:
     parser.add_argument("--max-rows", type=int, default=None)
     parser.add_argument("--report", action="store_true", help="also time the HTML report")
     parser.add_argument("--workdir", default=None)
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the store of an earlier run in --workdir (no import stage)")
     args = parser.parse_args(argv)
     D, A, N = (100, 500, 5000) if args.full else (20, 100, 2000)
     D, A, N = args.datasets or D, args.algorithms or A, args.max_rows or N
@@ -148,23 +152,32 @@ def main(argv=None) -> int:
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     path = work / "scale.duckdb"
-    for p in (path, Path(str(path) + ".wal")):
-        p.unlink(missing_ok=True)
+    reuse = args.reuse and path.is_file()
+    if not reuse:
+        for p in (path, Path(str(path) + ".wal")):
+            p.unlink(missing_ok=True)
     store = Store(path)
     peak = _Peak()
     n_scores = 0
     print(f"synthetic store: {D} datasets x {A} algorithms x 1000-{N} rows, 5 folds "
-          f"({'the issue size' if args.full else 'reduced size'}); {path}", flush=True)
-    with stage("import", peak):
-        with store.writing():
-            store._writer().execute("INSERT OR REPLACE INTO meta VALUES ('study', ?)",
-                                    ['{"folds": 5}'])
-            for frame in synthetic(D, A, 1000, N):
-                _register(store, frame)
-                store.import_predictions(frame, format="long")
-                n_scores += len(frame)
-                del frame
+          f"({'the issue size' if args.full else 'reduced size'}); {path}"
+          f"{' (reused: no import stage)' if reuse else ''}", flush=True)
     import duckdb
+
+    if reuse:
+        con = duckdb.connect(str(path), read_only=True)
+        n_scores = con.execute("SELECT count(*) FROM scores").fetchall()[0][0]
+        con.close()
+    else:
+        with stage("import", peak):
+            with store.writing():
+                store._writer().execute("INSERT OR REPLACE INTO meta VALUES ('study', ?)",
+                                        ['{"folds": 5}'])
+                for frame in synthetic(D, A, 1000, N):
+                    _register(store, frame)
+                    store.import_predictions(frame, format="long")
+                    n_scores += len(frame)
+                    del frame
 
     with stage("scan", peak):
         con = duckdb.connect(str(path), read_only=True)

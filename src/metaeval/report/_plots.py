@@ -9,6 +9,7 @@ one and the same.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +22,10 @@ from metaeval.report import data, figures
 __all__ = ["PLOT_KINDS", "StudyView", "parse_plot_options", "plot"]
 
 _SCORE_METHODS = ("score-driven", "rate-driven")
+
+
+#: bytes of scores a view keeps when it reads them dataset by dataset
+SCORES_BUDGET = 256 * 2**20
 
 
 def _all_methods() -> tuple[str, ...]:
@@ -99,9 +104,28 @@ class StudyView:
         return str(dataset)
 
     def scores(self, dataset):
-        """``(y, S, algorithms)`` of a dataset (repeat 0), cached."""
+        """``(y, S, algorithms)`` of a dataset (repeat 0), cached.
+
+        Scores read one dataset at a time are kept up to :data:`SCORES_BUDGET` bytes,
+        the least recently used dropped beyond it, so a store of any size streams
+        through a view (scores put in the cache at once, see
+        :func:`metaeval.report._render.prefill`, stay).
+        """
         dataset = self._check_dataset(dataset)
-        return self._cached(("scores", dataset), lambda: self.store.scores(dataset))
+        key = ("scores", dataset)
+        if key in self._cache:
+            return self._cache[key]
+        lru = self.__dict__.setdefault("_scores_lru", OrderedDict())
+        if key in lru:
+            lru.move_to_end(key)
+            return lru[key]
+        got = self.store.scores(dataset)
+        lru[key] = got
+        total = sum(v[1].nbytes + v[0].nbytes for v in lru.values())
+        while total > SCORES_BUDGET and len(lru) > 1:
+            _, old = lru.popitem(last=False)
+            total -= old[1].nbytes + old[0].nbytes
+        return got
 
     def scores_frame(self) -> pd.DataFrame:
         return self._cached("scores_frame", self.store.scores_frame)
@@ -262,16 +286,30 @@ class StudyView:
             raise ValueError(f"measure must be one of {list(METRICS)}, got {name!r}")
         return METRICS[name]
 
-    def _complete_scores(self) -> pd.DataFrame:
-        """Scores of the common algorithms on the usable datasets."""
-        def compute():
-            sf = self.scores_frame()
-            keep = sf["dataset"].isin(self.usable_datasets()) & sf["algorithm"].isin(
-                self.common_algorithms())
-            done = self.tasks()
-            done = done[done["status"] == "done"][["dataset", "algorithm", "repeat"]]
-            return sf[keep].merge(done, on=["dataset", "algorithm", "repeat"], how="inner")
-        return self._cached("complete_scores", compute)
+    def _metrics_by_dataset(self, metrics, *, folds) -> pd.DataFrame:
+        """``matrix_metrics`` of the common algorithms, dataset by dataset and repeat by
+        repeat (never the whole store in memory); a ``repeat`` column added."""
+        from metaeval.benchmark import matrix_metrics
+
+        common = self.common_algorithms()
+        keep_names = set(common)
+        tasks = self.tasks()
+        done = tasks[tasks["status"] == "done"]
+        frames = []
+        for name in self.usable_datasets():
+            for r in sorted(done.loc[done["dataset"] == name, "repeat"].unique()):
+                r = int(r)
+                y, S, algs = self.scores(name) if r == 0 else self.store.scores(name, repeat=r)
+                keep = [j for j, a in enumerate(algs) if a in keep_names]
+                if not keep:
+                    continue
+                m = matrix_metrics(y, S[:, keep], [algs[j] for j in keep], dataset=name,
+                                   folds=self.store.folds(name, repeat=r) if folds else None,
+                                   metrics=metrics, threshold=self.t)
+                frames.append(m.assign(repeat=r))
+        if not frames:
+            raise ValueError("no dataset has finished scores of the common algorithms")
+        return pd.concat(frames, ignore_index=True)
 
     def success(self, measure=None) -> tuple[pd.DataFrame, bool]:
         """``[dataset, algorithm, fold, value]`` per fold and whether higher is better.
@@ -281,14 +319,11 @@ class StudyView:
         measure = measure or self.measure
 
         def compute():
-            from metaeval.benchmark import compute_metrics
-
             metric = self._metric(measure)
-            m = compute_metrics(self._complete_scores(), metrics=[measure], level="fold",
-                                threshold=self.t)
-            if "repeat" in m.columns:
-                n_folds = int(m["fold"].max()) + 1
-                m = m.assign(fold=m["repeat"].astype(int) * n_folds + m["fold"].astype(int))
+            m = self._metrics_by_dataset([measure], folds=True)
+            n_folds = int(m["fold"].max()) + 1
+            m = m.assign(fold=m["repeat"].astype(int) * n_folds + m["fold"].astype(int))
+            m = m.sort_values(["dataset", "algorithm", "fold"], kind="stable")
             m = m[["dataset", "algorithm", "fold", "value"]].reset_index(drop=True)
             if measure.startswith("hardness:"):
                 # the success of a hardness measure is 1 - mean instance hardness,
@@ -326,11 +361,16 @@ class StudyView:
     def metrics(self) -> pd.DataFrame:
         """The ten metrics of the algorithm-benchmark web page, folds pooled."""
         def compute():
-            from metaeval.benchmark import SKLEARN_METRICS, compute_metrics
+            from metaeval.benchmark import SKLEARN_METRICS
 
-            m = compute_metrics(self._complete_scores(), metrics=list(SKLEARN_METRICS),
-                                threshold=self.t)
-            return m[["dataset", "algorithm", "metric", "value"]]
+            m = self._metrics_by_dataset(list(SKLEARN_METRICS), folds=False)
+            # each metric on the pooled folds of a repeat, then the mean over repeats
+            m = m.groupby(["dataset", "algorithm", "metric"], sort=False)["value"].mean()
+            m = m.reset_index()
+            order = {name: i for i, name in enumerate(SKLEARN_METRICS)}
+            m = m.assign(_o=m["metric"].map(order)).sort_values(
+                ["dataset", "algorithm", "_o"], kind="stable")
+            return m[["dataset", "algorithm", "metric", "value"]].reset_index(drop=True)
         return self._cached("metrics", compute)
 
     def value_captured(self) -> pd.DataFrame:

@@ -114,11 +114,20 @@ def keep_intermediates(view, settings: Settings):
 
 
 def prefill(view):
-    """Read every dataset's scores into the view's cache at once (one scan of the store)."""
+    """Read every dataset's scores into the view's cache at once (one scan of the store).
+
+    Only when they fit in :data:`metaeval.report._plots.SCORES_BUDGET`: a larger store
+    is read dataset by dataset, as each section needs it.
+    """
+    from metaeval.report._plots import SCORES_BUDGET
     from metaeval.store import Store
     from metaeval.store._cache import all_scores
 
     if isinstance(view.store, Store):
+        info = view.datasets()
+        n_scores = float(info["n_instances"].sum()) * max(1, len(view.algorithms()))
+        if n_scores * 9 > SCORES_BUDGET:  # a float64 score and an int8 label each
+            return view
         for name, got in all_scores(view.store).items():
             view._cache.setdefault(("scores", name), got)
     return view
