@@ -351,20 +351,21 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     # the per-dataset intermediates (hardness, dissimilarities, per-instance selection)
     # travel between processes even without a cache, so the datasets are drawn first, on
     # every core, and the whole-study sections then read what they computed
-    if settings.intermediates is None:
+    workers = max(1, min(workers, len(grouped)))
+    if settings.intermediates is None and workers > 1:  # one process: they stay in its view
         settings.intermediates = {}
-    if grouped and min(workers, len(grouped)) == 1:
+    if grouped and workers == 1:
         prefill(keep_intermediates(view, settings))
     per_dataset = [j for j in grouped.values()
                    if all(f.dataset or f.early for f in j.fragments)]
     whole = [j for j in grouped.values() if j not in per_dataset]
-    workers = max(1, min(workers, len(grouped)))
     with ExitStack() as stack:  # one pool for both phases: its workers start once
         pool = stack.enter_context(worker_pool(workers)) if workers > 1 else None
         drawn, figures, new, used, cpu = run_jobs(settings, per_dataset, known,
                                                   workers=workers, view=view,
                                                   on_done=on_done, pool=pool)
-        settings.intermediates = {**settings.intermediates, **new}
+        if settings.intermediates is not None:
+            settings.intermediates = {**settings.intermediates, **new}
         more = run_jobs(settings, whole, known, workers=workers, view=view, on_done=on_done,
                         pool=pool)
     drawn.update(more[0])
