@@ -398,3 +398,21 @@ def test_png_uri_decodes_to_the_figure_size():
     assert img.shape[:2] == (50, 100)
     with pytest.raises(ValueError, match="fig must be a matplotlib Figure"):
         figure_to_png_uri("not a figure")
+
+
+@pytest.mark.parametrize("models", [[f"m{i}" for i in range(8)],
+                                    [f"sgd:synthetic={90 + i}" for i in range(8)],
+                                    [f"svm_rbf:C=10,gamma=0.1,k={i}" for i in range(8)]])
+def test_the_instance_cost_curves_legend_fits_in_the_figure(models):
+    # long configuration names (a wide pool) get fewer legend columns, never a clipped one
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    c = np.linspace(0, 1, 11)
+    curves = np.random.default_rng(0).random((2, 4, 8, 11))
+    fig = figures.instance_cost_curves(c, curves, methods=["score-driven", "rate-driven"],
+                                       instances=list("abcd"), models=models)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    box = fig.legends[0].get_window_extent(canvas.get_renderer())
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width
+    assert len(fig.legends[0].get_texts()) == 8

@@ -340,7 +340,10 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
 
     colours = _algorithm_colours(models)
     markers = _algorithm_markers(models)
-    legend_cols = min(n_models, 4)
+    # as many legend columns (at most 4) as the longest name lets fit across the figure
+    fig_width = 0.9 + n_instances * 1.45 + (n_instances - 1) * 0.14 + 0.12
+    per_column = 0.085 * max(len(m) for m in models) + 0.65  # inches: marker and text
+    legend_cols = max(1, min(n_models, 4, int(fig_width // per_column)))
     legend_rows = 0 if single else int(np.ceil(n_models / legend_cols))
     head_lines = max(len(str(v).split("\n")) for v in instances)
     title_h = 0.2 if hardness is not None else 0.0

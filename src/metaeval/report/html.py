@@ -567,6 +567,8 @@ def _benchmark(page: _Page, *, bootstrap_draws, k=None) -> str:
 #: rows of the mean hardness table, and lines per panel of the instance cost curves
 TOP_ROWS = 20
 TOP_LINES = 8
+#: above this many leaves a dendrogram names none (see ``figures.dendrograms``)
+MAX_NAMED_LEAVES = 60
 
 
 def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
@@ -621,9 +623,11 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
         parts.append('<p class="note">Features not available (not a built-in dataset, or '
                      "its file changed since the study): no hardness maps.</p>")
     parts.append("<h4>Algorithm similarity on this dataset</h4>")
+    # hundreds of leaves: thousands of SVG paths (half a megabyte a dataset), so a PNG
+    many = len(view.scores(name)[2]) > MAX_NAMED_LEAVES
     parts.append(page.figure("dendrograms", "Dendrograms of algorithm dissimilarity on this "
                              "dataset (Melo & Prudêncio 2014, Figs. 3–5 of the "
-                             "MetaSel version).", fmt="svg", dataset=name,
+                             "MetaSel version).", fmt="png" if many else "svg", dataset=name,
                              cut_height=cut_height))
     if has_instance_space() and view.projection(name) is not None:
         parts.append("<h4>Instance space: classic beside cost-sensitive hardness</h4>")
