@@ -143,6 +143,8 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--reuse", action="store_true",
                         help="keep the store of an earlier run in --workdir (no import stage)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="with --report: time the scan and the report, not the analyses")
     args = parser.parse_args(argv)
     D, A, N = (100, 500, 5000) if args.full else (20, 100, 2000)
     D, A, N = args.datasets or D, args.algorithms or A, args.max_rows or N
@@ -191,6 +193,8 @@ def main(argv=None) -> int:
     from metaeval.similarity import average_linkage
 
     names = store.datasets()["name"].tolist()
+    if args.report_only and args.report:
+        return _report_only(store, work, peak, n_scores, path)
     with stage("hardness", peak):
         for name in names:
             y, S, algs = store.scores(name)
@@ -253,6 +257,20 @@ def main(argv=None) -> int:
     print(f"analysis stages together: {analysis:.1f} s = {analysis / scan:.1f} x the scan")
     if report_size is not None:
         print(f"report: {report_size:.1f} MB")
+    return 0
+
+
+def _report_only(store, work, peak, n_scores, path) -> int:
+    from metaeval.report import write_report
+
+    with stage("report", peak):
+        out = write_report(store, work / "report", bootstrap_draws=200)
+    peak.stop()
+    scan = next(t for s, t, _ in RESULTS if s == "scan")
+    print(f"{n_scores:,} scores, {path.stat().st_size / 1e6:.0f} MB on disk")
+    for name, seconds, mb in RESULTS:
+        print(f"{name:14s} {seconds:9.2f} {seconds / scan:8.1f} {mb:12.0f}")
+    print(f"report: {out.stat().st_size / 1e6:.1f} MB")
     return 0
 
 
