@@ -224,3 +224,26 @@ def test_unusable_output_paths_exit_2(store, tmp_path):
         assert result.exit_code == 2, result.output
         assert "Error:" in result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("command", [["rank"], ["rank", "--measure", "auc"], ["benchmark"],
+                                     ["benchmark", "--by-family", "best"]])
+def test_a_store_read_dataset_by_dataset_prints_the_same_tables(store, monkeypatch, command):
+    # above STREAM_ABOVE scores rank and benchmark stream the store (the report's view):
+    # the same numbers as reading it all at once
+    from metaeval.cli import _results
+
+    whole = _run(*command, "--store", store)
+    monkeypatch.setattr(_results, "STREAM_ABOVE", 0)
+    calls = []
+    real = _results.results_view
+
+    def spy(st, **kw):
+        calls.append(view := real(st, **kw))
+        return view
+
+    monkeypatch.setattr(_results, "results_view", spy)
+    streamed = _run(*command, "--store", store)
+    assert whole.exit_code == streamed.exit_code == 0, streamed.output
+    assert calls and all(type(v).__name__ == "StudyView" for v in calls)
+    assert streamed.output == whole.output

@@ -261,7 +261,7 @@ def rank(
     """
     import warnings
 
-    from metaeval.cli._results import Results
+    from metaeval.cli._results import results_view
     from metaeval.ranking import RANKING_METHODS, rank_algorithms, ranking_intervals
 
     require_results(store, what="`metaeval rank`")
@@ -276,7 +276,7 @@ def rank(
         methods = [method] if method is not None else list(RANKING_METHODS)
         st = Store(store)
         with st.reading(), steps("Rankings", 2 + len(methods)) as bar:
-            view = Results(st)
+            view = results_view(st)
             bar.advance("Rankings: reading the scores")
             success, hib = view.success(measure)
             bar.advance("Rankings: times")
@@ -362,7 +362,7 @@ def benchmark(
         runtime_spread,
         value_spread,
     )
-    from metaeval.cli._results import Results
+    from metaeval.cli._results import results_view
 
     require_results(store, what="`metaeval benchmark`")
     with _bad_input():
@@ -373,7 +373,7 @@ def benchmark(
             return
         st = Store(store)
         with st.reading(), steps("Benchmark", 4) as bar:
-            view = Results(st)
+            view = results_view(st)
             bar.advance("Benchmark: metrics")
             vc = view.value_captured()
             bar.advance("Benchmark: times")
@@ -431,12 +431,12 @@ def _benchmark_by_family(store: Path, how: str) -> None:
         portfolio_spread,
         value_spread,
     )
-    from metaeval.cli._results import Results
+    from metaeval.cli._results import results_view
     from metaeval.report._glossary import human_name
 
     st = Store(store)
     with st.reading(), steps("Benchmark by family", 3) as bar:
-        view = Results(st)
+        view = results_view(st)
         bar.advance("Benchmark by family: metrics")
         vc = view.value_captured()
         metrics = view.metrics()

@@ -12,7 +12,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["Results"]
+__all__ = ["Results", "results_view", "STREAM_ABOVE"]
+
+#: above this many scores, ``rank`` and ``benchmark`` read the store one dataset at a
+#: time (the report's view) instead of all at once (about 21 bytes a score in memory)
+STREAM_ABOVE = 20_000_000
+
+
+def results_view(store, *, threshold: float = 0.5):
+    """:class:`Results` for a store that fits in memory at once, else the report's
+    streaming :class:`~metaeval.report._plots.StudyView` (the same numbers)."""
+    with store._reading() as con:
+        n = con.execute("SELECT count(*) FROM scores").fetchone()[0]
+    if n > STREAM_ABOVE:
+        from metaeval.report._plots import StudyView
+
+        return StudyView(store, t=threshold)
+    return Results(store, threshold=threshold)
 
 
 class Results:
