@@ -156,6 +156,25 @@ SKLEARN_METRICS = tuple(list(METRICS)[:10])
 HARDNESS_METRICS = tuple(list(METRICS)[10:])
 
 
+def _check_metrics(metrics, threshold) -> list[str]:
+    """The metric names asked for (all by default) and a valid threshold, or a ValueError."""
+    names = list(METRICS) if metrics is None else list(metrics)
+    if isinstance(metrics, str):
+        raise ValueError("metrics must be a sequence of metric names, not a single string.")
+    if not names:
+        raise ValueError("metrics is empty; name at least one metric.")
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"metrics contains unknown name(s) {unknown}; known: {list(METRICS)}.")
+    if len(set(names)) != len(names):
+        raise ValueError("metrics contains duplicate names.")
+    if (isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float, np.integer, np.floating))
+            or not 0.0 <= float(threshold) <= 1.0):
+        raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}.")
+    return names
+
+
 def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_label=1):
     """Compute performance metrics per (dataset, algorithm) from out-of-fold scores.
 
@@ -233,22 +252,7 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
     from metaeval.benchmark._frames import check_frame, check_numeric
 
     check_frame(scores, "scores", ("dataset", "algorithm", "y", "score"))
-    names = list(METRICS) if metrics is None else list(metrics)
-    if isinstance(metrics, str):
-        raise ValueError("metrics must be a sequence of metric names, not a single string.")
-    if not names:
-        raise ValueError("metrics is empty; name at least one metric.")
-    unknown = [m for m in names if m not in METRICS]
-    if unknown:
-        raise ValueError(f"metrics contains unknown name(s) {unknown}; known: {list(METRICS)}.")
-    if len(set(names)) != len(names):
-        raise ValueError("metrics contains duplicate names.")
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float, np.integer, np.floating))
-        or not 0.0 <= float(threshold) <= 1.0
-    ):
-        raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}.")
+    names = _check_metrics(metrics, threshold)
     if level not in ("pooled", "fold"):
         raise ValueError(f"level must be 'pooled' or 'fold', got {level!r}.")
     if level == "fold" and "fold" not in scores.columns:
@@ -343,20 +347,7 @@ def matrix_metrics(y, S, algorithms, *, dataset, folds=None, metrics=None, thres
     """
     from metaeval.benchmark._grouped import GROUPED, grouped_metrics
 
-    names = list(METRICS) if metrics is None else list(metrics)
-    if isinstance(metrics, str):
-        raise ValueError("metrics must be a sequence of metric names, not a single string.")
-    if not names:
-        raise ValueError("metrics is empty; name at least one metric.")
-    unknown = [m for m in names if m not in METRICS]
-    if unknown:
-        raise ValueError(f"metrics contains unknown name(s) {unknown}; known: {list(METRICS)}.")
-    if len(set(names)) != len(names):
-        raise ValueError("metrics contains duplicate names.")
-    if (isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float, np.integer, np.floating))
-            or not 0.0 <= float(threshold) <= 1.0):
-        raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}.")
+    names = _check_metrics(metrics, threshold)
     y01 = check_binary_target(y, pos_label=pos_label, name="y")
     S = np.asarray(S)
     if S.ndim != 2 or S.shape[0] != y01.size or S.shape[1] == 0:

@@ -123,6 +123,17 @@ def _grid_with(points) -> np.ndarray:
     return np.unique(np.clip(np.concatenate([_GRID, near]), 0.0, 1.0))
 
 
+def _pool_hardness(y, S, methods, t, given):
+    """``given`` pool hardness (n_instances, n_methods), checked, or computed when None."""
+    if given is None:
+        return hardness_matrix(y, S, methods, t=t)
+    H = np.asarray(given, dtype=float)
+    if H.shape != (y.shape[0], len(methods)):
+        raise ValueError(f"hardness must have shape {(y.shape[0], len(methods))} "
+                         f"(instances, methods), got {H.shape}")
+    return H
+
+
 def _curves(y, S, method, c, rows=None, *, t=0.5, chunk=16):
     """QI of every model at ``c``, shape (n_rows, n_models, n_c); rows=None for all.
 
@@ -226,13 +237,7 @@ def cost_curve_data(y, S, rows, *, methods=None, t=0.5, hardness=None) -> CostCu
         if m == "rate-driven":
             interpolated[i, ..., 0] = low[rows]
             interpolated[i, ..., 1] = high[rows]
-    if hardness is None:
-        H = hardness_matrix(y, S, methods, t=t)
-    else:
-        H = np.asarray(hardness, dtype=float)
-        if H.shape != (y.shape[0], len(methods)):
-            raise ValueError(f"hardness must have shape {(y.shape[0], len(methods))} "
-                             f"(instances, methods), got {H.shape}")
+    H = _pool_hardness(y, S, methods, t, hardness)
     labels = [f"row {r} (class {int(y[r])})" for r in rows]
     return CostCurves(c, curves, interpolated, H[rows].T, methods, rows, labels)
 
@@ -312,13 +317,7 @@ def class_cost_curve_data(y, S, *, methods=None, t=0.5, chunk=16,
             for k in range(2):
                 if masks[k].any():
                     curves[i, k, start:start + chunk] = Q[masks[k]].mean(axis=0)
-    if hardness is None:
-        H = hardness_matrix(y, S, methods, t=t)
-    else:
-        H = np.asarray(hardness, dtype=float)
-        if H.shape != (y.shape[0], len(methods)):
-            raise ValueError(f"hardness must have shape {(y.shape[0], len(methods))} "
-                             f"(instances, methods), got {H.shape}")
+    H = _pool_hardness(y, S, methods, t, hardness)
     hardness = np.array([[H[mk, i].mean() if mk.any() else np.nan for mk in masks]
                          for i in range(len(methods))])
     return ClassCostCurves(c, curves, hardness, methods)
