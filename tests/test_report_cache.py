@@ -294,3 +294,26 @@ def test_datasets_are_drawn_before_the_sections_that_read_their_intermediates(ru
     assert cold.index("recommendation") < min(datasets)
     for whole in ("summary and rankings", "instance selection"):
         assert cold.index(whole) > max(datasets)
+
+
+def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, monkeypatch):
+    # a pool worker's view outlives a job: the second phase's settings carry the first
+    # phase's intermediates from every worker, and the kept view must take them in
+    import base64
+
+    import numpy as np
+
+    from metaeval.report import _render
+    from metaeval.report._intermediates import StoredIntermediates, _npy
+
+    monkeypatch.setattr(_render, "_VIEWS", {})
+    base = dict(store_path=str(study), methods=("score-driven",), t=0.5, measure="accuracy",
+                dpi=72, strict=True, digests={"labor": "d1"}, whole="w")
+    first = _render._view(_render.Settings(**base, intermediates={}))
+    assert isinstance(first._cache, StoredIntermediates)
+    key = first._cache.key_of(("hardness", "labor"))
+    made = {key: base64.b64encode(_npy(np.array([0.25, 0.5]))).decode("ascii")}
+    second = _render._view(_render.Settings(**base, intermediates=made))
+    assert second is first  # the same view, kept
+    assert ("hardness", "labor") in second._cache  # read from what the other worker made
+    np.testing.assert_array_equal(second._cache[("hardness", "labor")], [0.25, 0.5])

@@ -97,7 +97,9 @@ def _view(settings: Settings):
         view = StudyView(Store(settings.store_path), methods=settings.methods, t=settings.t,
                          measure=settings.measure)
         _VIEWS[key] = prefill(keep_intermediates(view, settings))
-    return _VIEWS[key]
+        return _VIEWS[key]
+    # a worker kept for the next phase: the intermediates the other workers made since
+    return keep_intermediates(_VIEWS[key], settings)
 
 
 def keep_intermediates(view, settings: Settings):
