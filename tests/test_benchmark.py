@@ -633,3 +633,14 @@ def test_random_paper_abstract_raises_when_never_winning():
     assert "B outperforms A" in random_paper_abstract(m, "B", "A")
     with pytest.raises(ValueError, match="rival"):
         random_paper_abstract(m, "A", "Z")
+
+
+def test_only_the_drawn_pairs_are_differenced_with_the_full_tensors_values():
+    from metaeval.benchmark._bootstrap import drawn_pair_differences
+
+    rng = np.random.default_rng(4)
+    V = rng.random((5, 3, 40))  # 780 pairs, 50 drawn
+    pair = rng.integers(0, 780, size=50)
+    delta, positions = drawn_pair_differences(V, pair)
+    assert delta.shape[2] == np.unique(pair).size <= 50
+    np.testing.assert_array_equal(delta[:, :, positions], pair_differences(V)[:, :, pair])
