@@ -296,11 +296,10 @@ def test_datasets_are_drawn_before_the_sections_that_read_their_intermediates(ru
         assert cold.index(whole) > max(datasets)
 
 
-def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, monkeypatch):
-    # a pool worker's view outlives a job: the second phase's settings carry the first
-    # phase's intermediates from every worker, and the kept view must take them in
-    import base64
-
+def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, monkeypatch,
+                                                                         tmp_path):
+    # a pool worker's view outlives a job: what the other workers wrote to the shared
+    # spill directory since must be found by the kept view
     import numpy as np
 
     from metaeval.report import _render
@@ -308,12 +307,56 @@ def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, m
 
     monkeypatch.setattr(_render, "_VIEWS", {})
     base = dict(store_path=str(study), methods=("score-driven",), t=0.5, measure="accuracy",
-                dpi=72, strict=True, digests={"labor": "d1"}, whole="w")
-    first = _render._view(_render.Settings(**base, intermediates={}))
+                dpi=72, strict=True, digests={"labor": "d1"}, whole="w", spill=str(tmp_path))
+    first = _render._view(_render.Settings(**base))
     assert isinstance(first._cache, StoredIntermediates)
+    assert ("hardness", "labor") not in first._cache
     key = first._cache.key_of(("hardness", "labor"))
-    made = {key: base64.b64encode(_npy(np.array([0.25, 0.5]))).decode("ascii")}
-    second = _render._view(_render.Settings(**base, intermediates=made))
+    (tmp_path / key).write_bytes(_npy(np.array([0.25, 0.5])))  # another worker made it
+    second = _render._view(_render.Settings(**base))
     assert second is first  # the same view, kept
     assert ("hardness", "labor") in second._cache  # read from what the other worker made
     np.testing.assert_array_equal(second._cache[("hardness", "labor")], [0.25, 0.5])
+
+
+def test_a_symmetric_dissimilarity_is_stored_condensed_and_exactly():
+    import numpy as np
+
+    from metaeval.report._intermediates import CODECS, _npy
+
+    rng = np.random.default_rng(1)
+    D = rng.random((40, 40))
+    D = D + D.T
+    np.fill_diagonal(D, 0.0)
+    encode, decode = CODECS["dissimilarity"]
+    raw = encode({"rate-driven": D})
+    assert len(raw) < len(_npy(D)) * 0.55  # 780 of 1,600 entries kept, plus headers
+    back = decode(raw)["rate-driven"]
+    assert back.dtype == D.dtype and np.array_equal(back, D)
+
+
+def test_intermediates_beyond_the_memory_budget_are_read_again_from_disk(study, tmp_path,
+                                                                        monkeypatch):
+    import numpy as np
+
+    from metaeval.report import _intermediates
+    from metaeval.report._intermediates import StoredIntermediates
+    from metaeval.report._plots import StudyView
+
+    monkeypatch.setattr(_intermediates, "MEMORY_BUDGET", 3 * 8 * 100)  # three of the four
+    view = StudyView(study, methods=("score-driven",))
+    digests = {f"d{i}": f"digest{i}" for i in range(4)}
+    monkeypatch.setattr(view, "_check_dataset", lambda d: d)
+    cache = view._cache = StoredIntermediates(view, digests, tmp_path)
+    values = {f"d{i}": np.full(100, float(i)) for i in range(4)}
+    for name, value in values.items():
+        cache[("hardness", name)] = value
+    assert len(list(tmp_path.iterdir())) == 4 and len(cache.new) == 4
+    # the oldest left memory, and the disk still answers for it, bit for bit
+    assert not dict.__contains__(cache, ("hardness", "d0"))
+    assert ("hardness", "d0") in cache
+    np.testing.assert_array_equal(cache[("hardness", "d0")], values["d0"])
+    assert sum(dict.__contains__(cache, ("hardness", n)) for n in values) == 3
+    # a kind not kept on disk stays in memory whatever the budget
+    cache["datasets"] = "kept"
+    assert cache["datasets"] == "kept"

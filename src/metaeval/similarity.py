@@ -228,9 +228,11 @@ def aggregate_dissimilarity(matrices, how="mean", *, skipna=False):
 
     Parameters
     ----------
-    matrices : sequence of array-like of shape (n_models, n_models), or array-like of \
+    matrices : iterable of array-like of shape (n_models, n_models), or array-like of \
 shape (n_datasets, n_models, n_models)
-        One dissimilarity matrix per dataset, models in the same order.
+        One dissimilarity matrix per dataset, models in the same order. For the mean,
+        an iterator (e.g. a generator reading one dataset at a time) is summed as it
+        comes and never held whole.
     how : {"mean", "median"}, default="mean"
     skipna : bool, default=False
         Ignore NaN entries (e.g. a model that failed on a dataset); an entry that is
@@ -260,32 +262,45 @@ shape (n_datasets, n_models, n_models)
         raise ValueError(f"how={how!r} is not supported; expected 'mean' or 'median'.")
     if not isinstance(skipna, bool | np.bool_):
         raise ValueError(f"skipna must be True or False, got {skipna!r}.")
-    if isinstance(matrices, np.ndarray) and matrices.ndim == 3:
-        matrices = list(matrices)
-    elif isinstance(matrices, np.ndarray):
+    if isinstance(matrices, np.ndarray) and matrices.ndim != 3:
         raise ValueError(
             "matrices must be a sequence of (n_models, n_models) matrices or an array of "
             f"shape (n_datasets, n_models, n_models), got an array of shape {matrices.shape}."
         )
-    else:
-        matrices = list(matrices)
-    if not matrices:
-        raise ValueError("matrices is empty; at least one dissimilarity matrix is needed.")
-    checked = []
+    # the mean is summed as the matrices come (an iterator of any length is read once and
+    # never held whole); in dataset order, as ``np.stack(matrices).mean(axis=0)`` sums
+    total = count = first = None
+    kept = []
     for j, D in enumerate(matrices):
         D = _check_dissimilarity(D, name=f"matrices[{j}]", allow_nan=skipna)
-        if checked and D.shape != checked[0].shape:
+        if first is None:
+            first = D.shape
+        elif D.shape != first:
             raise ValueError(
                 f"matrices[{j}] has shape {D.shape} but matrices[0] has shape "
-                f"{checked[0].shape}; every dataset must cover the same models."
+                f"{first}; every dataset must cover the same models."
             )
-        checked.append(D)
-    stack = np.stack(checked)
+        if how == "median":
+            kept.append(D)
+            continue
+        if skipna:
+            seen = ~np.isnan(D)
+            D = np.where(seen, D, 0.0)
+            count = seen.astype(np.intp) if count is None else count + seen
+        total = D.astype(float, copy=True) if total is None else np.add(total, D, out=total)
+    if first is None:
+        raise ValueError("matrices is empty; at least one dissimilarity matrix is needed.")
+    if how == "median":
+        stack = np.stack(kept)
+        if not skipna:
+            return np.median(stack, axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN entries stay NaN
+            return np.nanmedian(stack, axis=0)
     if not skipna:
-        return stack.mean(axis=0) if how == "mean" else np.median(stack, axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN entries stay NaN
-        return np.nanmean(stack, axis=0) if how == "mean" else np.nanmedian(stack, axis=0)
+        return total / (j + 1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # all-NaN entries stay NaN
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,24 +1,38 @@
-"""Per-dataset intermediates of the report, kept in the report cache between reports.
+"""Per-dataset intermediates of the report, kept on disk rather than in memory.
 
 The whole-study sections read every dataset's pool hardness, algorithm
-dissimilarities and per-instance selection results; when one dataset changes, the
-sections are written again, but only that dataset's intermediates need computing.
-:class:`StoredIntermediates` replaces a :class:`~metaeval.report._plots.StudyView`'s
-in-memory cache: entries of the kinds below are looked up in (and added to) the
-report cache under a key made of the dataset's digest, the view's options and the
-code fingerprint. Values are stored as NumPy ``.npy``/``.npz`` or Parquet bytes (no
-pickle: a store file may come from elsewhere).
+dissimilarities and per-instance selection results. :class:`StoredIntermediates`
+replaces a :class:`~metaeval.report._plots.StudyView`'s in-memory cache: entries of
+the kinds below are written, as they are computed, to a spill directory shared by the
+report's processes, and looked up there, then in the report cache of the store file
+(what an earlier report computed), under a key made of the dataset's digest, the
+view's options and the code fingerprint. Only the most recently used are kept decoded
+in memory (:data:`MEMORY_BUDGET` bytes per process), so a study of hundreds of
+algorithms (a 500 x 500 dissimilarity matrix per method and dataset) is read one
+dataset at a time, never all at once.
+
+Values are stored as NumPy ``.npy``/``.npz`` or Parquet bytes (no pickle: a store file
+may come from elsewhere); a symmetric dissimilarity matrix with a zero diagonal is
+stored condensed (:func:`scipy.spatial.distance.squareform`), bit for bit.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import json
+import os
+from collections import OrderedDict
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["StoredIntermediates"]
+__all__ = ["MEMORY_BUDGET", "StoredIntermediates"]
+
+#: bytes of decoded intermediates one process keeps in memory (least recently used
+#: dropped beyond it: they are read again from disk when needed)
+MEMORY_BUDGET = 256 * 2**20
 
 
 def _npy(value) -> bytes:
@@ -31,15 +45,38 @@ def _from_npy(raw: bytes):
     return np.load(io.BytesIO(raw), allow_pickle=False)
 
 
+_CONDENSED = "condensed:"
+
+
 def _npz(value: dict) -> bytes:
+    """Arrays by name; square, exactly symmetric, zero-diagonal ones condensed."""
+    from scipy.spatial.distance import squareform
+
+    arrays = {}
+    for k, v in value.items():
+        v = np.asarray(v)
+        if (v.ndim == 2 and v.shape[0] == v.shape[1] and v.shape[0] > 1
+                and v.dtype == np.float64 and np.array_equal(v, v.T)
+                and not np.diagonal(v).any()):
+            arrays[_CONDENSED + str(k)] = squareform(v, checks=False)
+        else:
+            arrays[str(k)] = v
     buf = io.BytesIO()
-    np.savez(buf, **{str(k): np.asarray(v) for k, v in value.items()})
+    np.savez(buf, **arrays)
     return buf.getvalue()
 
 
 def _from_npz(raw: bytes) -> dict:
+    from scipy.spatial.distance import squareform
+
+    out = {}
     with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+        for k in z.files:
+            if k.startswith(_CONDENSED):
+                out[k[len(_CONDENSED):]] = squareform(z[k], checks=False)
+            else:
+                out[k] = z[k]
+    return out
 
 
 def _parquet(value) -> bytes:
@@ -63,26 +100,53 @@ CODECS = {
 }
 
 
+def _nbytes(value) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    if isinstance(value, pd.DataFrame):
+        return int(value.memory_usage(index=True, deep=False).sum())
+    return 0
+
+
+def encode_text(raw: bytes) -> str:
+    """An intermediate's bytes as the report cache holds them (JSON text of base64)."""
+    return json.dumps(base64.b64encode(raw).decode("ascii"))
+
+
+def decode_text(text: str) -> bytes:
+    return base64.b64decode(json.loads(text))
+
+
 class StoredIntermediates(dict):
-    """A StudyView cache whose per-dataset intermediates come from the report cache.
+    """A StudyView cache whose per-dataset intermediates live on disk.
 
     Parameters
     ----------
     view : StudyView
-        Its options (methods, threshold) are part of the keys.
+        Its options (methods, threshold) are part of the keys; its store holds the
+        report cache.
     digests : dict of str to str
         Data digest per dataset.
-    stored : dict of str to str
-        Cached values (base64 text) by key, as the report cache holds them.
+    spill : path-like
+        Directory of this report's intermediates, one file per key, shared by its
+        processes.
+    stored : collection of str
+        Keys of the intermediates in the store's report cache.
     """
 
-    def __init__(self, view, digests: dict, stored: dict):
+    def __init__(self, view, digests: dict, spill, stored=()):
         super().__init__(view._cache)
         self._options = (tuple(view.methods), view.t)
         self._digests = digests
-        self._stored = stored
-        self.new: dict[str, str] = {}
+        self._store = view.store
+        self.spill = Path(spill)
+        self.stored = set(stored)
+        self.new: set[str] = set()
         self.used: set[str] = set()
+        self._lru: OrderedDict = OrderedDict()  # view key -> bytes in memory
+        self._held = 0
 
     def key_of(self, key) -> str | None:
         """The report-cache key of a view cache key, or None when it is not kept."""
@@ -95,21 +159,54 @@ class StoredIntermediates(dict):
 
         return make_key("intermediate", list(key), self._options, digest)
 
+    def _raw(self, stored_key: str) -> bytes | None:
+        path = self.spill / stored_key
+        if path.is_file():
+            return path.read_bytes()
+        if stored_key in self.stored:
+            from metaeval.store._cache import read_entry
+
+            text = read_entry(self._store, stored_key)
+            if text is not None:
+                return decode_text(text)
+        return None
+
+    def _keep(self, key, value) -> None:
+        if key in self._lru:
+            self._held -= self._lru.pop(key)
+        dict.__setitem__(self, key, value)
+        self._lru[key] = _nbytes(value)
+        self._held += self._lru[key]
+        while self._held > MEMORY_BUDGET and len(self._lru) > 1:
+            old, size = self._lru.popitem(last=False)
+            self._held -= size
+            dict.pop(self, old, None)
+
     def __contains__(self, key) -> bool:
         if dict.__contains__(self, key):
+            if key in self._lru:
+                self._lru.move_to_end(key)
             return True
         stored_key = self.key_of(key)
-        if stored_key is None or stored_key not in self._stored:
+        if stored_key is None:
             return False
-        raw = base64.b64decode(self._stored[stored_key])
-        dict.__setitem__(self, key, CODECS[key[0]][1](raw))
+        raw = self._raw(stored_key)
+        if raw is None:
+            return False
+        self._keep(key, CODECS[key[0]][1](raw))
         self.used.add(stored_key)
         return True
 
     def __setitem__(self, key, value) -> None:
-        dict.__setitem__(self, key, value)
         stored_key = self.key_of(key)
-        if stored_key is not None and stored_key not in self._stored:
-            raw = CODECS[key[0]][0](value)
-            self.new[stored_key] = base64.b64encode(raw).decode("ascii")
-            self.used.add(stored_key)
+        if stored_key is None:
+            dict.__setitem__(self, key, value)
+            return
+        path = self.spill / stored_key
+        if stored_key not in self.stored and not path.is_file():
+            tmp = path.with_name(f"{stored_key}.{os.getpid()}.tmp")
+            tmp.write_bytes(CODECS[key[0]][0](value))
+            os.replace(tmp, path)  # whole or absent for the other processes
+            self.new.add(stored_key)
+        self.used.add(stored_key)
+        self._keep(key, value)

@@ -245,14 +245,17 @@ class StudyView:
             if len(algs) < 2 or not names:
                 raise ValueError("fewer than two algorithms finished on every dataset: "
                                  "no aggregated dissimilarity")
-            out = {}
-            for m in self.methods:
-                mats = []
+            index = {}
+            for name in names:
+                own = self.scores(name)[2]
+                index[name] = np.ix_(*[[own.index(a) for a in algs]] * 2)
+
+            def per_dataset(m):  # one dataset's matrix at a time (the mean is streamed)
                 for name in names:
-                    own = self.scores(name)[2]
-                    idx = [own.index(a) for a in algs]
-                    mats.append(self.dissimilarities(name)[m][np.ix_(idx, idx)])
-                out[m] = np.asarray(aggregate_dissimilarity(mats, how=how), dtype=float)
+                    yield self.dissimilarities(name)[m][index[name]]
+
+            out = {m: np.asarray(aggregate_dissimilarity(per_dataset(m), how=how), dtype=float)
+                   for m in self.methods}
             return out, algs
         return self._cached(("aggregated", how), compute)
 

@@ -16,14 +16,16 @@ or one job to do, they run in this process.
 
 from __future__ import annotations
 
-import json
+import functools
 import multiprocessing
 import os
 import re
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 
 __all__ = ["Fragment", "Job", "available_cores", "renumber_svg_ids", "resolve", "run_jobs"]
 
@@ -72,7 +74,8 @@ class Settings:
     strict: bool
     digests: dict
     whole: str
-    intermediates: dict | None = None  # cached per-dataset intermediates (None: no cache)
+    spill: str | None = None  # directory of the per-dataset intermediates (None: in memory)
+    stored: frozenset = frozenset()  # keys of the intermediates in the store's report cache
 
 
 def available_cores() -> int:
@@ -103,15 +106,20 @@ def _view(settings: Settings):
 
 
 def keep_intermediates(view, settings: Settings):
-    """Back the view's per-dataset intermediates by the report cache (when caching)."""
+    """Keep the view's per-dataset intermediates in the spill directory (when there is one).
+
+    Every process of the report reads and adds to the same directory, so a worker kept
+    for the next phase sees what the others computed.
+    """
     from metaeval.report._intermediates import StoredIntermediates
 
-    if settings.intermediates is None:
+    if settings.spill is None:
         return view
-    if isinstance(view._cache, StoredIntermediates):  # a worker reused: what others made
-        view._cache._stored.update(settings.intermediates)
+    if isinstance(view._cache, StoredIntermediates) and view._cache.spill == Path(settings.spill):
+        view._cache.stored |= settings.stored
     else:
-        view._cache = StoredIntermediates(view, settings.digests, settings.intermediates)
+        view._cache = StoredIntermediates(view, settings.digests, settings.spill,
+                                          settings.stored)
     return view
 
 
@@ -157,9 +165,9 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
         page.begin(settings.whole if frag.dataset is None else settings.digests.get(frag.dataset))
         html = frag.build(page, **frag.kwargs)
         results[frag.name] = {"html": html, "problems": page.problems}
-    new, used = {}, set()
+    new, used = set(), set()
     if hasattr(view._cache, "new"):  # intermediates kept in the report cache
-        new, used = dict(view._cache.new), set(view._cache.used)
+        new, used = set(view._cache.new), set(view._cache.used)
         view._cache.new.clear()
         view._cache.used.clear()
     return results, page.rendered, new, used, time.process_time() - cpu
@@ -184,14 +192,14 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
     """
     results: dict = {}
     figures: dict = {}
-    new: dict = {}
+    new: set = set()
     used: set = set()
     cpu = [0.0]
 
     def merge(got):
         results.update(got[0])
         figures.update(got[1])
-        new.update(got[2])
+        new.update(got[2])  # keys of the intermediates written to the spill directory
         used.update(got[3])
         cpu[0] += got[4]
 
@@ -257,11 +265,12 @@ def renumber_svg_ids(doc: str) -> str:
 class Pieces:
     """The drawn (or cached) fragments and figures of one report."""
 
-    def __init__(self, cache, results: dict, fresh: dict, stats: dict):
+    def __init__(self, cache, results: dict, fresh: dict, stats: dict, spill=None):
         self.cache = cache
         self.results = results
         self.fresh = fresh
         self.stats = stats
+        self._spill = spill  # a TemporaryDirectory, removed once the cache is saved
 
     def _figure(self, key: str) -> dict:
         if key in self.fresh:
@@ -284,7 +293,12 @@ class Pieces:
 
     def finish(self, progress=None) -> str:
         """Save the cache; a one-line account of what was drawn (also sent to ``progress``)."""
-        note = self.cache.save()
+        try:
+            note = self.cache.save()
+        finally:
+            if self._spill is not None:
+                self._spill.cleanup()
+                self._spill = None
         s = self.stats
         line = (f"{s['drawn']} of {s['total']} sections drawn, {s['cached']} from the cache; "
                 f"{len(self.fresh)} figures drawn on {s['workers']} "
@@ -345,17 +359,20 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         if progress is not None:
             progress(done, total, job.label)
 
-    stored = {k: json.loads(v) for k, (kind, v) in rc.entries.items() if kind == "intermediate"}
+    stored = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "intermediate")
+    # the per-dataset intermediates (hardness, dissimilarities, per-instance selection) go
+    # to a directory all processes share, even without a cache: a process keeps only the
+    # latest in memory. The datasets are drawn first, on every core, and the whole-study
+    # sections then read what they computed.
+    spill = None
+    if storable and grouped:
+        spill = tempfile.TemporaryDirectory(prefix="metaeval-report-")
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
                         view.measure, dpi, bool(strict), rc.per_dataset, rc.whole,
-                        stored if rc.enabled else None)
+                        spill.name if spill is not None else None,
+                        stored if rc.enabled else frozenset())
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
-    # the per-dataset intermediates (hardness, dissimilarities, per-instance selection)
-    # travel between processes even without a cache, so the datasets are drawn first, on
-    # every core, and the whole-study sections then read what they computed
     workers = max(1, min(workers, len(grouped)))
-    if settings.intermediates is None and workers > 1:  # one process: they stay in its view
-        settings.intermediates = {}
     if grouped and workers == 1:
         prefill(keep_intermediates(view, settings))
     per_dataset = [j for j in grouped.values()
@@ -366,8 +383,6 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         drawn, figures, new, used, cpu = run_jobs(settings, per_dataset, known,
                                                   workers=workers, view=view,
                                                   on_done=on_done, pool=pool)
-        if settings.intermediates is not None:
-            settings.intermediates = {**settings.intermediates, **new}
         more = run_jobs(settings, whole, known, workers=workers, view=view, on_done=on_done,
                         pool=pool)
     drawn.update(more[0])
@@ -375,8 +390,9 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     new.update(more[2])
     used |= more[3]
     cpu += more[4]
-    for key, value in new.items():
-        rc.put(key, "intermediate", value)
+    for key in sorted(new):  # read from the spill directory as the cache is written
+        rc.put_later(key, "intermediate",
+                     functools.partial(_spilled_text, Path(spill.name) / key))
     # the whole-study sections read every dataset's intermediates: when they ran, what
     # they did not read is stale; otherwise all are kept for the next change
     whole_drawn = any(f.dataset is None for job in grouped.values() for f in job.fragments)
@@ -390,4 +406,10 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     results.update(drawn)
     stats = {"total": total, "drawn": len(drawn), "cached": total - len(drawn),
              "workers": max(1, min(workers, len(grouped))), "cpu": cpu}
-    return Pieces(rc, results, figures, stats)
+    return Pieces(rc, results, figures, stats, spill)
+
+
+def _spilled_text(path: Path) -> str:
+    from metaeval.report._intermediates import encode_text
+
+    return encode_text(path.read_bytes())
