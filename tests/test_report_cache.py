@@ -53,9 +53,9 @@ class _Spy:
         self.drawn: list[tuple[str, str | None]] = []
         original = report_html._Page._draw
 
-        def draw(page, build, kind, caption, fmt, alt, options):
+        def draw(page, build, kind, caption, fmt, alt, options, *args):
             self.drawn.append((kind, options.get("dataset")))
-            return original(page, build, kind, caption, fmt, alt, options)
+            return original(page, build, kind, caption, fmt, alt, options, *args)
 
         monkeypatch.setattr(report_html._Page, "_draw", draw)
 

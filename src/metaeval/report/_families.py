@@ -211,7 +211,8 @@ def families_section(page, *, k: int = 20) -> str:
         ):
             fig = page.attempt("family dendrogram", build)
             if fig is not None:
-                figs.append(f"<figure>{figure_to_svg(fig)}<figcaption>{_esc(caption)}"
+                svg = figure_to_svg(fig, page_font=True)
+                figs.append(f"<figure>{svg}<figcaption>{_esc(caption)}"
                             "</figcaption></figure>")
         out.append('<div class="row">' + "".join(figs) + "</div>")
     return "\n".join(out)

@@ -284,7 +284,8 @@ def page_section(page) -> str:
 
     def figure_html(fig, caption):
         page.n_figures += 1
-        return f"<figure>{figure_to_svg(fig)}<figcaption>{_esc(caption)}</figcaption></figure>"
+        svg = figure_to_svg(fig, page_font=True)
+        return f"<figure>{svg}<figcaption>{_esc(caption)}</figcaption></figure>"
 
     def table_html(frame):
         return _table(frame, text_columns=tuple(frame.columns))

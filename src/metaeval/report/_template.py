@@ -44,6 +44,10 @@ figure { margin: .6rem 0 1.4rem; }
 .row { display: flex; flex-wrap: wrap; gap: 0 1.4rem; align-items: flex-start; }
 .row > figure { flex: 0 1 auto; min-width: 0; max-width: 100%; }
 figure svg, figure img { display: block; max-width: 100%; height: auto; }
+/* the font matplotlib names in each SVG text element, given once (see figure_to_svg) */
+figure svg text { font-family: 'DejaVu Sans', 'Bitstream Vera Sans',
+  'Computer Modern Sans Serif', 'Lucida Grande', 'Verdana', 'Geneva', 'Lucid', 'Arial',
+  'Helvetica', 'Avant Garde', sans-serif; }
 figcaption { color: var(--muted); font-size: .85rem; margin-top: .25rem;
              contain: inline-size; }
 details { border: 1px solid var(--rule); border-radius: 6px; margin: .55rem 0;

@@ -34,7 +34,7 @@ def _esc(value) -> str:
 
 
 # ---------------------------------------------------------------------------- embedding
-def figure_to_svg(fig: Figure) -> str:
+def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
     """SVG markup of a figure, ready to inline in HTML (no XML prolog, unique ids).
 
     Text stays text (``svg.fonttype = "none"``), so the markup is small and the
@@ -44,6 +44,10 @@ def figure_to_svg(fig: Figure) -> str:
     Parameters
     ----------
     fig : matplotlib.figure.Figure
+    page_font : bool, default False
+        Leave the font of the text to the page's style sheet (the report's gives it
+        once, in a ``figure svg text`` rule), instead of naming it in every text
+        element.
 
     Returns
     -------
@@ -70,6 +74,7 @@ def figure_to_svg(fig: Figure) -> str:
         fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
     text = text[text.index("<svg"):].strip()
+    text = _compact_svg(text, page_font)
     # every id and every reference to one gets the figure's prefix: unique on the page
     text = re.sub(r'( id="|url\(#|href="#)', lambda m: m.group(1) + prefix, text)
     # artists' gids repeat within a figure (e.g. one "cut" line per panel): number them
@@ -81,13 +86,50 @@ def figure_to_svg(fig: Figure) -> str:
     return re.sub(r' id="([^"]+)"', number, text)
 
 
-def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
-    """A ``data:image/png;base64,...`` URI of a figure, as a 128-colour palette PNG.
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+_PATH_DATA = re.compile(r' d="([^"]*)"')
+_LONG_DECIMAL = re.compile(r"(-?\d+\.\d\d)\d+")
+
+
+_XY = re.compile(r' (x|y)="(-?\d+\.\d\d)\d+"')
+_NO_ROTATION = re.compile(r' transform="rotate\(-?0 [^)]*\)"')
+#: the font list matplotlib writes into every text element; the page's style sheet
+#: gives it once (``figure svg text`` in :mod:`metaeval.report._template`)
+SVG_FONTS = ("'DejaVu Sans', 'Bitstream Vera Sans', 'Computer Modern Sans Serif', "
+             "'Lucida Grande', 'Verdana', 'Geneva', 'Lucid', 'Arial', 'Helvetica', "
+             "'Avant Garde', sans-serif")
+
+
+def _compact_svg(text: str, page_font: bool) -> str:
+    """Matplotlib's SVG, smaller, drawing the same.
+
+    Path and position coordinates to 0.01 pt (a fifth of a pixel at 1,600% zoom), each
+    path on one line, no metadata, no rotation by zero degrees; with ``page_font``, the
+    default font list left to the page's style sheet rather than repeated in every text
+    element.
+    """
+    text = _METADATA.sub("", text, count=1)
+
+    def path(m):
+        d = _LONG_DECIMAL.sub(r"\1", m.group(1))
+        return ' d="' + " ".join(d.split()) + '"'
+    text = _PATH_DATA.sub(path, text)
+    text = _XY.sub(r' \1="\2"', text)
+    text = _NO_ROTATION.sub("", text)
+    return text.replace(f"; font-family: {SVG_FONTS}", "") if page_font else text
+
+
+def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
+    """A ``data:image/png;base64,...`` URI of a figure, as a palette PNG.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
     dpi : float, default 72
+    colors : int, default 128
+        Size of the palette: 32 keep a figure of lines and text as it is (its
+        anti-aliased edges a little coarser) at about two thirds of the bytes; maps of a
+        continuous colour scale need more.
 
     Returns
     -------
@@ -101,6 +143,9 @@ def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
     """
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if isinstance(colors, bool) or not isinstance(colors, (int, np.integer)) \
+            or not 2 <= colors <= 256:
+        raise ValueError(f"colors must be an integer from 2 to 256, got {colors!r}")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
@@ -118,7 +163,7 @@ def figure_to_png_uri(fig: Figure, *, dpi=72) -> str:
         fig.set_dpi(old_dpi)
         fig.set_facecolor(old_face)
     buf = io.BytesIO()
-    img.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(buf, format="PNG",
+    img.quantize(colors=int(colors), method=Image.Quantize.FASTOCTREE).save(buf, format="PNG",
                                                                    compress_level=6)
     raw = buf.getvalue()
     return "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
@@ -148,30 +193,38 @@ class _Page:
         self.digest = digest
         self.problems = []
 
-    def figure(self, kind, caption, *, fmt="svg", alt=None, **options) -> str:
+    def figure(self, kind, caption, *, fmt="svg", alt=None, colors=128, max_dpi=None,
+               **options) -> str:
+        """``colors``: the palette of a PNG (see :func:`figure_to_png_uri`); ``max_dpi``:
+        its resolution at most (the page's otherwise)."""
         from metaeval.report._cache import make_key
 
         spec = PLOT_KINDS[kind]
         key = make_key("figure", kind, f"{spec.build.__module__}.{spec.build.__qualname__}",
-                       fmt, self.dpi, caption, alt, options, self.view.methods, self.view.t,
-                       self.view.measure, self.digest if spec.needs_store else None)
+                       fmt, colors, max_dpi, self.dpi, caption, alt, options, self.view.methods,
+                       self.view.t, self.view.measure,
+                       self.digest if spec.needs_store else None)
         if key not in self.known and key not in self.rendered:
-            self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options)
+            dpi = self.dpi if max_dpi is None else min(self.dpi, max_dpi)
+            self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options,
+                                            colors, dpi)
         self.problems.append(["figure", key])  # its problem, if any, in page order
         self.n_figures += 1
         return _render.token(key)
 
-    def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options) -> dict:
+    def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options,
+              colors=128, dpi=None) -> dict:
         from metaeval.report.figures import drawing_style
 
         try:
             with drawing_style():
                 fig = build(self.view, **options)
             if fmt == "svg":
-                body = figure_to_svg(fig)
+                body = figure_to_svg(fig, page_font=True)
             else:  # shown at 96 CSS px per inch, the scale of the inline SVG figures
                 w, h = (round(float(v) * 96) for v in fig.get_size_inches())
-                uri = figure_to_png_uri(fig, dpi=self.dpi)
+                uri = figure_to_png_uri(fig, dpi=self.dpi if dpi is None else dpi,
+                                        colors=colors)
                 # the smallest text, for checks of its size on screen (pt at 96 px/in)
                 small = smallest_font_pt(fig)
                 body = (f'<img src="{uri}" width="{w}" height="{h}" '
@@ -604,7 +657,7 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
                              "1–6) of the hardest and a typical instance of each class, one "
                              "line per algorithm; dashed and hatched: the rate-driven "
                              "stretch where the loss is interpolated (Figs. 3–4).",
-                             fmt="png", dataset=name,
+                             fmt="png", colors=32, max_dpi=160, dataset=name,
                              **({} if lines is None else {"algorithms": lines})))
     if view.projection(name) is not None:
         parts.append("<h4>Hardness maps (PCA of the features)</h4>")
@@ -627,8 +680,8 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
     many = len(view.scores(name)[2]) > MAX_NAMED_LEAVES
     parts.append(page.figure("dendrograms", "Dendrograms of algorithm dissimilarity on this "
                              "dataset (Melo & Prudêncio 2014, Figs. 3–5 of the "
-                             "MetaSel version).", fmt="png" if many else "svg", dataset=name,
-                             cut_height=cut_height))
+                             "MetaSel version).", fmt="png" if many else "svg", colors=32,
+                             dataset=name, cut_height=cut_height))
     if has_instance_space() and view.projection(name) is not None:
         parts.append("<h4>Instance space: classic beside cost-sensitive hardness</h4>")
         if int(row["n_instances"]) > instance_space_max_rows:

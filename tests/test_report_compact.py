@@ -1,0 +1,78 @@
+"""The report's figures are made smaller without drawing anything differently."""
+
+import re
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from metaeval.report.html import SVG_FONTS, figure_to_png_uri, figure_to_svg
+
+
+def _figure():
+    fig = Figure(figsize=(3, 2))
+    ax = fig.add_subplot()
+    x = np.linspace(0, 1, 37)
+    ax.plot(x, np.sin(7 * x) / 3, marker="o", markevery=5)
+    ax.set_ylabel("loss")  # rotated by 90 degrees: that rotation stays
+    ax.set_title("title")
+    return fig
+
+
+def _numbers(d: str) -> list[float]:
+    return [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", d)]
+
+
+def test_compact_svg_moves_nothing_by_more_than_a_hundredth_of_a_point():
+    import io
+
+    import matplotlib
+
+    fig = _figure()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    raw = buf.getvalue()
+    small = figure_to_svg(fig, page_font=True)
+    assert len(small) < 0.8 * len(raw[raw.index("<svg"):])
+    before = re.findall(r' d="([^"]*)"', raw)
+    after = re.findall(r' d="([^"]*)"', small)
+    assert len(before) == len(after) > 0
+    for b, a in zip(before, after, strict=True):
+        nb, na = _numbers(b), _numbers(a)
+        assert len(nb) == len(na)
+        assert np.abs(np.subtract(nb, na)).max() <= 0.01
+        assert "\n" not in a
+    assert "<metadata>" not in small and "<metadata>" in raw
+    assert "rotate(-0 " not in small and "rotate(-90 " in small  # the y label still turns
+    assert SVG_FONTS not in small and SVG_FONTS in raw
+    assert small.count("<text") == raw.count("<text")
+
+
+def test_without_page_font_each_text_names_its_font():
+    # a figure used outside the report keeps matplotlib's font list
+    svg = figure_to_svg(_figure())
+    assert svg.count(f"font-family: {SVG_FONTS}") == svg.count("<text")
+
+
+def test_a_smaller_palette_gives_a_smaller_png():
+    import base64
+    import io
+
+    from PIL import Image
+
+    fig = _figure()
+    sizes = {}
+    for colors in (128, 32):
+        uri = figure_to_png_uri(fig, dpi=96, colors=colors)
+        raw = base64.b64decode(uri.split(",", 1)[1])
+        img = Image.open(io.BytesIO(raw))
+        assert img.mode == "P" and len(img.getcolors(256)) <= colors
+        sizes[colors] = len(raw)
+    assert sizes[32] < sizes[128]
+
+
+@pytest.mark.parametrize("colors", [0, 1, 257, 2.5, True, "32"])
+def test_bad_palette_size_is_a_clear_error(colors):
+    with pytest.raises(ValueError, match="colors must be an integer from 2 to 256"):
+        figure_to_png_uri(_figure(), colors=colors)
