@@ -6,6 +6,10 @@ stage, streaming one dataset at a time:
 
 * ``import``      -- the synthetic scores into a new store (checked, one transaction);
 * ``scan``        -- the baseline: one DuckDB scan of all scores (count, sum);
+* ``read``, ``sort``, ``pdist`` -- lower bounds of the analyses, dataset by dataset: the
+  score matrix read (every analysis needs it), read and sorted column by column
+  (hardness ranks each algorithm's scores), read and ``scipy.spatial.distance.pdist``
+  (cityblock) of its columns once per threshold choice method (the dissimilarity);
 * ``hardness``    -- per dataset, instance hardness of every algorithm under every
   threshold choice method (Melo & Prudêncio 2014), averaged;
 * ``dissimilarity`` -- per dataset the A x A dissimilarity for every method, and their
@@ -22,7 +26,9 @@ stage, streaming one dataset at a time:
 Each stage is printed as seconds and as a ratio to the scan; the peak resident memory
 during each stage, of this process and every process it started (the report's
 workers), sampled every 20 ms, is printed with it.
-Goals of the issue: analysis stages within 5x the scan, peak memory under 2 GB.
+Goals: analysis stages within 5x the scan, peak memory under 2 GB. The last lines
+print each analysis against its lower bound, which at 500 algorithms is itself many
+times the scan (the dissimilarity is O(A^2 n) per dataset, the scan O(A n)).
 
 Sizes: the default is reduced (20 datasets x 100 algorithms x 1,000-2,000 rows, 3 M
 scores) so that it runs in minutes on a laptop; ``--full`` is the issue's size
@@ -92,6 +98,7 @@ class _Peak:
 
 
 RESULTS: list[tuple[str, float, float]] = []
+ANALYSES = ("hardness", "dissimilarity", "clustering", "rankings", "benchmark")
 
 
 @contextmanager
@@ -207,6 +214,23 @@ def main(argv=None) -> int:
     names = store.datasets()["name"].tolist()
     if args.report_only and args.report:
         return _report_only(store, work, peak, n_scores, path)
+    # lower bounds of the analyses, measured the same way: every dataset's score matrix
+    # read; and sorted column by column (what hardness needs: the rate-driven method
+    # ranks each algorithm's scores); and scipy's pdist (cityblock) of that matrix's
+    # columns once per threshold choice method (what the dissimilarity is)
+    from scipy.spatial.distance import pdist
+
+    with stage("read", peak):
+        for name in names:
+            store.scores(name)
+    with stage("sort", peak):
+        for name in names:
+            np.sort(store.scores(name)[1], axis=0)
+    with stage("pdist", peak):
+        for name in names:
+            S = np.ascontiguousarray(store.scores(name)[1].T)
+            for _ in range(5):
+                pdist(S, "cityblock")
     with stage("hardness", peak):
         for name in names:
             y, S, algs = store.scores(name)
@@ -262,8 +286,13 @@ def main(argv=None) -> int:
     print(f"{'stage':14s} {'seconds':>9s} {'x scan':>8s} {'peak MB':>12s}")
     for name, seconds, mb in RESULTS:
         print(f"{name:14s} {seconds:9.2f} {seconds / scan:8.1f} {mb:12.0f}")
-    analysis = sum(t for s, t, _ in RESULTS if s not in ("import", "scan", "report"))
+    timed = dict((s, t) for s, t, _ in RESULTS)
+    analysis = sum(t for s, t, _ in RESULTS if s in ANALYSES)
     print(f"analysis stages together: {analysis:.1f} s = {analysis / scan:.1f} x the scan")
+    print(f"against their lower bounds: hardness {timed['hardness'] / timed['sort']:.1f} x "
+          f"the sort, dissimilarity {timed['dissimilarity'] / timed['pdist']:.1f} x pdist, "
+          f"rankings and benchmark {timed['rankings'] / timed['read']:.1f} and "
+          f"{timed['benchmark'] / timed['read']:.1f} x the read")
     if report_size is not None:
         print(f"report: {report_size:.1f} MB")
     return 0
