@@ -88,10 +88,22 @@ def _over_rivals(pairwise):
     return np.where(off, pairwise, 0.0).sum(axis=1) / (k - 1)
 
 
-def _geometric_mean_over_datasets(ratios):
-    """Geometric mean over axis 0 of positive ratios (NaN where any entry is NaN)."""
+def _mean_over_datasets(pairwise_of, n_datasets: int, *, geometric: bool):
+    """Mean over the datasets of the (k, k) matrices ``pairwise_of(i)``, one at a time.
+
+    The geometric mean is exp of the mean log. Summed in dataset order, as
+    ``np.mean(stack, axis=0)`` sums a stack (the same floating-point result), without
+    the (n_datasets, k, k) stack: at 500 algorithms and 100 datasets each such array
+    is 200 MB.
+    """
+    total = None
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.exp(np.mean(np.log(ratios), axis=0))
+        for i in range(n_datasets):
+            x = pairwise_of(i)
+            x = np.log(x) if geometric else np.array(x, dtype=float)
+            total = x if total is None else np.add(total, x, out=total)
+        mean = total / n_datasets
+        return np.exp(mean) if geometric else mean
 
 
 def average_ranks(success, *, higher_is_better=True):
@@ -204,11 +216,10 @@ def success_rate_ratios(success, *, higher_is_better=True, aggregate="arithmetic
         raise ValueError(f"aggregate must be 'arithmetic' or 'geometric', got {aggregate!r}.")
     matrix = _success_matrix(success)
     _positive(matrix)
-    ratios = _success_ratios(matrix.values, higher_is_better)
-    if aggregate == "arithmetic":
-        pairwise = ratios.mean(axis=0)
-    else:
-        pairwise = _geometric_mean_over_datasets(ratios)
+    values = matrix.values
+    pairwise = _mean_over_datasets(
+        lambda i: _success_ratios(values[i:i + 1], higher_is_better)[0], len(values),
+        geometric=aggregate == "geometric")
     return _ranking_frame(matrix.algorithms, _over_rivals(pairwise), larger_is_better=True)
 
 
@@ -489,19 +500,26 @@ def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True,
     higher_is_better = _check_bool(higher_is_better, "higher_is_better")
     if on_pole not in ("warn", "raise", "ignore"):
         raise ValueError(f"on_pole must be 'warn', 'raise' or 'ignore', got {on_pole!r}.")
-    matrix, ratios, time_ratios, denominator = _arr_parts(success, times, accd, higher_is_better)
-    pole = denominator <= 0
-    if pole.any() and on_pole != "ignore":
-        i, p, q = np.nonzero(pole)
-        rows = [
-            (
-                matrix.datasets[a],
-                matrix.algorithms[b],
-                matrix.algorithms[c],
-                float(time_ratios[a, b, c]),
-            )
-            for a, b, c in zip(i, p, q, strict=True)
-        ]
+    matrix = _success_matrix(success)
+    _positive(matrix)
+    t = _time_matrix(times, matrix.datasets, matrix.algorithms)
+    values = matrix.values
+    rows = []  # (dataset, algorithm, rival, time ratio) where the denominator is <= 0
+
+    def per_dataset(i):  # one dataset's (k, k) ARRs: never all datasets' at once
+        ratios = _success_ratios(values[i:i + 1], higher_is_better)[0]
+        time_ratios = _time_ratios(t[i:i + 1])[0]
+        denominator = 1.0 + accd * np.log10(time_ratios)
+        pole = denominator <= 0
+        if pole.any():
+            rows.extend((matrix.datasets[i], matrix.algorithms[b], matrix.algorithms[c],
+                         float(time_ratios[b, c]))
+                        for b, c in zip(*np.nonzero(pole), strict=True))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pole, np.nan, ratios / denominator)
+
+    pairwise = _mean_over_datasets(per_dataset, len(values), geometric=True)
+    if rows and on_pole != "ignore":
         message = (
             f"ARR denominator 1 + AccD*log10(T_p/T_q) <= 0 for {len(rows)} (dataset, "
             f"algorithm, rival, time ratio) triple(s) with AccD={accd}: time ratio <= "
@@ -512,9 +530,6 @@ def adjusted_ratio_of_ratios(success, times, *, accd=0.1, higher_is_better=True,
         if on_pole == "raise":
             raise ValueError(message)
         warnings.warn(message, ARRPoleWarning, stacklevel=2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_dataset = np.where(pole, np.nan, ratios / denominator)
-    pairwise = _geometric_mean_over_datasets(per_dataset)
     return _ranking_frame(matrix.algorithms, _over_rivals(pairwise), larger_is_better=True)
 
 
@@ -578,8 +593,11 @@ def a3r(success, times, *, n=None, p=None, higher_is_better=True):
     matrix = _success_matrix(success)
     _positive(matrix)
     t = _time_matrix(times, matrix.datasets, matrix.algorithms)
-    per_dataset = _success_ratios(matrix.values, higher_is_better) / _time_ratios(t) ** exponent
-    pairwise = _geometric_mean_over_datasets(per_dataset)
+    values = matrix.values
+    pairwise = _mean_over_datasets(
+        lambda i: (_success_ratios(values[i:i + 1], higher_is_better)[0]
+                   / _time_ratios(t[i:i + 1])[0] ** exponent),
+        len(values), geometric=True)
     return _ranking_frame(matrix.algorithms, _over_rivals(pairwise), larger_is_better=True)
 
 

@@ -1095,7 +1095,11 @@ def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     last = None
     for attempt in range(3):  # a few quick tries: a writer may be closing right now
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            # DuckDB draws its own progress bar on long queries: metaeval's commands
+            # show theirs, and a report's worker processes must not write to the terminal
+            con.execute("SET enable_progress_bar = false")
+            return con
         except duckdb.Error as exc:
             text = str(exc)
             # checked first: the message holds the path, which may contain "lock"
