@@ -15,6 +15,7 @@ import io
 import re
 import uuid
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -777,6 +778,26 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     """
     view = StudyView(store_or_path, methods=methods, t=t, measure=measure)
     view._metric(measure)  # an unknown measure fails before any work
+    from metaeval.store import Store
+
+    # one read-only connection for every read of this process (each read otherwise opens
+    # the file and checks it); released before the cache is written
+    holding = view.store.reading() if isinstance(view.store, Store) else nullcontext()
+    with holding:
+        path, pieces = _write(view, out_dir, datasets=datasets, cut_height=cut_height,
+                              cost_proportions=cost_proportions, accd=accd, a3r_n=a3r_n,
+                              bootstrap_draws=bootstrap_draws, dpi=dpi,
+                              instance_space_max_rows=instance_space_max_rows,
+                              strict=strict, title=title, jobs=jobs, cache=cache,
+                              progress=progress)
+    pieces.finish(progress)
+    return path
+
+
+def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n,
+           bootstrap_draws, dpi, instance_space_max_rows, strict, title, jobs, cache,
+           progress):
+    """The page of :func:`write_report`; ``(path, pieces)``, the cache not yet saved."""
     all_names = view.dataset_names()  # fails early on a missing or foreign file
     if datasets is None:
         chosen = all_names
@@ -866,5 +887,4 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
     path.write_text(doc, encoding="utf-8")
-    pieces.finish(progress)
-    return path
+    return path, pieces
