@@ -21,10 +21,13 @@ are pure (frames and arrays in and out); :func:`family_dendrogram` draws;
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
 
 from metaeval.similarity import family_dissimilarity
 
@@ -125,6 +128,8 @@ def family_dendrogram(D, algorithms, families: dict[str, str], *, title: str = "
     n = len(algorithms)
     labelled = n <= max_labelled
     width = min(max(6.0, 0.16 * n + 2), 24.0)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, 4.6 if labelled else 4.0), layout="constrained")
     grid = fig.add_gridspec(2 if not labelled else 1, 1,
                             height_ratios=[12, 1] if not labelled else [1])

@@ -24,9 +24,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from matplotlib.collections import LineCollection, PolyCollection
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 __all__ = [
     "footprint_figure",
@@ -79,6 +76,10 @@ def footprint_figure(xy, footprints, *, good=None, axis_labels=("PC1", "PC2"), t
     ncols = per_row * len(conditions)
     nrows = -(-len(algorithms) // per_row)
     # at most 7.2 in wide: full size (10 pt text) inside an 800 px window
+    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
     fig = Figure(figsize=(min(2.6 * ncols, 7.2), 2.5 * nrows + 0.4), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True)
     size = max(1.0, min(12.0, 3000.0 / max(1, xy.shape[0])))
@@ -132,6 +133,8 @@ def selection_figure(table, *, title=None):
         raise ValueError("table must be a DataFrame with columns c, single best and oracle")
     strategies = [s for s in table.columns
                   if s not in ("c", "single best", "oracle") and not s.startswith(("gap", "k"))]
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7.2, 3.6), layout="constrained")
     ax, bx = fig.subplots(1, 2)
     c = table["c"].to_numpy(dtype=float)
@@ -177,6 +180,8 @@ def irt_correlation_figure(corr, *, groups=None, title=None):
     if corr.empty:
         raise ValueError("corr has no finite correlation to draw")
     groups = dict(groups or {})
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(6.0, 0.3 * len(corr) + 1.2), layout="constrained")
     ax = fig.subplots()
     colours = [_GROUP_COLOURS.get(groups.get(m), "#9467bd") for m in corr.index]

@@ -12,10 +12,13 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
 
 from metaeval.report import data, figures
 

@@ -8,9 +8,13 @@ condition and assembles the HTML.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
 
 __all__ = ["REPORT_CONDITIONS", "loss_curve_data", "loss_curves_figure", "summary_display",
            "time_weight_figure", "recommendation_section", "page_section"]
@@ -103,6 +107,8 @@ def loss_curves_figure(data, *, axis="time", title=None) -> Figure:
     The loss-time curves of Abdulrahman, Brazdil, van Rijn & Vanschoren (2018), Machine
     Learning 107:79-108.
     """
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(5.6, 3.6), layout="constrained")
     ax = fig.add_subplot()
     for strategy, part in data.groupby("strategy", sort=False):
@@ -140,6 +146,8 @@ def time_weight_figure(sweep, *, title=None) -> Figure:
     matplotlib.figure.Figure
         P = 0 is drawn at the left end of a log axis (labelled 0).
     """
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(5.6, 3.4), layout="constrained")
     ax = fig.add_subplot()
     ps = np.sort(sweep["time_weight"].unique())

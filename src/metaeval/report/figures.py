@@ -27,10 +27,13 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
 
 __all__ = [
     "METHOD_ABBREVIATIONS",
@@ -104,6 +107,8 @@ def _method_title(method: str) -> str:
 
 
 def _figure(nrows: int, ncols: int, *, panel=(3.2, 2.6), sharex=False, sharey=False):
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(panel[0] * ncols, panel[1] * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, sharex=sharex, sharey=sharey, squeeze=False)
     return fig, axes
@@ -115,6 +120,8 @@ def _grid(nrows: int, ncols: int, *, panel=(2.5, 2.2), left=0.55, right=0.15, bo
     pw, ph = panel
     width = left + ncols * pw + (ncols - 1) * wgap + right
     height = top + nrows * ph + (nrows - 1) * hgap + bottom
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height))
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
                         top=1 - top / height, wspace=wgap / pw, hspace=hgap / ph)
@@ -235,6 +242,7 @@ def smallest_font_pt(fig: Figure) -> float:
 
     Examples
     --------
+    >>> from matplotlib.figure import Figure
     >>> fig = Figure()
     >>> _ = fig.add_subplot().set_title("t", fontsize=12)
     >>> smallest_font_pt(fig)  # tick labels get their text when the figure is drawn
@@ -597,6 +605,8 @@ def _class_major_grid(n_rows, n_cols, *, panel, left, right, bottom, top, wgap, 
     pw, ph = panel
     width = left + n_cols * pw + (n_cols - 1) * wgap + right
     height = top + n_rows * ph + (n_rows - 1) * hgap + bottom
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height))
     gs = fig.add_gridspec(n_rows, n_cols, left=left / width, right=1 - right / width,
                           bottom=bottom / height, top=1 - top / height, wspace=wgap / pw,

@@ -17,10 +17,13 @@ import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
 
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _render, _template
@@ -64,6 +67,7 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
     True
     """
     import matplotlib
+    from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
@@ -142,6 +146,8 @@ def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
     >>> figure_to_png_uri(Figure(figsize=(1, 1))).startswith("data:image/png;base64,")
     True
     """
+    from matplotlib.figure import Figure
+
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     if isinstance(colors, bool) or not isinstance(colors, (int, np.integer)) \
