@@ -191,14 +191,16 @@ def main(argv=None) -> int:
         con.close()
     else:
         with stage("import", peak):
-            with store.writing():
-                store._writer().execute("INSERT OR REPLACE INTO meta VALUES ('study', ?)",
-                                        ['{"folds": 5}'])
-                for frame in synthetic(D, A, 1000, N):
+            # one dataset per connection: DuckDB keeps the pages it wrote cached until its
+            # database is closed, so one connection for the whole import holds them all
+            for frame in synthetic(D, A, 1000, N):
+                with store.writing():
+                    store._writer().execute("INSERT OR REPLACE INTO meta VALUES ('study', ?)",
+                                            ['{"folds": 5}'])
                     _register(store, frame)
                     store.import_predictions(frame, format="long")
-                    n_scores += len(frame)
-                    del frame
+                n_scores += len(frame)
+                del frame
 
     with stage("scan", peak):
         con = duckdb.connect(str(path), read_only=True)
