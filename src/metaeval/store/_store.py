@@ -370,8 +370,9 @@ class Store:
             JOIN tasks t ON t.dataset_id = s.dataset_id AND t.algorithm_id = s.algorithm_id
                  AND t.repeat = s.repeat AND t.status = 'done'
             WHERE s.dataset_id = ? AND s.repeat = ?
-            ORDER BY s.algorithm_id, s.row
         """
+        # no ORDER BY: sorting took more than half of the read; each score is put at its
+        # (row, algorithm) place instead, and every place must be filled exactly once
         with self._reading() as con:
             got = con.execute(sql, [dataset_id, int(repeat)]).fetchnumpy()
             names = dict(con.execute("SELECT id, name FROM algorithms").fetchall())
@@ -380,19 +381,28 @@ class Store:
             raise ValueError(
                 f"No finished scores for dataset {dataset!r}, repeat {repeat} in {self.path}."
             )
-        algorithm_ids, counts = np.unique(ids, return_counts=True)
+        per_id = np.bincount(ids)  # algorithm ids are small non-negative integers
+        algorithm_ids = np.flatnonzero(per_id)
+        k = algorithm_ids.size
+        counts = per_id[algorithm_ids]
+        lookup = np.zeros(per_id.size, dtype=np.int64)
+        lookup[algorithm_ids] = np.arange(k)
+        column = lookup[ids]
         if np.any(counts != n):
             raise ValueError(
                 f"The store {self.path} is inconsistent: dataset {dataset!r} has "
                 f"{n} instances but some algorithm has {counts[counts != n][0]} scores."
             )
-        k = algorithm_ids.size
-        rows = np.asarray(got["row"]).reshape(k, n)
-        if np.any(rows != np.arange(n)):
+        rows = np.asarray(got["row"], dtype=np.int64)
+        if rows.min() < 0 or rows.max() >= n or np.any(
+                np.bincount(column * n + rows, minlength=k * n) != 1):
             raise ValueError(f"The store {self.path} has incomplete rows for {dataset!r}.")
-        y = np.asarray(got["y"], dtype=np.int8).reshape(k, n)
-        S = np.asarray(got["score"], dtype=np.float64).reshape(k, n).T.copy()
-        return y[0].copy(), S, [names[int(i)] for i in algorithm_ids]
+        S = np.empty((n, k), dtype=np.float64)
+        S[rows, column] = np.asarray(got["score"], dtype=np.float64)
+        first = column == 0  # the class of each row, as the first algorithm's rows give it
+        y = np.empty(n, dtype=np.int8)
+        y[rows[first]] = np.asarray(got["y"], dtype=np.int8)[first]
+        return y, S, [names[int(i)] for i in algorithm_ids]
 
     def done_scores(self) -> tuple[dict[str, np.ndarray], list[str], list[str]]:
         """The scores of every finished task as arrays, in one query (no names per row).

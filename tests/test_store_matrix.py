@@ -1,0 +1,57 @@
+"""``Store.scores``: each score at its (row, algorithm) place, whatever order DuckDB returns."""
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval.datasets import load_dataset
+from metaeval.store import Store
+from metaeval.store._integrity import StoreDamagedError
+
+ALGORITHMS = ["knn:k=1", "lr:C=1", "rf:trees=10"]
+
+
+def _store(path, seed=0):
+    rng = np.random.default_rng(seed)
+    y = load_dataset("labor").y.astype(int)
+    n = len(y)
+    frames = [pd.DataFrame({"dataset": "labor", "algorithm": a, "row": np.arange(n),
+                            "fold": np.arange(n) % 2, "score": rng.random(n)})
+              for a in ALGORITHMS]
+    frame = pd.concat(frames).sample(frac=1.0, random_state=seed)  # inserted in any order
+    store = Store(path)
+    with store.writing():
+        store._writer().execute("INSERT INTO meta VALUES ('study', ?)", ['{"folds": 2}'])
+        store.import_predictions(frame, format="long")
+    return store, frame, y
+
+
+def test_the_matrix_puts_every_score_at_its_row_and_algorithm(tmp_path):
+    store, frame, y = _store(tmp_path / "s.duckdb")
+    got_y, S, algs = store.scores("labor")
+    assert sorted(algs) == sorted(ALGORITHMS)  # in registration order (first seen)
+    assert S.shape == (len(y), 3) and S.flags["C_CONTIGUOUS"]
+    assert got_y.dtype == np.int8 and (got_y == y).all()
+    for j, a in enumerate(algs):  # brute force: look each score up by its keys
+        mine = frame[frame["algorithm"] == a].set_index("row")["score"]
+        assert all(S[r, j] == mine[r] for r in range(len(y)))
+
+
+def test_a_missing_or_repeated_row_is_an_error(tmp_path):
+    store, _, y = _store(tmp_path / "s.duckdb")
+    con = duckdb.connect(str(store.path))
+    con.execute("DELETE FROM scores WHERE algorithm_id = (SELECT min(algorithm_id) FROM "
+                "scores) AND row = 3")
+    con.close()
+    # a count that disagrees with the tasks: the integrity check refuses the file
+    with pytest.raises(StoreDamagedError, match="scores has 170 rows, but the finished"):
+        store.scores("labor")
+    store, _, y = _store(tmp_path / "t.duckdb")
+    # the right count, but row 3 of one algorithm became a second row 4
+    con = duckdb.connect(str(store.path))
+    con.execute("UPDATE scores SET row = 4 WHERE algorithm_id = (SELECT min(algorithm_id) "
+                "FROM scores) AND row = 3")
+    con.close()
+    with pytest.raises(ValueError, match="incomplete rows for 'labor'"):
+        store.scores("labor")
