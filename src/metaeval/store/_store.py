@@ -1094,6 +1094,12 @@ def _not_a_store(path: Path) -> ValueError:
     )
 
 
+#: DuckDB's memory limit for metaeval's connections (reads, writes): the blocks it caches
+#: and its operators' memory, which spill to disk beyond it
+READ_MEMORY_LIMIT = "256MB"
+WRITE_MEMORY_LIMIT = "1GB"
+
+
 def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, turning DuckDB's lock conflicts into a clear StoreLockedError.
 
@@ -1109,6 +1115,11 @@ def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
             # DuckDB draws its own progress bar on long queries: metaeval's commands
             # show theirs, and a report's worker processes must not write to the terminal
             con.execute("SET enable_progress_bar = false")
+            # DuckDB keeps the blocks it reads cached up to its memory limit (80% of the
+            # machine by default) until the database is closed: a scan of a 1.3 GB store
+            # would hold 1.3 GB. metaeval's queries stream or read one dataset at a time.
+            limit = READ_MEMORY_LIMIT if read_only else WRITE_MEMORY_LIMIT
+            con.execute(f"SET memory_limit = '{limit}'")
             return con
         except duckdb.Error as exc:
             text = str(exc)
