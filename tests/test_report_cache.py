@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -110,6 +111,10 @@ def test_the_cache_is_a_table_of_the_store(runs):
                      .fetchall())
     assert kinds["fragment"] == 11  # 9 sections and one per dataset
     assert kinds["figure"] == runs["n_cold"]
+    assert "intermediate" not in kinds  # those are files beside the store
+    beside = Path(f"{runs['store'].path}.report-cache")
+    # per dataset: pool hardness, dissimilarities and the per-instance selection
+    assert len([p for p in beside.iterdir() if not p.name.endswith(".tmp")]) == 2 * 3
     assert runs["store"].verify() == []  # the store's own checks ignore the cache
 
 
@@ -138,7 +143,13 @@ def test_a_changed_score_redraws_exactly_the_figures_that_show_it(runs, monkeypa
 
     spy_on(data, "hardness_matrix", 0)
     spy_on(selection, "evaluate_selection", 1)
+    beside = Path(f"{store.path}.report-cache")
+    before_files = {p.name for p in beside.iterdir()}
     page = write_report(store, runs["tmp"] / "changed", cache=True, **OPTIONS)
+    after_files = {p.name for p in beside.iterdir()}
+    # the changed dataset's three intermediates replaced, the other's kept
+    assert len(before_files - after_files) == len(after_files - before_files) == 3
+    assert len(after_files) == len(before_files)
     # the other dataset's intermediates come from the cache, the changed one's are new
     assert ("hardness_matrix", "labor") in computed
     assert ("evaluate_selection", "labor") in computed

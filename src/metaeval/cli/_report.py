@@ -62,8 +62,9 @@ def report(
         "--jobs", help="Worker processes drawing the sections [default: all cores].")] = None,
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Draw every figure again and keep none (by default figures and "
-        "sections are kept in the store, table report_cache, and redrawn only when what "
-        "they show changed).")] = False,
+        "sections are kept in the store, table report_cache, with the per-dataset "
+        "intermediates in the directory STORE.report-cache beside it, and redrawn only "
+        "when what they show changed).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Write the self-contained HTML report of a store (DIR/index.html)."""

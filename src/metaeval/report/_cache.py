@@ -90,7 +90,6 @@ class ReportCache:
             self.per_dataset, self.whole = sql.content_digests(store)
             self.entries = sql.read_cache(store, self.version)
         self.new: dict[str, tuple[str, str]] = {}
-        self.files: dict[str, tuple[str, object]] = {}  # key -> (kind, value made on writing)
         self.used: set[str] = set()
         self.hits = 0
         self.misses = 0
@@ -111,7 +110,7 @@ class ReportCache:
         return json.loads(got[1])
 
     def has(self, key: str) -> bool:
-        return key in self.new or key in self.entries or key in self.files
+        return key in self.new or key in self.entries
 
     def put(self, key: str, kind: str, value) -> None:
         if not self.enabled:
@@ -119,21 +118,13 @@ class ReportCache:
         self.new[key] = (kind, json.dumps(value))
         self.used.add(key)
 
-    def put_later(self, key: str, kind: str, make) -> None:
-        """Like :meth:`put`, the value (text) made by ``make()`` only when it is written."""
-        if not self.enabled:
-            return
-        self.files[key] = (kind, make)
-        self.used.add(key)
-
     def save(self) -> str | None:
         """Write the new entries and drop the unused ones; why not, or None when done."""
         if not self.enabled:
             return None
-        if not self.new and not self.files and self.used == set(self.entries):
+        if not self.new and self.used == set(self.entries):
             return None  # nothing changed: leave the file alone
         from metaeval.store import _cache as sql
 
-        self.note = sql.write_cache(self.store, self.version, self.new, self.used,
-                                    files=self.files)
+        self.note = sql.write_cache(self.store, self.version, self.new, self.used)
         return self.note

@@ -3,24 +3,23 @@
 The whole-study sections read every dataset's pool hardness, algorithm
 dissimilarities and per-instance selection results. :class:`StoredIntermediates`
 replaces a :class:`~metaeval.report._plots.StudyView`'s in-memory cache: entries of
-the kinds below are written, as they are computed, to a spill directory shared by the
-report's processes, and looked up there, then in the report cache of the store file
-(what an earlier report computed), under a key made of the dataset's digest, the
-view's options and the code fingerprint. Only the most recently used are kept decoded
-in memory (:data:`MEMORY_BUDGET` bytes per process), so a study of hundreds of
-algorithms (a 500 x 500 dissimilarity matrix per method and dataset) is read one
-dataset at a time, never all at once.
+the kinds below are written, as they are computed, to a directory shared by the
+report's processes (one file per key, made of the dataset's digest, the view's
+options and the code fingerprint), and read back from it. With the report cache on,
+the directory sits beside the store (``<store>.report-cache``) and keeps them for the
+next report, which recomputes only a changed dataset's; otherwise it is a temporary
+one. Only the most recently used are kept decoded in memory (:data:`MEMORY_BUDGET`
+bytes per process), so a study of hundreds of algorithms (a 500 x 500 dissimilarity
+matrix per method and dataset) is read one dataset at a time, never all at once.
 
-Values are stored as NumPy ``.npy``/``.npz`` or Parquet bytes (no pickle: a store file
-may come from elsewhere); a symmetric dissimilarity matrix with a zero diagonal is
-stored condensed (:func:`scipy.spatial.distance.squareform`), bit for bit.
+Values are stored as NumPy ``.npy``/``.npz`` or Parquet bytes (no pickle: a file may
+come from elsewhere); a symmetric dissimilarity matrix with a zero diagonal is stored
+condensed (:func:`scipy.spatial.distance.squareform`), bit for bit.
 """
 
 from __future__ import annotations
 
-import base64
 import io
-import json
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -110,15 +109,6 @@ def _nbytes(value) -> int:
     return 0
 
 
-def encode_text(raw: bytes) -> str:
-    """An intermediate's bytes as the report cache holds them (JSON text of base64)."""
-    return json.dumps(base64.b64encode(raw).decode("ascii"))
-
-
-def decode_text(text: str) -> bytes:
-    return base64.b64decode(json.loads(text))
-
-
 class StoredIntermediates(dict):
     """A StudyView cache whose per-dataset intermediates live on disk.
 
@@ -130,19 +120,15 @@ class StoredIntermediates(dict):
     digests : dict of str to str
         Data digest per dataset.
     spill : path-like
-        Directory of this report's intermediates, one file per key, shared by its
+        Directory of the intermediates, one file per key, shared by the report's
         processes.
-    stored : collection of str
-        Keys of the intermediates in the store's report cache.
     """
 
-    def __init__(self, view, digests: dict, spill, stored=()):
+    def __init__(self, view, digests: dict, spill):
         super().__init__(view._cache)
         self._options = (tuple(view.methods), view.t)
         self._digests = digests
-        self._store = view.store
         self.spill = Path(spill)
-        self.stored = set(stored)
         self.new: set[str] = set()
         self.used: set[str] = set()
         self._lru: OrderedDict = OrderedDict()  # view key -> bytes in memory
@@ -160,16 +146,10 @@ class StoredIntermediates(dict):
         return make_key("intermediate", list(key), self._options, digest)
 
     def _raw(self, stored_key: str) -> bytes | None:
-        path = self.spill / stored_key
-        if path.is_file():
-            return path.read_bytes()
-        if stored_key in self.stored:
-            from metaeval.store._cache import read_entry
-
-            text = read_entry(self._store, stored_key)
-            if text is not None:
-                return decode_text(text)
-        return None
+        try:
+            return (self.spill / stored_key).read_bytes()
+        except OSError:  # not there (yet)
+            return None
 
     def _keep(self, key, value) -> None:
         if key in self._lru:
@@ -203,7 +183,7 @@ class StoredIntermediates(dict):
             dict.__setitem__(self, key, value)
             return
         path = self.spill / stored_key
-        if stored_key not in self.stored and not path.is_file():
+        if not path.is_file():
             tmp = path.with_name(f"{stored_key}.{os.getpid()}.tmp")
             tmp.write_bytes(CODECS[key[0]][0](value))
             os.replace(tmp, path)  # whole or absent for the other processes

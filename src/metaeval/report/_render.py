@@ -16,7 +16,6 @@ or one job to do, they run in this process.
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 import re
@@ -75,7 +74,6 @@ class Settings:
     digests: dict
     whole: str
     spill: str | None = None  # directory of the per-dataset intermediates (None: in memory)
-    stored: frozenset = frozenset()  # keys of the intermediates in the store's report cache
 
 
 def available_cores() -> int:
@@ -119,11 +117,9 @@ def keep_intermediates(view, settings: Settings):
 
     if settings.spill is None:
         return view
-    if isinstance(view._cache, StoredIntermediates) and view._cache.spill == Path(settings.spill):
-        view._cache.stored |= settings.stored
-    else:
-        view._cache = StoredIntermediates(view, settings.digests, settings.spill,
-                                          settings.stored)
+    if not (isinstance(view._cache, StoredIntermediates)
+            and view._cache.spill == Path(settings.spill)):
+        view._cache = StoredIntermediates(view, settings.digests, settings.spill)
     return view
 
 
@@ -365,18 +361,20 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         if progress is not None:
             progress(done, total, job.label)
 
-    stored = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "intermediate")
     # the per-dataset intermediates (hardness, dissimilarities, per-instance selection) go
     # to a directory all processes share, even without a cache: a process keeps only the
     # latest in memory. The datasets are drawn first, on every core, and the whole-study
-    # sections then read what they computed.
-    spill = None
+    # sections then read what they computed. With the cache on, the directory is kept
+    # beside the store for the next report.
+    spill = kept = None
     if storable and grouped:
-        spill = tempfile.TemporaryDirectory(prefix="metaeval-report-")
+        kept = intermediates_dir(view.store.path) if rc.enabled else None
+        if kept is None:
+            spill = tempfile.TemporaryDirectory(prefix="metaeval-report-")
+    where = kept if kept is not None else (Path(spill.name) if spill is not None else None)
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
                         view.measure, dpi, bool(strict), rc.per_dataset, rc.whole,
-                        spill.name if spill is not None else None,
-                        stored if rc.enabled else frozenset())
+                        None if where is None else str(where))
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
     workers = max(1, min(workers, len(grouped)))
     if grouped and workers == 1:
@@ -396,13 +394,13 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     new.update(more[2])
     used |= more[3]
     cpu += more[4]
-    for key in sorted(new):  # read from the spill directory as the cache is written
-        rc.put_later(key, "intermediate",
-                     functools.partial(_spilled_text, Path(spill.name) / key))
     # the whole-study sections read every dataset's intermediates: when they ran, what
     # they did not read is stale; otherwise all are kept for the next change
     whole_drawn = any(f.dataset is None for job in grouped.values() for f in job.fragments)
-    rc.used |= used if whole_drawn else set(stored)
+    if kept is not None and whole_drawn:
+        for path in kept.iterdir():
+            if path.name not in used:
+                path.unlink(missing_ok=True)
     for key, value in figures.items():
         if not value.get("transient"):
             rc.put(key, "figure", value)
@@ -415,7 +413,15 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     return Pieces(rc, results, figures, stats, spill)
 
 
-def _spilled_text(path: Path) -> str:
-    from metaeval.report._intermediates import encode_text
+def intermediates_dir(store_path) -> Path | None:
+    """The directory beside a store keeping its report's intermediates (``<store>.report-cache``).
 
-    return encode_text(path.read_bytes())
+    None when it cannot be made or written (a read-only directory): a temporary one is
+    used instead, and the next report computes them again.
+    """
+    path = Path(f"{store_path}.report-cache")
+    try:
+        path.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    return path if os.access(path, os.W_OK | os.X_OK) else None

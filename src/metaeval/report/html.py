@@ -762,8 +762,9 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
         everything is drawn in this process.
     cache : bool, default False
         Keep each figure and section in the store file (table ``report_cache``), under a
-        key made of the data it shows, the options and the code that draws it, and
-        reuse them: a second report of an unchanged store draws nothing, and a changed
+        key made of the data it shows, the options and the code that draws it, and the
+        per-dataset intermediates (hardness, dissimilarities, per-instance selection) in
+        the directory ``<store>.report-cache`` beside it, and reuse them: a second report of an unchanged store draws nothing, and a changed
         score redraws only the figures of its dataset and of the whole study. A store
         that cannot be written (read-only, or a study running) still gets its report.
     progress : callable, optional

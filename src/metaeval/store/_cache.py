@@ -25,8 +25,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-__all__ = ["CACHE_TABLE", "all_scores", "content_digests", "read_cache", "read_entry",
-           "write_cache"]
+__all__ = ["CACHE_TABLE", "all_scores", "content_digests", "read_cache", "write_cache"]
 
 CACHE_TABLE = "report_cache"
 _COLUMNS = ("key", "kind", "version", "value")
@@ -107,9 +106,10 @@ def _layout_ok(con) -> bool | None:
 def read_cache(store, version: str) -> dict[str, tuple[str, str | None]]:
     """Cached entries written by this ``version``: ``{key: (kind, value)}``.
 
-    The value of an intermediate is None (they can be large: :func:`read_entry` reads
-    one). Empty when the store has no cache table, one of another layout, or cannot be
-    read right now (a study writing it).
+    The value of an ``intermediate`` entry (written by earlier versions of the report,
+    which kept them here; they can be large) is None: they are not read, and are dropped
+    when the cache is next written. Empty when the store has no cache table, one of
+    another layout, or cannot be read right now (a study writing it).
     """
     from metaeval.store._store import StoreLockedError
 
@@ -125,25 +125,8 @@ def read_cache(store, version: str) -> dict[str, tuple[str, str | None]]:
     return {k: (kind, v) for k, kind, v in rows}
 
 
-def read_entry(store, key: str) -> str | None:
-    """The value of one cached entry, or None (absent, or the store cannot be read now)."""
-    from metaeval.store._store import StoreLockedError
-
-    try:
-        with store._reading() as con:
-            got = con.execute(f"SELECT value FROM {CACHE_TABLE} WHERE key = ?",
-                              [key]).fetchall()
-    except (StoreLockedError, duckdb.Error, OSError, ValueError):
-        return None
-    return got[0][0] if got else None
-
-
-#: bytes of new entries inserted at a time (large intermediates are read from files)
-_BATCH_BYTES = 64 * 2**20
-
-
 def write_cache(store, version: str, entries: dict[str, tuple[str, str]],
-                keep: set[str], files: dict | None = None) -> str | None:
+                keep: set[str]) -> str | None:
     """Store ``entries`` and drop every entry not in ``keep`` (or of another version).
 
     Parameters
@@ -154,9 +137,6 @@ def write_cache(store, version: str, entries: dict[str, tuple[str, str]],
         New entries.
     keep : set of str
         Keys of the entries the report used (new ones included).
-    files : dict of str to (kind, callable), optional
-        New entries whose value is made when it is written (``callable()`` returns
-        the text), a batch of about 64 MB at a time.
 
     Returns
     -------
@@ -182,15 +162,15 @@ def write_cache(store, version: str, entries: dict[str, tuple[str, str]],
                     con.register("_stale", stale)
                     con.execute(f"DELETE FROM {CACHE_TABLE} WHERE key IN (SELECT key FROM _stale)")
                     con.unregister("_stale")
-                for batch in _batches(entries, files or {}, present):
+                new = {k: e for k, e in entries.items() if k not in present}
+                if new:
                     frame = pd.DataFrame({
-                        "key": [b[0] for b in batch], "kind": [b[1] for b in batch],
-                        "version": version, "value": [b[2] for b in batch]})
+                        "key": list(new), "kind": [e[0] for e in new.values()],
+                        "version": version, "value": [e[1] for e in new.values()]})
                     con.register("_new", frame)
                     con.execute(f"INSERT INTO {CACHE_TABLE} SELECT key, kind, version, value "
                                 "FROM _new")
                     con.unregister("_new")
-                    del frame, batch
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -202,22 +182,6 @@ def write_cache(store, version: str, entries: dict[str, tuple[str, str]],
     except (duckdb.Error, OSError, ValueError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
-
-
-def _batches(entries: dict, files: dict, present: set):
-    """Lists of ``(key, kind, value)`` not in ``present``, about 64 MB each."""
-    batch, size = [], 0
-    for key, (kind, value) in list(entries.items()) + list(files.items()):
-        if key in present:
-            continue
-        text = value() if callable(value) else value
-        batch.append((key, kind, text))
-        size += len(text)
-        if size >= _BATCH_BYTES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
 
 
 def all_scores(store, repeat: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray, list]]:

@@ -1094,10 +1094,9 @@ def _not_a_store(path: Path) -> ValueError:
     )
 
 
-#: DuckDB's memory limit for metaeval's connections (reads, writes): the blocks it caches
-#: and its operators' memory, which spill to disk beyond it
+#: DuckDB's memory limit for metaeval's read-only connections: the blocks it caches and
+#: its operators' memory, which spill to disk beyond it
 READ_MEMORY_LIMIT = "256MB"
-WRITE_MEMORY_LIMIT = "1GB"
 
 
 def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -1117,9 +1116,10 @@ def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
             con.execute("SET enable_progress_bar = false")
             # DuckDB keeps the blocks it reads cached up to its memory limit (80% of the
             # machine by default) until the database is closed: a scan of a 1.3 GB store
-            # would hold 1.3 GB. metaeval's queries stream or read one dataset at a time.
-            limit = READ_MEMORY_LIMIT if read_only else WRITE_MEMORY_LIMIT
-            con.execute(f"SET memory_limit = '{limit}'")
+            # would hold 1.3 GB. metaeval's reads stream or take one dataset at a time.
+            # (Writes keep DuckDB's default: a checkpoint that cannot pin its blocks fails.)
+            if read_only:
+                con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
             return con
         except duckdb.Error as exc:
             text = str(exc)
