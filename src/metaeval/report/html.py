@@ -764,9 +764,10 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
         Keep each figure and section in the store file (table ``report_cache``), under a
         key made of the data it shows, the options and the code that draws it, and the
         per-dataset intermediates (hardness, dissimilarities, per-instance selection) in
-        the directory ``<store>.report-cache`` beside it, and reuse them: a second report of an unchanged store draws nothing, and a changed
-        score redraws only the figures of its dataset and of the whole study. A store
-        that cannot be written (read-only, or a study running) still gets its report.
+        the directory ``<store>.report-cache`` beside it, and reuse them: a second report
+        of an unchanged store draws nothing, and a changed score redraws only the figures
+        of its dataset and of the whole study. A store that cannot be written (read-only,
+        or a study running) still gets its report.
     progress : callable, optional
         ``progress(done, total, label)``, called as sections are ready and once at the
         end with a one-line account of what was drawn.
