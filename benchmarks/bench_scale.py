@@ -302,6 +302,8 @@ def main(argv=None) -> int:
 
 def _time_report(store, work, peak):
     """The report as ``metaeval report`` makes it (every core, the cache on), from scratch."""
+    import shutil
+
     import duckdb
 
     from metaeval.report import write_report
@@ -309,6 +311,7 @@ def _time_report(store, work, peak):
     con = duckdb.connect(str(store.path))
     con.execute("DROP TABLE IF EXISTS report_cache")  # an earlier run's: not from scratch
     con.close()
+    shutil.rmtree(f"{store.path}.report-cache", ignore_errors=True)
     with stage("report", peak):
         out = write_report(store, work / "report", bootstrap_draws=200, jobs=None, cache=True)
     return out
