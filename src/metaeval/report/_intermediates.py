@@ -31,7 +31,7 @@ __all__ = ["MEMORY_BUDGET", "StoredIntermediates"]
 
 #: bytes of decoded intermediates one process keeps in memory (least recently used
 #: dropped beyond it: they are read again from disk when needed)
-MEMORY_BUDGET = 128 * 2**20
+MEMORY_BUDGET = 64 * 2**20
 
 
 def _npy(value) -> bytes:

@@ -28,7 +28,7 @@ _SCORE_METHODS = ("score-driven", "rate-driven")
 
 
 #: bytes of scores a view keeps when it reads them dataset by dataset
-SCORES_BUDGET = 128 * 2**20
+SCORES_BUDGET = 64 * 2**20
 
 
 def _all_methods() -> tuple[str, ...]:

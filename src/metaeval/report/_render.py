@@ -89,6 +89,8 @@ _VIEWS: dict = {}
 #: memory of :func:`metaeval.store._cache.all_scores` while it runs, per score (its long
 #: frame of ids, rows, labels and scores, and the matrices made from it)
 PREFILL_BYTES_PER_SCORE = 72
+#: most memory the one-scan prefill may take while it runs (3.7 M scores)
+PREFILL_BUDGET = 256 * 2**20
 
 
 def _view(settings: Settings):
@@ -126,19 +128,18 @@ def keep_intermediates(view, settings: Settings):
 def prefill(view):
     """Read every dataset's scores into the view's cache at once (one scan of the store).
 
-    Only when reading them fits in :data:`metaeval.report._plots.SCORES_BUDGET`: the one
-    scan holds about 67 bytes a score while it runs (measured on 15 M scores; the
-    matrices it leaves are 9), in every worker process. A larger store is read dataset
-    by dataset, as each section needs it.
+    Only when reading them fits in :data:`PREFILL_BUDGET`: the one scan holds about 67
+    bytes a score while it runs (measured on 15 M scores; the matrices it leaves are 9),
+    in every worker process. A larger store is read dataset by dataset, as each section
+    needs it.
     """
-    from metaeval.report._plots import SCORES_BUDGET
     from metaeval.store import Store
     from metaeval.store._cache import all_scores
 
     if isinstance(view.store, Store):
         info = view.datasets()
         n_scores = float(info["n_instances"].sum()) * max(1, len(view.algorithms()))
-        if n_scores * PREFILL_BYTES_PER_SCORE > SCORES_BUDGET:
+        if n_scores * PREFILL_BYTES_PER_SCORE > PREFILL_BUDGET:
             return view
         for name, got in all_scores(view.store).items():
             view._cache.setdefault(("scores", name), got)
