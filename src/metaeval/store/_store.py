@@ -1111,15 +1111,21 @@ def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     for attempt in range(3):  # a few quick tries: a writer may be closing right now
         try:
             con = duckdb.connect(str(path), read_only=read_only)
-            # DuckDB draws its own progress bar on long queries: metaeval's commands
-            # show theirs, and a report's worker processes must not write to the terminal
-            con.execute("SET enable_progress_bar = false")
-            # DuckDB keeps the blocks it reads cached up to its memory limit (80% of the
-            # machine by default) until the database is closed: a scan of a 1.3 GB store
-            # would hold 1.3 GB. metaeval's reads stream or take one dataset at a time.
-            # (Writes keep DuckDB's default: a checkpoint that cannot pin its blocks fails.)
-            if read_only:
-                con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
+            try:
+                # DuckDB draws its own progress bar on long queries: metaeval's commands
+                # show theirs, and a report's worker processes must not write to the
+                # terminal
+                con.execute("SET enable_progress_bar = false")
+                # DuckDB keeps the blocks it reads cached up to its memory limit (80% of
+                # the machine by default) until the database is closed: a scan of a
+                # 1.3 GB store would hold 1.3 GB. metaeval's reads stream or take one
+                # dataset at a time. (Writes keep DuckDB's default: a checkpoint that
+                # cannot pin its blocks fails.)
+                if read_only:
+                    con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
+            except BaseException:  # a signal (Ctrl-C) here must not leave the file open
+                con.close()
+                raise
             return con
         except duckdb.Error as exc:
             text = str(exc)
