@@ -38,20 +38,21 @@ def test_the_matrix_puts_every_score_at_its_row_and_algorithm(tmp_path):
         assert all(S[r, j] == mine[r] for r in range(len(y)))
 
 
-def test_a_missing_or_repeated_row_is_an_error(tmp_path):
-    store, _, y = _store(tmp_path / "s.duckdb")
-    con = duckdb.connect(str(store.path))
-    con.execute("DELETE FROM scores WHERE algorithm_id = (SELECT min(algorithm_id) FROM "
-                "scores) AND row = 3")
-    con.close()
+FIRST = "algorithm_id = (SELECT min(algorithm_id) FROM scores)"
+
+
+@pytest.mark.parametrize("change, error, match", [
     # a count that disagrees with the tasks: the integrity check refuses the file
-    with pytest.raises(StoreDamagedError, match="scores has 170 rows, but the finished"):
-        store.scores("labor")
-    store, _, y = _store(tmp_path / "t.duckdb")
+    (f"DELETE FROM scores WHERE {FIRST} AND row = 3", StoreDamagedError,
+     "scores has 170 rows, but the finished"),
     # the right count, but row 3 of one algorithm became a second row 4
+    (f"UPDATE scores SET row = 4 WHERE {FIRST} AND row = 3", ValueError,
+     "incomplete rows for 'labor'"),
+])
+def test_a_missing_or_repeated_row_is_an_error(tmp_path, change, error, match):
+    store, _, _ = _store(tmp_path / "s.duckdb")
     con = duckdb.connect(str(store.path))
-    con.execute("UPDATE scores SET row = 4 WHERE algorithm_id = (SELECT min(algorithm_id) "
-                "FROM scores) AND row = 3")
+    con.execute(change)
     con.close()
-    with pytest.raises(ValueError, match="incomplete rows for 'labor'"):
+    with pytest.raises(error, match=match):
         store.scores("labor")
