@@ -371,3 +371,20 @@ def test_intermediates_beyond_the_memory_budget_are_read_again_from_disk(study, 
     # a kind not kept on disk stays in memory whatever the budget
     cache["datasets"] = "kept"
     assert cache["datasets"] == "kept"
+
+
+def test_an_unreadable_intermediate_is_computed_again_and_replaced(study, tmp_path):
+    import numpy as np
+
+    from metaeval.report._intermediates import StoredIntermediates
+    from metaeval.report._plots import StudyView
+
+    view = StudyView(study, methods=("score-driven",))
+    cache = view._cache = StoredIntermediates(view, {"labor": "d1"}, tmp_path)
+    key = cache.key_of(("hardness", "labor"))
+    (tmp_path / key).write_bytes(b"not a numpy file")  # e.g. cut short by a full disk
+    assert ("hardness", "labor") not in cache
+    H = view.hardness("labor")  # computed, and written over the bad file
+    fresh = StoredIntermediates(view, {"labor": "d1"}, tmp_path)
+    assert ("hardness", "labor") in fresh
+    np.testing.assert_array_equal(fresh[("hardness", "labor")], H)

@@ -115,8 +115,7 @@ class StoredIntermediates(dict):
     Parameters
     ----------
     view : StudyView
-        Its options (methods, threshold) are part of the keys; its store holds the
-        report cache.
+        Its options (methods, threshold) are part of the keys.
     digests : dict of str to str
         Data digest per dataset.
     spill : path-like
@@ -173,7 +172,11 @@ class StoredIntermediates(dict):
         raw = self._raw(stored_key)
         if raw is None:
             return False
-        self._keep(key, CODECS[key[0]][1](raw))
+        try:
+            value = CODECS[key[0]][1](raw)
+        except Exception:  # a file that is not what this code wrote: computed again
+            return False
+        self._keep(key, value)
         self.used.add(stored_key)
         return True
 
@@ -182,11 +185,12 @@ class StoredIntermediates(dict):
         if stored_key is None:
             dict.__setitem__(self, key, value)
             return
+        # set after a miss (absent, or a file this code cannot read): written, replacing
+        # it whole, so the other processes see all of it or none
         path = self.spill / stored_key
-        if not path.is_file():
-            tmp = path.with_name(f"{stored_key}.{os.getpid()}.tmp")
-            tmp.write_bytes(CODECS[key[0]][0](value))
-            os.replace(tmp, path)  # whole or absent for the other processes
-            self.new.add(stored_key)
+        tmp = path.with_name(f"{stored_key}.{os.getpid()}.tmp")
+        tmp.write_bytes(CODECS[key[0]][0](value))
+        os.replace(tmp, path)
+        self.new.add(stored_key)
         self.used.add(stored_key)
         self._keep(key, value)
