@@ -149,9 +149,9 @@ def prefill(view):
 def run_job(settings: Settings, job: Job, known: frozenset, view=None):
     """Run the fragments of a job.
 
-    Returns ``(fragment results, new figures, new intermediates, intermediates used,
-    CPU seconds)``: a fragment result is ``{"html", "problems"}``; new figures map a key
-    to ``{"html", "problem"}``. Figures whose key is in ``known`` are not drawn. The
+    Returns ``(fragment results, new figures, intermediates used, CPU seconds)``: a
+    fragment result is ``{"html", "problems"}``; new figures map a key to
+    ``{"html", "problem"}``. Figures whose key is in ``known`` are not drawn. The
     CPU seconds are this process's, from its start when it built the view for the job.
     """
     import time
@@ -168,12 +168,12 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
         page.begin(settings.whole if frag.dataset is None else settings.digests.get(frag.dataset))
         html = frag.build(page, **frag.kwargs)
         results[frag.name] = {"html": html, "problems": page.problems}
-    new, used = set(), set()
-    if hasattr(view._cache, "new"):  # intermediates kept in the report cache
-        new, used = set(view._cache.new), set(view._cache.used)
+    used = set()
+    if hasattr(view._cache, "used"):  # intermediates kept on disk
+        used = set(view._cache.used)
         view._cache.new.clear()
         view._cache.used.clear()
-    return results, page.rendered, new, used, time.process_time() - cpu
+    return results, page.rendered, used, time.process_time() - cpu
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
@@ -190,24 +190,22 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
     ``pool``: a :func:`worker_pool` to run them on (kept open: its workers keep their
     view for the next jobs); by default one is made for these jobs and closed.
     ``on_done(job)`` is called as each job finishes. Returns the merged
-    ``(fragment results, new figures, new intermediates, intermediates used, CPU
+    ``(fragment results, new figures, intermediates used, CPU
     seconds of the jobs)``.
     """
     results: dict = {}
     figures: dict = {}
-    new: set = set()
     used: set = set()
     cpu = [0.0]
 
     def merge(got):
         results.update(got[0])
         figures.update(got[1])
-        new.update(got[2])  # keys of the intermediates written to the spill directory
-        used.update(got[3])
-        cpu[0] += got[4]
+        used.update(got[2])
+        cpu[0] += got[3]
 
     if not jobs:
-        return results, figures, new, used, 0.0
+        return results, figures, used, 0.0
     jobs = sorted(jobs, key=lambda j: -j.weight)  # longest first: the pool ends together
     workers = max(1, min(int(workers), len(jobs)))
     if pool is None and workers == 1:
@@ -215,7 +213,7 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
             merge(run_job(settings, job, known, view))
             if on_done:
                 on_done(job)
-        return results, figures, new, used, cpu[0]
+        return results, figures, used, cpu[0]
     own = pool is None
     pool = worker_pool(workers) if own else pool
     try:
@@ -232,7 +230,7 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
     finally:
         if own:
             pool.shutdown()
-    return results, figures, new, used, cpu[0]
+    return results, figures, used, cpu[0]
 
 
 def resolve(html: str, figures: Callable[[str], dict]) -> str:
@@ -385,16 +383,15 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     whole = [j for j in grouped.values() if j not in per_dataset]
     with ExitStack() as stack:  # one pool for both phases: its workers start once
         pool = stack.enter_context(worker_pool(workers)) if workers > 1 else None
-        drawn, figures, new, used, cpu = run_jobs(settings, per_dataset, known,
-                                                  workers=workers, view=view,
-                                                  on_done=on_done, pool=pool)
+        drawn, figures, used, cpu = run_jobs(settings, per_dataset, known,
+                                             workers=workers, view=view,
+                                             on_done=on_done, pool=pool)
         more = run_jobs(settings, whole, known, workers=workers, view=view, on_done=on_done,
                         pool=pool)
     drawn.update(more[0])
     figures.update(more[1])
-    new.update(more[2])
-    used |= more[3]
-    cpu += more[4]
+    used |= more[2]
+    cpu += more[3]
     # the whole-study sections read every dataset's intermediates: when they ran, what
     # they did not read is stale; otherwise all are kept for the next change
     whole_drawn = any(f.dataset is None for job in grouped.values() for f in job.fragments)
