@@ -243,6 +243,34 @@ def test_a_figure_that_cannot_be_drawn_is_reported_not_fatal(tmp_path, study_sto
     assert text.count("<details") == 0
 
 
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_a_drawn_figure_is_freed_at_once_and_the_collector_restored(view, fmt):
+    import gc
+    import weakref
+
+    from metaeval.report.html import _Page
+
+    made = []
+
+    def build(view, **options):
+        fig = PLOT_KINDS["class-cost-curves"].build(view, **options)
+        made.append(weakref.ref(fig))
+        return fig
+
+    page = _Page(view, dpi=40, strict=True)
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            got = page._draw(build, "class-cost-curves", "cap", fmt, None,
+                             {"dataset": "labor"})
+            assert got["problem"] is None and "<figcaption>cap</figcaption>" in got["html"]
+            assert gc.isenabled() is enabled
+            if enabled:  # its reference cycles collected on the way out, not some time later
+                assert made[-1]() is None
+    finally:
+        gc.enable()
+
+
 def test_report_size_stays_small(report):
     size = report["path"].stat().st_size
     per_dataset = np.diff([report["text"].index('<section id="datasets">'), len(report["text"])])
