@@ -76,3 +76,34 @@ def test_a_smaller_palette_gives_a_smaller_png():
 def test_bad_palette_size_is_a_clear_error(colors):
     with pytest.raises(ValueError, match="colors must be an integer from 2 to 256"):
         figure_to_png_uri(_figure(), colors=colors)
+
+
+@pytest.mark.parametrize("layout", [None, "constrained"])
+def test_svg_is_drawn_as_savefig_draws_it_and_the_figure_is_given_back(layout):
+    # printed by the SVG canvas directly (one walk over the artists instead of two for a
+    # laid-out figure): the same markup as savefig's, the figure's canvas and dpi kept
+    import io
+
+    import matplotlib
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from metaeval.report.html import _compact_svg
+
+    def make():
+        fig = _figure()
+        fig.set_layout_engine(layout)
+        fig.set_dpi(123)
+        fig.colorbar(fig.axes[0].imshow(np.arange(6.0).reshape(2, 3)), ax=fig.axes[0])
+        return fig
+
+    fig = make()
+    canvas = fig.canvas
+    ours = figure_to_svg(fig)
+    assert fig.canvas is canvas and isinstance(canvas, FigureCanvasBase)
+    assert fig.get_dpi() == 123 and fig.get_layout_engine() is not None or layout is None
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
+        buf = io.StringIO()
+        make().savefig(buf, format="svg", metadata={"Date": None})
+    theirs = _compact_svg(buf.getvalue()[buf.getvalue().index("<svg"):].strip(), False)
+    strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
+    assert strip(ours) == strip(theirs)

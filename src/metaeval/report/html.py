@@ -76,8 +76,22 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
     # unique on any page, whichever process drew it; write_report renumbers them in page
     # order (f0-, f1-, ...) so a page is the same however it was made
     prefix = f"f{uuid.uuid4().hex[:12]}-"
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
-        fig.savefig(buf, format="svg", metadata={"Date": None})
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    # printed by the SVG canvas itself: what savefig does, less the extra walk over every
+    # artist that savefig makes first to lay out a figure with a layout engine (the one
+    # draw lays it out); the figure's canvas and dpi are given back as they were
+    canvas, dpi = fig.canvas, fig.dpi
+    try:
+        # embedded images at savefig's resolution: savefig.dpi, whose "figure" is the dpi
+        # the figure was made with
+        image_dpi = matplotlib.rcParams["savefig.dpi"]
+        fig.dpi = getattr(fig, "_original_dpi", dpi) if image_dpi == "figure" else image_dpi
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
+            FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None})
+    finally:
+        fig.set_canvas(canvas)
+        fig.dpi = dpi
     text = buf.getvalue()
     text = text[text.index("<svg"):].strip()
     text = _compact_svg(text, page_font)
