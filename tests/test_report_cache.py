@@ -54,9 +54,9 @@ class _Spy:
         self.drawn: list[tuple[str, str | None]] = []
         original = report_html._Page._draw
 
-        def draw(page, build, kind, caption, fmt, alt, options, *args):
+        def draw(page, build, kind, caption, fmt, alt, options, *args, **kwargs):
             self.drawn.append((kind, options.get("dataset")))
-            return original(page, build, kind, caption, fmt, alt, options, *args)
+            return original(page, build, kind, caption, fmt, alt, options, *args, **kwargs)
 
         monkeypatch.setattr(report_html._Page, "_draw", draw)
 

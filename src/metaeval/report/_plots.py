@@ -427,6 +427,28 @@ def _methods_option(view, methods):
 
 
 def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algorithms=None):
+    return figures.instance_cost_curves(**_instance_cost_curves_input(
+        view, dataset=dataset, rows=rows, methods=methods, algorithms=algorithms))
+
+
+def _instance_cost_curves_png(view, *, dpi, dataset=None, rows=None, methods=None,
+                              algorithms=None):
+    """The figure of :func:`_instance_cost_curves` as pixels, its frame drawn once per
+    process (:mod:`metaeval.report._backdrop`): ``(RGB image, size in inches, smallest
+    font in pt)``."""
+    from metaeval.report._backdrop import backdrop
+
+    checked = figures._instance_cost_curves_checked(**_instance_cost_curves_input(
+        view, dataset=dataset, rows=rows, methods=methods, algorithms=algorithms))
+    frame = checked["frame"]
+    made = backdrop(("instance-cost-curves", tuple(sorted(frame.items()))),
+                    lambda: figures._instance_cost_curves_frame(**frame), dpi)
+    img, small = made.draw(figures._instance_cost_curves_content, checked)
+    return img, tuple(made.fig.get_size_inches()), small
+
+
+def _instance_cost_curves_input(view, *, dataset, rows, methods, algorithms) -> dict:
+    """The arguments of :func:`metaeval.report.figures.instance_cost_curves`."""
     y, S, algs = view.scores(dataset)
     methods = _methods_option(view, methods)
     if algorithms is not None:
@@ -445,10 +467,9 @@ def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algori
     if algorithms is None and set(methods) <= set(view.methods):
         H = view.hardness(dataset)[:, [view.methods.index(m) for m in methods]]
     d = data.cost_curve_data(y, S, rows, methods=methods, t=view.t, hardness=H)
-    return figures.instance_cost_curves(d.c, d.curves, methods=d.methods,
-                                        instances=labels or d.labels,
-                                        models=algs, interpolated=d.interpolated,
-                                        hardness=d.hardness)
+    return {"c": d.c, "curves": d.curves, "methods": d.methods,
+            "instances": labels or d.labels, "models": algs,
+            "interpolated": d.interpolated, "hardness": d.hardness}
 
 
 def _hardest_and_typical(y, H):
@@ -786,6 +807,9 @@ class _Kind:
     needs_store: bool
     per_dataset: bool
     description: str
+    #: the same figure straight to pixels, faster: ``png(view, dpi=, **options)`` ->
+    #: ``(RGB image, size in inches, smallest font in pt)`` (the report's PNG figures)
+    png: Callable | None = None
 
 
 #: Figure kinds for :func:`plot` (and ``metaeval plot KIND``), with their options.
@@ -793,7 +817,7 @@ PLOT_KINDS: dict[str, _Kind] = {
     "instance-cost-curves": _Kind(_instance_cost_curves, True, True,
                                   "instance cost curves of chosen rows under each method "
                                   "(Prudêncio 2019, Figs 1-6); options: dataset, rows, methods, "
-                                  "algorithms"),
+                                  "algorithms", _instance_cost_curves_png),
     "class-cost-curves": _Kind(_class_cost_curves, True, True,
                                "class cost curves with class hardness (Prudêncio 2019, Fig 7); "
                                "options: dataset, methods"),

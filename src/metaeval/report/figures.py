@@ -311,6 +311,22 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
     >>> len(fig.axes)
     1
     """
+    checked = _instance_cost_curves_checked(c, curves, methods=methods, instances=instances,
+                                            models=models, interpolated=interpolated,
+                                            hardness=hardness)
+    fig, axes = _instance_cost_curves_frame(**checked["frame"])
+    _instance_cost_curves_content(fig, axes, checked)
+    return fig
+
+
+def _instance_cost_curves_checked(c, curves, *, methods, instances, models, interpolated,
+                                  hardness) -> dict:
+    """The validated input of :func:`instance_cost_curves`, and the layout of its frame.
+
+    ``"frame"``: the keyword arguments of :func:`_instance_cost_curves_frame`, all the
+    figure depends on besides its curves and texts (hashable: a key for a frame drawn
+    once and reused, see :mod:`metaeval.report._backdrop`).
+    """
     c = _array(c, "c", ndim=1)
     if c.size < 2 or np.any(np.diff(c) < 0) or c[0] < 0 or c[-1] > 1:
         raise ValueError("c must be an increasing array of at least 2 values in [0, 1]")
@@ -343,18 +359,33 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
         if hardness.shape != (n_methods, n_instances):
             raise ValueError(f"hardness must have shape {(n_methods, n_instances)}, "
                              f"got {hardness.shape}")
-
-    from matplotlib.ticker import FixedLocator
-
-    colours = _algorithm_colours(models)
-    markers = _algorithm_markers(models)
     # as many legend columns (at most 4) as the longest name lets fit across the figure
     fig_width = 0.9 + n_instances * 1.45 + (n_instances - 1) * 0.14 + 0.12
     per_column = 0.085 * max(len(m) for m in models) + 0.65  # inches: marker and text
     legend_cols = max(1, min(n_models, 4, int(fig_width // per_column)))
     legend_rows = 0 if single else int(np.ceil(n_models / legend_cols))
     head_lines = max(len(str(v).split("\n")) for v in instances)
-    title_h = 0.2 if hardness is not None else 0.0
+    frame = {"methods": tuple(methods), "n_instances": n_instances,
+             "legend_rows": legend_rows, "head_lines": head_lines,
+             "with_hardness": hardness is not None}
+    return {"c": c, "curves": curves, "single": single, "methods": methods,
+            "instances": instances, "models": models, "interpolated": interpolated,
+            "hardness": hardness, "legend_cols": legend_cols, "frame": frame}
+
+
+def _instance_cost_curves_frame(*, methods, n_instances, legend_rows, head_lines,
+                                with_hardness):
+    """The panels of :func:`instance_cost_curves`: axes, limits, ticks and axis labels.
+
+    Everything here is the same for any curves of this shape; everything
+    :func:`_instance_cost_curves_content` adds is drawn above it (zorder over the
+    spines'), so drawing the frame once and then the content gives the very pixels of
+    drawing the whole figure.
+    """
+    from matplotlib.ticker import FixedLocator
+
+    n_methods = len(methods)
+    title_h = 0.2 if with_hardness else 0.0
     fig, axes = _grid(n_methods, n_instances, panel=(1.45, 1.2), left=0.9, right=0.12,
                       bottom=0.55 + 0.24 * legend_rows, top=0.12 + 0.19 * head_lines + title_h,
                       wgap=0.14, hgap=0.12 + title_h, sharex=True, sharey=True)
@@ -366,9 +397,34 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
     first.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
     first.xaxis.set_major_formatter(_short_number)
     first.yaxis.set_major_locator(FixedLocator([0, 1, 2]))
-    n_c = c.size
-    every = max(n_c // 5, 1)
     for i, method in enumerate(methods):
+        for j in range(n_instances):
+            ax = axes[i, j]
+            ax.tick_params(labelsize=FONT)
+            if j == 0:
+                ax.set_ylabel(f"{METHOD_ABBREVIATIONS.get(method, method)}\nloss QI",
+                              fontsize=FONT)
+            if i == n_methods - 1:
+                ax.set_xlabel("cost c", fontsize=FONT)
+    return fig, axes
+
+
+#: zorders of the content of an instance cost curve panel: over the spines (2.5), so the
+#: panels' frame can be drawn first, once (the fills, as before, under the curves)
+_FILL_Z, _HATCH_Z, _CURVE_Z = 2.51, 2.52, 2.6
+
+
+def _instance_cost_curves_content(fig, axes, checked) -> None:
+    """The curves, panel titles, column heads and legend of :func:`instance_cost_curves`."""
+    c, curves, single = checked["c"], checked["curves"], checked["single"]
+    models, interpolated = checked["models"], checked["interpolated"]
+    hardness, instances = checked["hardness"], checked["instances"]
+    n_methods, n_instances, n_models, n_c = curves.shape
+    colours = _algorithm_colours(models)
+    markers = _algorithm_markers(models)
+    title_h = 0.2 if hardness is not None else 0.0
+    every = max(n_c // 5, 1)
+    for i in range(n_methods):
         for j in range(n_instances):
             ax = axes[i, j]
             for k, model in enumerate(models):
@@ -381,17 +437,18 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
                 if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
                     inside = (c >= lo) & (c <= hi)
                     ax.plot(c, np.where(inside, np.nan, q), color=colour, lw=1.4,
-                            label=model or None, gid="solid", **style)
+                            label=model or None, gid="solid", zorder=_CURVE_Z, **style)
                     # the interpolated stretch, boundary points shared with the solid part
                     ax.plot(c[inside], q[inside], color=colour, lw=1.4, ls="--",
-                            gid="interpolated")
+                            gid="interpolated", zorder=_CURVE_Z)
                     ax.fill_between(c, 0, q, where=inside, facecolor="none",
-                                    edgecolor=colour, hatch="///", lw=0, alpha=0.6)
+                                    edgecolor=colour, hatch="///", lw=0, alpha=0.6,
+                                    zorder=_HATCH_Z)
                 else:
                     ax.plot(c, q, color=colour, lw=1.4, label=model or None, gid="solid",
-                            **style)
+                            zorder=_CURVE_Z, **style)
                 if single:
-                    ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=0)
+                    ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=_FILL_Z)
             if n_models > 1 and np.ptp(curves[i, j], axis=0).max() < 1e-9:
                 # e.g. score-fixed when every algorithm puts the instance on one side of t
                 q = curves[i, j, 0]
@@ -404,12 +461,6 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
                               "pad": 0.5})
             if hardness is not None:
                 ax.set_title(f"IH = {hardness[i, j]:.3f}", fontsize=FONT, pad=2)
-            ax.tick_params(labelsize=FONT)
-            if j == 0:
-                ax.set_ylabel(f"{METHOD_ABBREVIATIONS.get(method, method)}\nloss QI",
-                              fontsize=FONT)
-            if i == n_methods - 1:
-                ax.set_xlabel("cost c", fontsize=FONT)
     width, height = fig.get_size_inches()
     for j, instance in enumerate(instances):  # column heads: which instance, of which class
         x0, _, x1, y1 = axes[0, j].get_position().extents
@@ -417,9 +468,8 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
                  va="bottom", fontsize=FONT, fontweight="bold")
     if not single:
         handles, labels = axes[0, 0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncols=legend_cols,
+        fig.legend(handles, labels, loc="lower center", ncols=checked["legend_cols"],
                    fontsize=FONT, frameon=False, borderaxespad=0.1)
-    return fig
 
 
 def class_cost_curves(c, curves, class_hardness, *, methods,

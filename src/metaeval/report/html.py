@@ -165,12 +165,10 @@ def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
 
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    if isinstance(colors, bool) or not isinstance(colors, (int, np.integer)) \
-            or not 2 <= colors <= 256:
-        raise ValueError(f"colors must be an integer from 2 to 256, got {colors!r}")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
+    colors = _check_colors(colors)
     # drawn straight into Agg's buffer and quantised from it: no PNG encoded and decoded
     # on the way; zlib level 6 is about 8x faster than 9 for a few % more bytes
     old_dpi, old_face = fig.get_dpi(), fig.get_facecolor()
@@ -184,11 +182,24 @@ def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
     finally:
         fig.set_dpi(old_dpi)
         fig.set_facecolor(old_face)
+    return _png_uri(img, colors)
+
+
+def _check_colors(colors) -> int:
+    if isinstance(colors, bool) or not isinstance(colors, (int, np.integer)) \
+            or not 2 <= colors <= 256:
+        raise ValueError(f"colors must be an integer from 2 to 256, got {colors!r}")
+    return int(colors)
+
+
+def _png_uri(img, colors) -> str:
+    """A palette PNG ``data:`` URI of an RGB PIL image."""
+    from PIL import Image
+
     buf = io.BytesIO()
-    img.quantize(colors=int(colors), method=Image.Quantize.FASTOCTREE).save(buf, format="PNG",
-                                                                   compress_level=6)
-    raw = buf.getvalue()
-    return "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
+    img.quantize(colors=_check_colors(colors), method=Image.Quantize.FASTOCTREE).save(
+        buf, format="PNG", compress_level=6)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 # ---------------------------------------------------------------------------- pieces
@@ -229,17 +240,18 @@ class _Page:
         if key not in self.known and key not in self.rendered:
             dpi = self.dpi if max_dpi is None else min(self.dpi, max_dpi)
             self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options,
-                                            colors, dpi)
+                                            colors, dpi, png=spec.png)
         self.problems.append(["figure", key])  # its problem, if any, in page order
         self.n_figures += 1
         return _render.token(key)
 
     def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options,
-              colors=128, dpi=None) -> dict:
+              colors=128, dpi=None, png=None) -> dict:
+        """``png``: the kind's own way to its pixels, if it has one (see ``_Kind.png``)."""
         try:
             with _young_garbage_after():
                 body = self._body(build, fmt, alt or caption, options, colors,
-                                  self.dpi if dpi is None else dpi)
+                                  self.dpi if dpi is None else dpi, png)
         except Exception as exc:
             if self.strict:
                 raise
@@ -250,19 +262,25 @@ class _Page:
         return {"html": f"<figure>{body}<figcaption>{_esc(caption)}</figcaption></figure>",
                 "problem": None}
 
-    def _body(self, build, fmt, alt, options, colors, dpi) -> str:
+    def _body(self, build, fmt, alt, options, colors, dpi, png=None) -> str:
         """The figure's markup: the figure itself is garbage when this returns."""
         from metaeval.report.figures import drawing_style
 
-        with drawing_style():
-            fig = build(self.view, **options)
-        if fmt == "svg":
-            return figure_to_svg(fig, page_font=True)
-        # shown at 96 CSS px per inch, the scale of the inline SVG figures
-        w, h = (round(float(v) * 96) for v in fig.get_size_inches())
-        uri = figure_to_png_uri(fig, dpi=dpi, colors=colors)
-        # the smallest text, for checks of its size on screen (pt at 96 px/in)
-        small = smallest_font_pt(fig)
+        if fmt == "png" and png is not None:
+            with drawing_style():
+                img, size, small = png(self.view, dpi=dpi, **options)
+            uri = _png_uri(img, colors)
+        else:
+            with drawing_style():
+                fig = build(self.view, **options)
+            if fmt == "svg":
+                return figure_to_svg(fig, page_font=True)
+            size = fig.get_size_inches()
+            uri = figure_to_png_uri(fig, dpi=dpi, colors=colors)
+            small = smallest_font_pt(fig)
+        # shown at 96 CSS px per inch, the scale of the inline SVG figures; the smallest
+        # text, for checks of its size on screen (pt at 96 px/in)
+        w, h = (round(float(v) * 96) for v in size)
         return (f'<img src="{uri}" width="{w}" height="{h}" '
                 f'data-min-font-pt="{small:g}" alt="{_esc(alt)}">')
 

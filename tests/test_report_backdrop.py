@@ -1,0 +1,109 @@
+"""A figure drawn on a frame drawn once gives the very pixels of drawing it whole."""
+
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from metaeval.report import _backdrop, data, figures
+from metaeval.report.figures import drawing_style
+
+METHODS = ["score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform"]
+
+
+def _input(seed, n_models, *, hardness=True, names=None):
+    """Instance cost curves of 4 rows of tied scores (few distinct values, many ties)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 60)
+    y[:2] = [0, 1]
+    S = rng.integers(0, 5, (60, n_models)) / 4.0  # scores in {0, .25, .5, .75, 1}
+    S[:, -1] = S[:, 0]  # two models that agree: some panels coincide
+    d = data.cost_curve_data(y, S, [0, 1, 2, 3], methods=METHODS)
+    return {"c": d.c, "curves": d.curves, "methods": d.methods, "instances": d.labels,
+            "models": names or [f"model {k}" for k in range(n_models)],
+            "interpolated": d.interpolated, "hardness": d.hardness if hardness else None}
+
+
+def _whole(kwargs, dpi):
+    """The pixels of the whole figure drawn the usual way."""
+    with drawing_style():
+        fig = figures.instance_cost_curves(**kwargs)
+    fig.set_dpi(dpi)
+    fig.set_facecolor("white")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy(), figures.smallest_font_pt(fig)
+
+
+def _blitted(kwargs, dpi):
+    checked = figures._instance_cost_curves_checked(**kwargs)
+    frame = checked["frame"]
+    with drawing_style():
+        made = _backdrop.backdrop(("test", tuple(sorted(frame.items()))),
+                                  lambda: figures._instance_cost_curves_frame(**frame), dpi)
+        img, small = made.draw(figures._instance_cost_curves_content, checked)
+    return np.asarray(img), small, made
+
+
+@pytest.mark.parametrize("dpi", [60, 160])
+def test_curves_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(dpi):
+    _backdrop._BACKDROPS.clear()
+    frames = set()
+    # successive figures on the same frame: other curves, other names, other titles
+    for seed, n_models in [(0, 3), (1, 3), (2, 6), (3, 3)]:
+        names = [f"alg {seed}-{k}" for k in range(n_models)]
+        kwargs = _input(seed, n_models, names=names)
+        whole, small_whole = _whole(kwargs, dpi)
+        got, small, made = _blitted(kwargs, dpi)
+        frames.add(id(made))
+        assert got.shape == whole.shape
+        assert np.array_equal(got, whole), f"{np.sum(np.any(got != whole, axis=-1))} pixels differ"
+        assert small == small_whole
+    assert len(frames) == 2  # one frame for 3 models (reused), one for 6 (two legend rows)
+
+
+def test_without_panel_titles_the_frame_differs_and_still_matches():
+    _backdrop._BACKDROPS.clear()
+    for hardness in (True, False):
+        kwargs = _input(5, 2, hardness=hardness)
+        whole, _ = _whole(kwargs, 50)
+        got, _, _ = _blitted(kwargs, 50)
+        assert np.array_equal(got, whole)
+    assert len(_backdrop._BACKDROPS) == 2
+
+
+def test_the_frame_is_left_as_it_was_and_at_most_a_few_are_kept():
+    _backdrop._BACKDROPS.clear()
+    kwargs = _input(7, 3)
+    _, _, made = _blitted(kwargs, 40)
+    fig = made.fig
+    children = [len(ax.get_children()) for ax in fig.axes], len(fig.get_children())
+    made.canvas.restore_region(made.background)
+    blank = made.rgba()
+    for _ in range(2):
+        got, _, again = _blitted(kwargs, 40)
+        assert again is made
+        assert ([len(ax.get_children()) for ax in fig.axes], len(fig.get_children())) == children
+        assert all(ax.get_title() == "" for ax in fig.axes)
+        assert not np.array_equal(made.rgba(), blank)  # the content was drawn ...
+    made.canvas.restore_region(made.background)
+    assert np.array_equal(made.rgba(), blank)  # ... on a frame that did not change
+    for dpi in range(41, 41 + _backdrop.MAX_BACKDROPS + 2):
+        _blitted(kwargs, dpi)
+    assert len(_backdrop._BACKDROPS) == _backdrop.MAX_BACKDROPS
+
+
+def test_content_that_fails_leaves_the_frame_clean():
+    _backdrop._BACKDROPS.clear()
+    kwargs = _input(8, 2)
+    _, _, made = _blitted(kwargs, 40)
+    n = [len(ax.get_children()) for ax in made.fig.axes]
+
+    def broken(fig, axes, checked):
+        figures._instance_cost_curves_content(fig, axes, checked)
+        raise RuntimeError("half drawn")
+
+    with pytest.raises(RuntimeError, match="half drawn"):
+        made.draw(broken, figures._instance_cost_curves_checked(**kwargs))
+    assert [len(ax.get_children()) for ax in made.fig.axes] == n
+    got, _, _ = _blitted(kwargs, 40)
+    assert np.array_equal(got, _whole(kwargs, 40)[0])
