@@ -330,6 +330,28 @@ def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, m
     np.testing.assert_array_equal(second._cache[("hardness", "labor")], [0.25, 0.5])
 
 
+def test_without_the_cache_the_intermediates_still_go_to_a_shared_directory(
+        study, monkeypatch, tmp_path):
+    # the whole-study sections, in whichever process, read what the datasets' sections
+    # computed: without the cache too, or a pool worker computes them all again
+    from metaeval.report import _render
+
+    spill = tmp_path / "spill"
+    spill.mkdir()
+
+    class Kept:  # the run's temporary directory, left for this test to look into
+        def __init__(self, *args, **kwargs):
+            self.name = str(spill)
+
+        def cleanup(self):
+            pass
+
+    monkeypatch.setattr(_render.tempfile, "TemporaryDirectory", Kept)
+    write_report(study, tmp_path / "out", cache=False, jobs=1, **OPTIONS)
+    # per dataset: pool hardness, dissimilarities and the per-instance selection
+    assert len([p for p in spill.iterdir() if not p.name.endswith(".tmp")]) == 2 * 3
+
+
 def test_a_symmetric_dissimilarity_is_stored_condensed_and_exactly():
     import numpy as np
 

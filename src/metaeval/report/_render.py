@@ -371,8 +371,11 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         if kept is None:
             spill = tempfile.TemporaryDirectory(prefix="metaeval-report-")
     where = kept if kept is not None else (Path(spill.name) if spill is not None else None)
+    # the intermediates' files are named by their dataset's digest; without the cache
+    # none is taken, and this run's own directory needs none: any name per dataset will do
+    digests = rc.per_dataset if rc.enabled else dict.fromkeys(sizes.index, "this run")
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
-                        view.measure, dpi, bool(strict), rc.per_dataset, rc.whole,
+                        view.measure, dpi, bool(strict), digests, rc.whole,
                         None if where is None else str(where))
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
     workers = max(1, min(workers, len(grouped)))
