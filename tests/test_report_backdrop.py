@@ -107,3 +107,54 @@ def test_content_that_fails_leaves_the_frame_clean():
     assert [len(ax.get_children()) for ax in made.fig.axes] == n
     got, _, _ = _blitted(kwargs, 40)
     assert np.array_equal(got, _whole(kwargs, 40)[0])
+
+
+def _map_input(seed, n, *, note=None):
+    rng = np.random.default_rng(seed)
+    xy = rng.normal(size=(n, 2)) * rng.uniform(0.5, 20, 2) + rng.uniform(-50, 50, 2)
+    xy[:5] = np.round(xy[:5])  # a few tied points
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    return xy, y, note
+
+
+@pytest.mark.parametrize("kind", ["hardness", "cost"])
+def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
+    # each map has its own limits (its data), labels, colour scale and note: only the
+    # panels' frame is shared
+    _backdrop._BACKDROPS.clear()
+    rng = np.random.default_rng(3)
+    for seed, n, note in [(0, 40, None), (1, 300, "300 of 9000 drawn"), (2, 25, None),
+                          (3, 120, None)]:
+        xy, y, note = _map_input(seed, n, note=note)
+        labels = (f"PC1 ({10 + seed} %)", f"PC2 ({5 + seed} %)")
+        if kind == "hardness":
+            kwargs = {"xy": xy, "y": y, "hardness": rng.integers(0, 5, (n, 5)) / 4,
+                      "methods": METHODS, "axis_labels": labels, "note": note}
+            public, checked = figures.hardness_maps, figures._hardness_maps_checked
+            frame, content = figures._hardness_maps_frame, figures._hardness_maps_content
+        else:
+            kwargs = {"xy": xy, "y": y, "losses": rng.uniform(0, 2 * rng.random(), (n, 2, 3)),
+                      "methods": METHODS[1:3], "cost_proportions": [0.2, 0.5, 0.8],
+                      "target_class": seed % 2, "axis_labels": labels, "note": note}
+            public, checked = figures.cost_hardness_maps, figures._cost_hardness_maps_checked
+            frame, content = (figures._cost_hardness_maps_frame,
+                              figures._cost_hardness_maps_content)
+        with drawing_style():
+            fig = public(**kwargs)
+        fig.set_dpi(50)
+        fig.set_facecolor("white")
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        whole = np.asarray(canvas.buffer_rgba())[..., :3]
+        got = checked(**kwargs)
+        with drawing_style():
+            made = _backdrop.backdrop((kind, tuple(sorted(got["frame"].items()))),
+                                      lambda got=got: frame(**got["frame"]), 50)
+            n_axes = len(made.fig.axes)
+            img, small = made.draw(content, got)
+        assert np.array_equal(np.asarray(img), whole)
+        assert small == figures.smallest_font_pt(fig)
+        assert len(made.fig.axes) == n_axes  # the colour bar went with its map
+        assert all(ax.get_xlabel() == ax.get_ylabel() == "" for ax in made.fig.axes)
+    assert len(_backdrop._BACKDROPS) == 2  # with a note, and without

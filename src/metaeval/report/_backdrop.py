@@ -56,8 +56,11 @@ class Backdrop:
     def draw(self, content: Callable, *args):
         """``content(fig, axes, *args)`` drawn on the frame: ``(RGB image, smallest pt)``.
 
-        The content's artists are taken away again afterwards (titles emptied), leaving
-        the frame as it was for the next figure; the smallest font is that of
+        ``content`` adds artists (to the frame's axes or to the figure: new axes too, a
+        colour bar) and may return artists of the frame it changed (an axis given a
+        label), which are drawn again. Afterwards the added artists are taken away and
+        the texts of the frame's titles and axis labels restored, leaving the frame as
+        it was for the next figure; the smallest font is that of
         :func:`metaeval.report.figures.smallest_font_pt` on the whole figure.
         """
         from PIL import Image
@@ -65,39 +68,45 @@ class Backdrop:
         from metaeval.report.figures import smallest_font_pt
 
         fig = self.fig
-        before = {ax: set(map(id, ax.get_children())) for ax in fig.axes}
+        frame_axes = list(fig.axes)
+        before = {ax: set(map(id, ax.get_children())) for ax in frame_axes}
         fig_before = set(map(id, fig.get_children()))
+        texts = [(t, t.get_text()) for ax in frame_axes
+                 for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
+                           ax.yaxis.label)]
         try:
-            content(fig, self.axes, *args)
+            changed = content(fig, self.axes, *args) or []
             renderer = self.canvas.get_renderer()
             self.canvas.restore_region(self.background)
-            added = []
-            for ax in fig.axes:  # in the order a whole draw takes: axes, then their artists
+            again = {}
+            for a in changed:
+                again.setdefault(a.axes, []).append(a)
+            # in the order a whole draw takes: each axes' artists by zorder (the frame's
+            # all below the content's), then the figure's own by zorder (new axes first)
+            for ax in frame_axes:
                 new = [a for a in ax.get_children() if id(a) not in before[ax]]
                 new += [t for t in (ax.title, ax._left_title, ax._right_title)
                         if t.get_text()]
-                for a in sorted(new, key=lambda a: a.get_zorder()):
+                for a in sorted(new + again.get(ax, []), key=lambda a: a.get_zorder()):
                     if a.get_visible():
                         a.draw(renderer)
-                added.extend(new)
             new = [a for a in fig.get_children() if id(a) not in fig_before]
             for a in sorted(new, key=lambda a: a.get_zorder()):
                 if a.get_visible():
                     a.draw(renderer)
-            added.extend(new)
             small = smallest_font_pt(fig)
             img = Image.frombuffer("RGBA", self.canvas.get_width_height(),
                                    self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
         finally:
-            for ax in fig.axes:
-                for a in ax.get_children():
-                    if id(a) not in before[ax]:
-                        a.remove()
-                for t in (ax.title, ax._left_title, ax._right_title):
-                    t.set_text("")
             for a in fig.get_children():
                 if id(a) not in fig_before:
                     a.remove()
+            for ax in frame_axes:
+                for a in ax.get_children():
+                    if id(a) not in before[ax]:
+                        a.remove()
+            for t, text in texts:
+                t.set_text(text)
         return img, small
 
     def rgba(self) -> np.ndarray:

@@ -431,20 +431,27 @@ def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algori
         view, dataset=dataset, rows=rows, methods=methods, algorithms=algorithms))
 
 
-def _instance_cost_curves_png(view, *, dpi, dataset=None, rows=None, methods=None,
-                              algorithms=None):
-    """The figure of :func:`_instance_cost_curves` as pixels, its frame drawn once per
-    process (:mod:`metaeval.report._backdrop`): ``(RGB image, size in inches, smallest
-    font in pt)``."""
+def _on_backdrop(name, checked, frame, content, dpi):
+    """A figure as pixels, its frame drawn once per process (see
+    :mod:`metaeval.report._backdrop`): ``(RGB image, size in inches, smallest font in
+    pt)``. ``checked``: the figure function's validated input, its ``"frame"`` the
+    keyword arguments of ``frame``; ``content(fig, axes, checked)`` draws the rest."""
     from metaeval.report._backdrop import backdrop
 
+    layout = checked["frame"]
+    made = backdrop((name, tuple(sorted(layout.items()))), lambda: frame(**layout), dpi)
+    img, small = made.draw(content, checked)
+    return img, tuple(made.fig.get_size_inches()), small
+
+
+def _instance_cost_curves_png(view, *, dpi, dataset=None, rows=None, methods=None,
+                              algorithms=None):
+    """:func:`_instance_cost_curves` as pixels, on a frame drawn once per process."""
     checked = figures._instance_cost_curves_checked(**_instance_cost_curves_input(
         view, dataset=dataset, rows=rows, methods=methods, algorithms=algorithms))
-    frame = checked["frame"]
-    made = backdrop(("instance-cost-curves", tuple(sorted(frame.items()))),
-                    lambda: figures._instance_cost_curves_frame(**frame), dpi)
-    img, small = made.draw(figures._instance_cost_curves_content, checked)
-    return img, tuple(made.fig.get_size_inches()), small
+    return _on_backdrop("instance-cost-curves", checked,
+                        figures._instance_cost_curves_frame,
+                        figures._instance_cost_curves_content, dpi)
 
 
 def _instance_cost_curves_input(view, *, dataset, rows, methods, algorithms) -> dict:
@@ -514,6 +521,20 @@ def _projection(view, *, dataset=None, max_points=MAX_MAP_POINTS):
 
 
 def _hardness_maps(view, *, dataset=None, methods=None, max_points=MAX_MAP_POINTS):
+    return figures.hardness_maps(**_hardness_maps_input(view, dataset=dataset,
+                                                        methods=methods,
+                                                        max_points=max_points))
+
+
+def _hardness_maps_png(view, *, dpi, dataset=None, methods=None, max_points=MAX_MAP_POINTS):
+    """:func:`_hardness_maps` as pixels, on a frame drawn once per process."""
+    checked = figures._hardness_maps_checked(**_hardness_maps_input(
+        view, dataset=dataset, methods=methods, max_points=max_points))
+    return _on_backdrop("hardness-maps", checked, figures._hardness_maps_frame,
+                        figures._hardness_maps_content, dpi)
+
+
+def _hardness_maps_input(view, *, dataset, methods, max_points) -> dict:
     y, _, _ = view.scores(dataset)
     xy, ev = _projection_or_raise(view, dataset)
     methods = _methods_option(view, methods)
@@ -523,12 +544,30 @@ def _hardness_maps(view, *, dataset=None, methods=None, max_points=MAX_MAP_POINT
         _, S, _ = view.scores(dataset)
         H = data.hardness_matrix(y, S, methods, t=view.t)
     rows, note = _sample(y.size, max_points)
-    return figures.hardness_maps(xy[rows], y[rows], H[rows], methods=methods,
-                                 axis_labels=_axis_labels(ev), note=note)
+    return {"xy": xy[rows], "y": y[rows], "hardness": H[rows], "methods": methods,
+            "axis_labels": _axis_labels(ev), "note": note}
 
 
 def _cost_hardness_maps(view, *, dataset=None, target_class=1, cost_proportions=(0.2, 0.5, 0.8),
                         methods=_SCORE_METHODS, max_points=MAX_MAP_POINTS):
+    return figures.cost_hardness_maps(**_cost_hardness_maps_input(
+        view, dataset=dataset, target_class=target_class, cost_proportions=cost_proportions,
+        methods=methods, max_points=max_points))
+
+
+def _cost_hardness_maps_png(view, *, dpi, dataset=None, target_class=1,
+                            cost_proportions=(0.2, 0.5, 0.8), methods=_SCORE_METHODS,
+                            max_points=MAX_MAP_POINTS):
+    """:func:`_cost_hardness_maps` as pixels, on a frame drawn once per process."""
+    checked = figures._cost_hardness_maps_checked(**_cost_hardness_maps_input(
+        view, dataset=dataset, target_class=target_class, cost_proportions=cost_proportions,
+        methods=methods, max_points=max_points))
+    return _on_backdrop("cost-hardness-maps", checked, figures._cost_hardness_maps_frame,
+                        figures._cost_hardness_maps_content, dpi)
+
+
+def _cost_hardness_maps_input(view, *, dataset, target_class, cost_proportions, methods,
+                              max_points) -> dict:
     y, S, _ = view.scores(dataset)
     xy, ev = _projection_or_raise(view, dataset)
     methods = _methods_option(view, methods)
@@ -536,10 +575,9 @@ def _cost_hardness_maps(view, *, dataset=None, target_class=1, cost_proportions=
     cost_proportions = np.atleast_1d(np.asarray(cost_proportions, dtype=float))
     losses = data.loss_at_costs(y, S, cost_proportions, methods, t=view.t)
     rows, note = _sample(y.size, max_points)
-    return figures.cost_hardness_maps(xy[rows], y[rows], losses[rows], methods=methods,
-                                      cost_proportions=cost_proportions,
-                                      target_class=target_class, axis_labels=_axis_labels(ev),
-                                      note=note)
+    return {"xy": xy[rows], "y": y[rows], "losses": losses[rows], "methods": methods,
+            "cost_proportions": cost_proportions, "target_class": target_class,
+            "axis_labels": _axis_labels(ev), "note": note}
 
 
 def _dendrograms(view, *, dataset=None, cut_height=None, how="mean"):
@@ -826,11 +864,12 @@ PLOT_KINDS: dict[str, _Kind] = {
                         "options: dataset"),
     "hardness-maps": _Kind(_hardness_maps, True, True,
                            "PCA maps coloured by hardness per class and method (Prudêncio "
-                           "2019, Figs 9, 12); options: dataset, methods"),
+                           "2019, Figs 9, 12); options: dataset, methods",
+                           _hardness_maps_png),
     "cost-hardness-maps": _Kind(_cost_hardness_maps, True, True,
                                 "PCA maps of the loss at chosen cost proportions for one class "
                                 "(Prudêncio 2019, Figs 10-11); options: dataset, target_class, "
-                                "cost_proportions, methods"),
+                                "cost_proportions, methods", _cost_hardness_maps_png),
     "dendrograms": _Kind(_dendrograms, True, False,
                          "dendrograms of algorithm dissimilarity per method, cut marked (Melo "
                          "& Prudêncio 2014, Figs 3-8 of the MetaSel version); options: "

@@ -632,6 +632,9 @@ def _fix_shared_limits(axes, xy):
     all the shared panels each time.
     """
     axes = list(np.ravel(axes))
+    for ax in axes:  # panels reused for other data (a frame drawn once) forget the old
+        ax.relim()
+        ax.set_autoscale_on(True)
     finite = np.asarray(xy, dtype=float)
     finite = finite[np.isfinite(finite).all(axis=1)]
     if finite.size:
@@ -641,13 +644,19 @@ def _fix_shared_limits(axes, xy):
         ax.set_autoscale_on(False)
 
 
+#: zorder of the points of a map: over the panel's frame (spines 2.5), so the frame can be
+#: drawn once for many maps (:mod:`metaeval.report._backdrop`)
+_POINTS_Z = 2.6
+
+
 def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=None):
     # the other class: small, light and underneath, so it frames without hiding
-    ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.5, color="0.9", lw=0)
+    ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.5, color="0.9", lw=0, zorder=_POINTS_Z)
     order = np.argsort(values[mask], kind="stable")  # hardest drawn on top
     pts = xy[mask][order]
     return ax.scatter(pts[:, 0], pts[:, 1], c=values[mask][order], s=size,
-                      cmap=cmap or _hardness_cmap(), vmin=0.0, vmax=vmax, lw=0)
+                      cmap=cmap or _hardness_cmap(), vmin=0.0, vmax=vmax, lw=0,
+                      zorder=_POINTS_Z)
 
 
 def _class_major_grid(n_rows, n_cols, *, panel, left, right, bottom, top, wgap, hgap):
@@ -715,6 +724,16 @@ def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
     >>> len(fig.axes)  # 2 x 2 panels and the colour bar
     5
     """
+    checked = _hardness_maps_checked(xy, y, hardness, methods=methods, classes=classes,
+                                     axis_labels=axis_labels, vmax=vmax, note=note)
+    fig, axes = _hardness_maps_frame(**checked["frame"])
+    _hardness_maps_content(fig, axes, checked)
+    return fig
+
+
+def _hardness_maps_checked(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
+                           axis_labels=("PC1", "PC2"), vmax=1.0, note=None) -> dict:
+    """The validated input of :func:`hardness_maps`; ``"frame"``: its frame's layout."""
     xy = _array(xy, "xy", ndim=2)
     if xy.shape[1] != 2:
         raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
@@ -725,32 +744,55 @@ def hardness_maps(xy, y, hardness, *, methods, classes=("class 0", "class 1"),
         raise ValueError(f"hardness has {hardness.shape[0]} rows, xy has {n}")
     methods = _labels(methods, hardness.shape[1], "methods")
     classes = _labels(classes, 2, "classes")
+    return {"xy": xy, "y": y, "hardness": hardness, "methods": methods, "classes": classes,
+            "axis_labels": axis_labels, "vmax": vmax, "note": note,
+            "frame": {"n_methods": len(methods), "with_note": bool(note)}}
+
+
+def _hardness_maps_frame(*, n_methods, with_note):
+    """The empty panels of :func:`hardness_maps` (no ticks: nothing depends on the data)."""
     # one row per method, class 0 left of class 1: the classes compare side by side and
     # the figure stays narrow enough for a small screen (axes run class 0, then class 1)
-    n_m = len(methods)
-    bottom = 0.4 + (0.2 if note else 0.0)
-    fig, axes = _class_major_grid(n_m, 2, panel=(2.3, 1.7), left=0.3, right=1.25,
+    bottom = 0.4 + (0.2 if with_note else 0.0)
+    fig, axes = _class_major_grid(n_methods, 2, panel=(2.3, 1.7), left=0.3, right=1.25,
                                   bottom=bottom, top=0.3, wgap=0.12, hgap=0.32)
-    size = _point_size(n)
+    for ax in axes.flat:
+        _clear_ticks(ax)
+    return fig, axes
+
+
+def _hardness_maps_content(fig, axes, checked) -> list:
+    """Points, titles, axis labels, colour bar and note of :func:`hardness_maps`.
+
+    Returns the frame's artists it changed (the axes that got a label), to be drawn
+    again on a frame drawn once.
+    """
+    xy, y, hardness = checked["xy"], checked["y"], checked["hardness"]
+    methods, classes, axis_labels = checked["methods"], checked["classes"], checked["axis_labels"]
+    n_m = len(methods)
+    size = _point_size(xy.shape[0])
     _fix_shared_limits(axes, xy)
     sc = None
+    changed = []
     for k in range(2):
         for j, method in enumerate(methods):
             ax = axes[j, k]
             mask = y == k
-            sc = _map_panel(ax, xy, hardness[:, j], mask, vmax=vmax, size=size)
+            sc = _map_panel(ax, xy, hardness[:, j], mask, vmax=checked["vmax"], size=size)
             ch = hardness[mask, j].mean() if mask.any() else float("nan")
             ax.set_title(f"{classes[k]} · {METHOD_ABBREVIATIONS.get(method, method)}"
                          f" · CH = {ch:.2f}", fontsize=FONT)
-            _clear_ticks(ax)
             if j == n_m - 1:
                 ax.set_xlabel(axis_labels[0], fontsize=FONT)
+                changed.append(ax.xaxis)
             if k == 0:
                 ax.set_ylabel(axis_labels[1], fontsize=FONT)
+                changed.append(ax.yaxis)
+    bottom = 0.4 + (0.2 if checked["note"] else 0.0)
     _side_colorbar(fig, sc, right=1.25, top=0.3, bottom=bottom,
                    label="instance hardness (0 = easy)")
-    _note(fig, note)
-    return fig
+    _note(fig, checked["note"])
+    return changed
 
 
 def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class,
@@ -800,6 +842,19 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
     >>> [ax.get_title() for ax in fig.axes[:2]]
     ['class 1 · RD · c = 0.2', 'class 1 · RD · c = 0.8']
     """
+    checked = _cost_hardness_maps_checked(
+        xy, y, losses, methods=methods, cost_proportions=cost_proportions,
+        target_class=target_class, classes=classes, axis_labels=axis_labels, vmax=vmax,
+        note=note)
+    fig, axes = _cost_hardness_maps_frame(**checked["frame"])
+    _cost_hardness_maps_content(fig, axes, checked)
+    return fig
+
+
+def _cost_hardness_maps_checked(xy, y, losses, *, methods, cost_proportions, target_class,
+                                classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
+                                vmax=None, note=None) -> dict:
+    """The validated input of :func:`cost_hardness_maps`; ``"frame"``: its frame's layout."""
     xy = _array(xy, "xy", ndim=2)
     if xy.shape[1] != 2:
         raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
@@ -814,31 +869,54 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
     if target_class not in (0, 1):
         raise ValueError(f"target_class must be 0 or 1, got {target_class!r}")
     classes = _labels(classes, 2, "classes")
-    n_c = cost_proportions.size
-    bottom = 0.4 + (0.2 if note else 0.0)
-    fig, axes = _grid(n_c, len(methods), panel=(2.0, 1.7), left=0.3, right=1.25,
-                      bottom=bottom, top=0.3, wgap=0.12, hgap=0.32, sharex=True, sharey=True)
-    size = _point_size(n)
-    _fix_shared_limits(axes, xy)
     mask = y == target_class
     if vmax is None:  # the scale of this class's losses, not the 0-2 range of any loss
         top_loss = float(losses[mask].max()) if mask.any() else 0.0
         vmax = max(np.ceil(top_loss * 10) / 10, 0.1)
+    return {"xy": xy, "mask": mask, "losses": losses, "methods": methods,
+            "cost_proportions": cost_proportions, "target_class": target_class,
+            "classes": classes, "axis_labels": axis_labels, "vmax": vmax, "note": note,
+            "frame": {"n_costs": cost_proportions.size, "n_methods": len(methods),
+                      "with_note": bool(note)}}
+
+
+def _cost_hardness_maps_frame(*, n_costs, n_methods, with_note):
+    """The empty panels of :func:`cost_hardness_maps`."""
+    bottom = 0.4 + (0.2 if with_note else 0.0)
+    fig, axes = _grid(n_costs, n_methods, panel=(2.0, 1.7), left=0.3, right=1.25,
+                      bottom=bottom, top=0.3, wgap=0.12, hgap=0.32, sharex=True, sharey=True)
+    for ax in axes.flat:
+        _clear_ticks(ax)
+    return fig, axes
+
+
+def _cost_hardness_maps_content(fig, axes, checked) -> list:
+    """What :func:`cost_hardness_maps` draws on its frame; returns the artists of the
+    frame it changed (see :func:`_hardness_maps_content`)."""
+    xy, mask, losses = checked["xy"], checked["mask"], checked["losses"]
+    methods, classes, target = checked["methods"], checked["classes"], checked["target_class"]
+    cost_proportions, axis_labels = checked["cost_proportions"], checked["axis_labels"]
+    n_c = cost_proportions.size
+    size = _point_size(xy.shape[0])
+    _fix_shared_limits(axes, xy)
     sc = None
+    changed = []
     for i, cp in enumerate(cost_proportions):
         for j, method in enumerate(methods):
             ax = axes[i, j]
-            sc = _map_panel(ax, xy, losses[:, j, i], mask, vmax=vmax, size=size)
-            ax.set_title(f"{classes[target_class]} · {METHOD_ABBREVIATIONS.get(method, method)}"
+            sc = _map_panel(ax, xy, losses[:, j, i], mask, vmax=checked["vmax"], size=size)
+            ax.set_title(f"{classes[target]} · {METHOD_ABBREVIATIONS.get(method, method)}"
                          f" · c = {cp:g}", fontsize=FONT)
-            _clear_ticks(ax)
             if i == n_c - 1:
                 ax.set_xlabel(axis_labels[0], fontsize=FONT)
+                changed.append(ax.xaxis)
             if j == 0:
                 ax.set_ylabel(axis_labels[1], fontsize=FONT)
+                changed.append(ax.yaxis)
+    bottom = 0.4 + (0.2 if checked["note"] else 0.0)
     _side_colorbar(fig, sc, right=1.25, top=0.3, bottom=bottom, label="loss QI at c")
-    _note(fig, note)
-    return fig
+    _note(fig, checked["note"])
+    return changed
 
 
 # ------------------------------------------------------------ Melo & Prudêncio (2014)
