@@ -283,3 +283,27 @@ def test_select_per_instance_breaks_distance_ties_by_row_order(seed, k, d, metri
     p = 2 if metric == "euclidean" else 1
     assert_array_equal(select_per_instance(X_train, L, X_test, k=k, metric=metric),
                        _brute_select(X_train, L, X_test, k, p))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 6), n_q=st.integers(1, 4),
+       levels=st.integers(1, 5))
+def test_the_grid_of_several_conditions_at_once_chooses_as_one_at_a_time(seed, m, n_q, levels):
+    # losses on a coarse grid (many equal sums, ties everywhere) and values such as 0.1
+    # whose sums round differently in another order
+    from metaeval.selection._per_instance import (
+        _model_order,
+        _select_grid,
+        _select_grid_many,
+    )
+
+    rng = np.random.default_rng(seed)
+    n_train, n_test = 40, 17
+    losses = [rng.integers(0, levels + 1, (n_train, m)) * (0.1 if q % 2 else 2.0 / levels)
+              for q in range(n_q)]
+    idx = np.argsort(rng.random((n_test, n_train)), axis=1)[:, :25]
+    for ks in ([None, 1, 3, 5, 9, 15, 25], [2, 7], [None], [4]):
+        orders = [_model_order(L) for L in losses]
+        many = _select_grid_many(idx, losses, ks, orders)
+        for L, order, got in zip(losses, orders, many, strict=True):
+            np.testing.assert_array_equal(got, _select_grid(idx, L, ks, order))

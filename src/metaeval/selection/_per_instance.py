@@ -153,6 +153,39 @@ def _select_grid(idx, L_train, ks, order):
     return out
 
 
+def _select_grid_many(idx, losses, ks, orders):
+    """:func:`_select_grid` for several loss matrices of the same rows (conditions) at once.
+
+    One gather over the models of every condition side by side, instead of one per
+    condition, and sums over the first k neighbours for the grid's k only (``ks``
+    increasing after any ``None``, as :func:`_check_grid` orders them). Those sums
+    differ from :func:`_select_grid`'s running sums by rounding alone, far inside the
+    tolerance within which :func:`_choose` takes sums as tied: the choices are the same
+    (tested against it on data with many ties).
+    """
+    n_q = len(losses)
+    n_test, m = idx.shape[0], losses[0].shape[1]
+    outs = [np.empty((n_test, len(ks)), dtype=np.intp) for _ in range(n_q)]
+    local = [j for j, k in enumerate(ks) if k is not None]
+    for q in range(n_q):
+        outs[q][:, [j for j, k in enumerate(ks) if k is None]] = orders[q][0]
+    if not local:
+        return outs
+    L = np.concatenate(losses, axis=1)  # (n_train, n_q * m): condition q in block q
+    kmax = max(ks[j] for j in local)
+    step = max(1, _BLOCK // (kmax * m * n_q))
+    sizes = np.array([ks[j] for j in local])
+    starts = np.concatenate([[0], sizes[:-1]])  # the grid's k increase (see _check_grid)
+    for r0 in range(0, n_test, step):  # blocks of test rows bound the memory
+        rows = slice(r0, min(n_test, r0 + step))
+        # the sums over the first k neighbours, for the grid's k only: each stretch
+        # between two of them summed, then those added up (rows, |local|, n_q * m)
+        cum = np.cumsum(np.add.reduceat(L[idx[rows, :kmax]], starts, axis=1), axis=1)
+        for q in range(n_q):
+            outs[q][rows, local] = _choose(cum[:, :, q * m:(q + 1) * m], orders[q])
+    return outs
+
+
 def _distances(A, B, metric, sq_b=None):
     """Distances (or, for euclidean, ``|b|^2 - 2 a.b``: the same order within a row)."""
     if metric == "euclidean":
@@ -380,17 +413,20 @@ def _nested(X, train_losses, folds, ids, ks, inner_folds, metric, random_state, 
             splits = KFold(inner_folds, shuffle=True, random_state=random_state).split(train)
             for itr, ite in splits:
                 idx = _neighbours(X, train[itr], train[ite], ks, metric, ranked)
-                for q, L in enumerate(losses):  # a loop over operating conditions
-                    picks = _select_grid(idx, L[itr], ks, _model_order(L[itr]))
-                    inner_loss[q] += L[ite[:, None], picks].sum(axis=0)
+                inner = [L[itr] for L in losses]  # every operating condition at once
+                picks = _select_grid_many(idx, inner, ks, [_model_order(L) for L in inner])
+                for q, L in enumerate(losses):
+                    inner_loss[q] += L[ite[:, None], picks[q]].sum(axis=0)
         idx = _neighbours(X, train, test, ks, metric, ranked)
-        for q, L in enumerate(losses):
+        orders = [_model_order(L) for L in losses]
+        best = [int(np.argmin(inner_loss[q])) for q in range(n_q)]
+        used = sorted(set(best))  # the grid's k that some condition chose
+        picks = _select_grid_many(idx, losses, [ks[j] for j in used], orders)
+        for q in range(n_q):
             choice, single_best, k_chosen = out[q]
-            order = _model_order(L)
-            single_best[test] = order[0]
-            best_k = ks[int(np.argmin(inner_loss[q]))]
-            k_chosen[key] = best_k
-            choice[test] = _select_grid(idx, L, [best_k], order)[:, 0]
+            single_best[test] = orders[q][0]
+            k_chosen[key] = ks[best[q]]
+            choice[test] = picks[q][:, used.index(best[q])]
     return out
 
 
