@@ -158,3 +158,61 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
         assert len(made.fig.axes) == n_axes  # the colour bar went with its map
         assert all(ax.get_xlabel() == ax.get_ylabel() == "" for ax in made.fig.axes)
     assert len(_backdrop._BACKDROPS) == 2  # with a note, and without
+
+
+def _same_svg(a, b):
+    import re
+
+    strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
+    return strip(a) == strip(b)
+
+
+def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
+    from metaeval.report.html import figure_to_svg
+
+    _backdrop._BACKDROPS.clear()
+    made = set()
+    for seed, methods in [(0, METHODS), (1, METHODS), (2, METHODS[:2]), (3, METHODS)]:
+        rng = np.random.default_rng(seed)
+        y = rng.integers(0, 2, 50)
+        y[:2] = [0, 1]
+        S = rng.integers(0, 4, (50, 3)) / 3.0  # tied scores
+        d = data.class_cost_curve_data(y, S, methods=methods)
+        kwargs = {"c": d.c, "curves": d.curves * rng.uniform(0.2, 1.0),
+                  "class_hardness": d.hardness, "methods": d.methods}
+        with drawing_style():
+            fresh = figure_to_svg(figures.class_cost_curves(**kwargs), page_font=True)
+            checked = figures._class_cost_curves_checked(**kwargs)
+            frame = _backdrop.frame(("test-ccc", tuple(sorted(checked["frame"].items()))),
+                                    lambda: figures._class_cost_curves_frame(**checked["frame"]))
+            made.add(id(frame))
+            n_children = len(frame.fig.get_children())
+            got = frame.svg(figures._class_cost_curves_content, checked)
+        assert _same_svg(got, fresh)
+        assert len(frame.fig.get_children()) == n_children
+    assert len(made) == 2
+
+
+def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
+    from scipy.cluster.hierarchy import linkage
+    from scipy.spatial.distance import pdist
+
+    from metaeval.report.html import figure_to_svg
+
+    _backdrop._BACKDROPS.clear()
+    rng = np.random.default_rng(0)
+    for trial in range(4):
+        names = [f"alg{k}" for k in range(6)]
+        Z = {m: linkage(np.round(pdist(rng.random((6, 3))), 1), method="average")
+             for m in METHODS}  # rounded: tied merge heights
+        kwargs = {"linkages": Z, "labels": names,
+                  "cut_height": None if trial == 2 else 0.3 + 0.1 * trial,
+                  "title": f"Algorithm dissimilarity, dataset {trial}"}
+        with drawing_style():
+            fresh = figure_to_svg(figures.dendrograms(**kwargs), page_font=True)
+            checked = figures._dendrograms_checked(**kwargs)
+            frame = _backdrop.frame(("test-dendro", tuple(sorted(checked["frame"].items()))),
+                                    lambda: figures._dendrograms_frame(**checked["frame"]))
+            got = frame.svg(figures._dendrograms_content, checked)
+        assert _same_svg(got, fresh), f"trial {trial}"
+        assert f"dataset {trial}" in got  # the figure title is made anew each time

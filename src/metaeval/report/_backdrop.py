@@ -1,4 +1,4 @@
-"""Raster figures whose frame is drawn once per process and reused: the same pixels, faster.
+"""Figures whose frame is built once per process and reused: the same output, faster.
 
 Some of the report's figures come in one shape for every dataset: the instance cost
 curves are 5 x 4 panels with the same limits, ticks and axis labels everywhere; only
@@ -13,24 +13,30 @@ frame (a higher zorder than the spines and axes, as the figure functions that us
 module arrange) and no panel's content reaches into another panel (it is clipped to its
 axes): the drawing operations then happen in the same order on each pixel. Tests compare
 the two buffers byte for byte.
+
+A vector (SVG) figure is drawn whole each time, but on a :class:`Frame` too: its panels,
+ticks and labels are made once, only the content is added and taken away again, and
+the markup is the one a new figure gives (tested).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["Backdrop", "backdrop"]
+__all__ = ["Backdrop", "Frame", "backdrop", "frame"]
 
-#: frames kept per process (each holds its figure and a copy of its pixels)
-MAX_BACKDROPS = 4
+#: frames kept per process (each holds its figure and, for pixels, two copies of them:
+#: up to 8 MB each at the report's resolution)
+MAX_BACKDROPS = 8
 _BACKDROPS: OrderedDict = OrderedDict()
 
 
-class Backdrop:
-    """A figure's frame, drawn once; :meth:`draw` puts content on a fresh copy of it.
+class Frame:
+    """A figure's frame, built once, on which figures of the same layout are drawn in turn.
 
     Parameters
     ----------
@@ -39,14 +45,59 @@ class Backdrop:
     axes : object
         What the frame's builder returned besides the figure (e.g. its array of axes),
         handed to the content function.
-    dpi : float
-        Resolution of the pixels.
+    """
+
+    def __init__(self, fig, axes):
+        self.fig, self.axes = fig, axes
+
+    @contextmanager
+    def holding(self):
+        """A block in which content is added to the frame, and taken away after it.
+
+        Yields ``(frame axes, their children before, the figure's children before)``
+        (ids). Afterwards the added artists are removed (new axes too) and the texts of
+        the frame's titles and axis labels restored, leaving the frame as it was.
+        """
+        fig = self.fig
+        frame_axes = list(fig.axes)
+        before = {ax: set(map(id, ax.get_children())) for ax in frame_axes}
+        fig_before = set(map(id, fig.get_children()))
+        texts = [(t, t.get_text()) for ax in frame_axes
+                 for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
+                           ax.yaxis.label)]
+        try:
+            yield frame_axes, before, fig_before
+        finally:
+            for a in fig.get_children():
+                if id(a) not in fig_before:
+                    a.remove()
+            for ax in frame_axes:
+                for a in ax.get_children():
+                    if id(a) not in before[ax]:
+                        a.remove()
+            for t, text in texts:
+                t.set_text(text)
+
+    def svg(self, content: Callable, *args) -> str:
+        """``content(fig, axes, *args)`` on the frame, as the report's SVG markup."""
+        from metaeval.report.html import figure_to_svg
+
+        with self.holding():
+            content(self.fig, self.axes, *args)
+            return figure_to_svg(self.fig, page_font=True)
+
+
+class Backdrop(Frame):
+    """A :class:`Frame` drawn once into pixels; :meth:`draw` puts content on a copy.
+
+    ``dpi``: the resolution of the pixels.
     """
 
     def __init__(self, fig, axes, dpi):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        self.fig, self.axes, self.dpi = fig, axes, dpi
+        super().__init__(fig, axes)
+        self.dpi = dpi
         fig.set_dpi(dpi)
         fig.set_facecolor("white")
         self.canvas = FigureCanvasAgg(fig)
@@ -58,9 +109,8 @@ class Backdrop:
 
         ``content`` adds artists (to the frame's axes or to the figure: new axes too, a
         colour bar) and may return artists of the frame it changed (an axis given a
-        label), which are drawn again. Afterwards the added artists are taken away and
-        the texts of the frame's titles and axis labels restored, leaving the frame as
-        it was for the next figure; the smallest font is that of
+        label), which are drawn again; everything goes again afterwards (see
+        :meth:`Frame.holding`). The smallest font is that of
         :func:`metaeval.report.figures.smallest_font_pt` on the whole figure.
         """
         from PIL import Image
@@ -68,13 +118,7 @@ class Backdrop:
         from metaeval.report.figures import smallest_font_pt
 
         fig = self.fig
-        frame_axes = list(fig.axes)
-        before = {ax: set(map(id, ax.get_children())) for ax in frame_axes}
-        fig_before = set(map(id, fig.get_children()))
-        texts = [(t, t.get_text()) for ax in frame_axes
-                 for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
-                           ax.yaxis.label)]
-        try:
+        with self.holding() as (frame_axes, before, fig_before):
             changed = content(fig, self.axes, *args) or []
             renderer = self.canvas.get_renderer()
             self.canvas.restore_region(self.background)
@@ -97,16 +141,6 @@ class Backdrop:
             small = smallest_font_pt(fig)
             img = Image.frombuffer("RGBA", self.canvas.get_width_height(),
                                    self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
-        finally:
-            for a in fig.get_children():
-                if id(a) not in fig_before:
-                    a.remove()
-            for ax in frame_axes:
-                for a in ax.get_children():
-                    if id(a) not in before[ax]:
-                        a.remove()
-            for t, text in texts:
-                t.set_text(text)
         return img, small
 
     def rgba(self) -> np.ndarray:
@@ -114,17 +148,25 @@ class Backdrop:
         return np.asarray(self.canvas.buffer_rgba()).copy()
 
 
+def frame(key: Hashable, build: Callable) -> Frame:
+    """This process's :class:`Frame` for ``key``, built by ``build()`` once (see
+    :func:`backdrop`)."""
+    return _kept(("frame", key), lambda: Frame(*build()))
+
+
 def backdrop(key: Hashable, build: Callable, dpi) -> Backdrop:
     """This process's :class:`Backdrop` for ``key`` at ``dpi``, built by ``build()`` once.
 
-    ``build()`` returns ``(fig, axes)``; at most :data:`MAX_BACKDROPS` are kept, the
-    least recently used dropped first.
+    ``build()`` returns ``(fig, axes)``; at most :data:`MAX_BACKDROPS` frames are kept,
+    the least recently used dropped first.
     """
-    full = (key, float(dpi))
+    return _kept(("pixels", key, float(dpi)), lambda: Backdrop(*build(), dpi))
+
+
+def _kept(full, make):
     got = _BACKDROPS.get(full)
     if got is None:
-        fig, axes = build()
-        got = _BACKDROPS[full] = Backdrop(fig, axes, dpi)
+        got = _BACKDROPS[full] = make()
         while len(_BACKDROPS) > MAX_BACKDROPS:
             _BACKDROPS.popitem(last=False)
     _BACKDROPS.move_to_end(full)

@@ -504,12 +504,29 @@ def _hardest_and_typical(y, H):
 
 
 def _class_cost_curves(view, *, dataset=None, methods=None):
+    return figures.class_cost_curves(**_class_cost_curves_input(view, dataset=dataset,
+                                                                methods=methods))
+
+
+def _class_cost_curves_svg(view, *, dataset=None, methods=None):
+    """:func:`_class_cost_curves` as the report's SVG markup, on a frame made once."""
+    from metaeval.report._backdrop import frame
+
+    checked = figures._class_cost_curves_checked(**_class_cost_curves_input(
+        view, dataset=dataset, methods=methods))
+    layout = checked["frame"]
+    made = frame(("class-cost-curves", tuple(sorted(layout.items()))),
+                 lambda: figures._class_cost_curves_frame(**layout))
+    return made.svg(figures._class_cost_curves_content, checked)
+
+
+def _class_cost_curves_input(view, *, dataset, methods) -> dict:
     y, S, _ = view.scores(dataset)
     methods = _methods_option(view, methods)
     H = view.hardness(dataset)[:, [view.methods.index(m) for m in methods]] \
         if set(methods) <= set(view.methods) else None
     d = data.class_cost_curve_data(y, S, methods=methods, t=view.t, hardness=H)
-    return figures.class_cost_curves(d.c, d.curves, d.hardness, methods=d.methods)
+    return {"c": d.c, "curves": d.curves, "class_hardness": d.hardness, "methods": d.methods}
 
 
 def _projection(view, *, dataset=None, max_points=MAX_MAP_POINTS):
@@ -581,6 +598,23 @@ def _cost_hardness_maps_input(view, *, dataset, target_class, cost_proportions, 
 
 
 def _dendrograms(view, *, dataset=None, cut_height=None, how="mean"):
+    return figures.dendrograms(**_dendrograms_input(view, dataset=dataset,
+                                                    cut_height=cut_height, how=how))
+
+
+def _dendrograms_svg(view, *, dataset=None, cut_height=None, how="mean"):
+    """:func:`_dendrograms` as the report's SVG markup, on a frame made once."""
+    from metaeval.report._backdrop import frame
+
+    checked = figures._dendrograms_checked(**_dendrograms_input(
+        view, dataset=dataset, cut_height=cut_height, how=how))
+    layout = checked["frame"]
+    made = frame(("dendrograms", tuple(sorted(layout.items()))),
+                 lambda: figures._dendrograms_frame(**layout))
+    return made.svg(figures._dendrograms_content, checked)
+
+
+def _dendrograms_input(view, *, dataset, cut_height, how) -> dict:
     if dataset is None:
         D, algs = view.aggregated_dissimilarity(how)
         label = f"{how} over {len(view.usable_datasets())} datasets"
@@ -596,9 +630,9 @@ def _dendrograms(view, *, dataset=None, cut_height=None, how="mean"):
     cut = {m: (data.default_cut_height(Z[m]) if cut_height is None else float(cut_height))
            for m in view.methods}
     titles = {m: figures._method_title(m) for m in view.methods}
-    return figures.dendrograms(Z, algs, cut_height=cut, titles=titles,
-                               ylabel="dissimilarity (mean |ΔIH|)",
-                               title=f"Algorithm dissimilarity, {label}")
+    return {"linkages": Z, "labels": algs, "cut_height": cut, "titles": titles,
+            "ylabel": "dissimilarity (mean |ΔIH|)",
+            "title": f"Algorithm dissimilarity, {label}"}
 
 
 def _fine_log2(*must_show):
@@ -848,6 +882,9 @@ class _Kind:
     #: the same figure straight to pixels, faster: ``png(view, dpi=, **options)`` ->
     #: ``(RGB image, size in inches, smallest font in pt)`` (the report's PNG figures)
     png: Callable | None = None
+    #: the same figure straight to the report's SVG markup, faster:
+    #: ``svg(view, **options)`` -> str
+    svg: Callable | None = None
 
 
 #: Figure kinds for :func:`plot` (and ``metaeval plot KIND``), with their options.
@@ -858,7 +895,7 @@ PLOT_KINDS: dict[str, _Kind] = {
                                   "algorithms", _instance_cost_curves_png),
     "class-cost-curves": _Kind(_class_cost_curves, True, True,
                                "class cost curves with class hardness (Prudêncio 2019, Fig 7); "
-                               "options: dataset, methods"),
+                               "options: dataset, methods", svg=_class_cost_curves_svg),
     "projection": _Kind(_projection, True, True,
                         "PCA of the features coloured by class (Prudêncio 2019, Fig 8); "
                         "options: dataset"),
@@ -873,7 +910,8 @@ PLOT_KINDS: dict[str, _Kind] = {
     "dendrograms": _Kind(_dendrograms, True, False,
                          "dendrograms of algorithm dissimilarity per method, cut marked (Melo "
                          "& Prudêncio 2014, Figs 3-8 of the MetaSel version); options: "
-                         "dataset (default: aggregated), cut_height, how"),
+                         "dataset (default: aggregated), cut_height, how",
+                         svg=_dendrograms_svg),
     "arr": _Kind(_arr, False, False,
                  "ARR against the time ratio with its pole (Abdulrahman & Brazdil 2014, "
                  "Fig 1); options: accd, used"),

@@ -516,6 +516,16 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
     >>> fig.axes[0].get_legend().get_texts()[0].get_text()  # class 0: the figure's legend
     'CH = 0.500'
     """
+    checked = _class_cost_curves_checked(c, curves, class_hardness, methods=methods,
+                                         classes=classes)
+    fig, panels = _class_cost_curves_frame(**checked["frame"])
+    _class_cost_curves_content(fig, panels, checked)
+    return fig
+
+
+def _class_cost_curves_checked(c, curves, class_hardness, *, methods,
+                               classes=("class 0", "class 1")) -> dict:
+    """The validated input of :func:`class_cost_curves`; ``"frame"``: its frame's layout."""
     c = _array(c, "c", ndim=1)
     curves = _array(curves, "curves", ndim=3, allow_nan=True)
     class_hardness = _array(class_hardness, "class_hardness", ndim=2, allow_nan=True)
@@ -527,18 +537,43 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
                          f"got {class_hardness.shape}")
     methods = _labels(methods, n_methods, "methods")
     classes = _labels(classes, 2, "classes")
+    return {"c": c, "curves": curves, "class_hardness": class_hardness, "classes": classes,
+            "frame": {"methods": tuple(methods)}}
+
+
+def _class_cost_curves_frame(*, methods):
+    """The panels of :func:`class_cost_curves`: titles, x axes and labels (the y limits
+    follow the data). Returns the figure and ``(panels, spare slots)``."""
     from matplotlib.ticker import FixedLocator
 
+    n_methods = len(methods)
     ncols = min(n_methods, 3)
     spare_slot = n_methods % ncols != 0
     fig, panels, spare = _wrapped_grid(n_methods, ncols_max=3, panel=(1.95, 1.55), left=0.75,
                                        right=0.15, bottom=0.55 if spare_slot else 0.85,
                                        top=0.3, wgap=0.2, hgap=0.85, sharey=True)
+    for i, method in enumerate(methods):
+        ax = panels[i]
+        ax.set_title(_method_title(method), fontsize=FONT)
+        ax.set_xlim(0, 1)
+        ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+        ax.xaxis.set_major_formatter(_short_number)
+        ax.set_xlabel("cost proportion c", fontsize=FONT)
+        ax.tick_params(labelsize=FONT)
+        if i % ncols == 0:
+            ax.set_ylabel("mean loss", fontsize=FONT)
+    return fig, (panels, spare)
+
+
+def _class_cost_curves_content(fig, frame, checked) -> None:
+    """The curves, limits and legends of :func:`class_cost_curves`."""
+    panels, spare = frame
+    c, curves, class_hardness = checked["c"], checked["curves"], checked["class_hardness"]
+    classes = checked["classes"]
     finite = curves[np.isfinite(curves)]
     y_top = float(np.clip(1.45 * finite.max(), 0.5, 2.05)) if finite.size else 2.05
     handles = {}
-    for i, method in enumerate(methods):
-        ax = panels[i]
+    for i, ax in enumerate(panels):
         drawn, labels = [], []
         for k in range(2):
             if not np.isfinite(curves[i, k]).any():
@@ -548,18 +583,10 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
             handles.setdefault(k, line)
             drawn.append(line)
             labels.append(f"CH = {class_hardness[i, k]:.3f}")
-        ax.set_title(_method_title(method), fontsize=FONT)
-        ax.set_xlim(0, 1)
         ax.set_ylim(0, y_top)
-        ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
-        ax.xaxis.set_major_formatter(_short_number)
-        ax.set_xlabel("cost proportion c", fontsize=FONT)
-        ax.tick_params(labelsize=FONT)
         # each panel's own class hardness; which class is which: the one legend below
         ax.legend(drawn, labels, fontsize=FONT, loc="upper center", frameon=False,
                   handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)
-        if i % ncols == 0:
-            ax.set_ylabel("mean loss", fontsize=FONT)
     key = [handles[k] for k in sorted(handles)]
     names = [classes[k] for k in sorted(handles)]
     if spare:
@@ -570,7 +597,6 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
     else:
         fig.legend(key, names, loc="lower center", ncols=2, fontsize=FONT, frameon=False,
                    borderaxespad=0.1, title="CH = class hardness", title_fontsize=FONT)
-    return fig
 
 
 def projection_map(xy, y, *, classes=("class 0", "class 1"), axis_labels=("PC1", "PC2"),
@@ -967,14 +993,23 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
     >>> [line.get_gid() for line in fig.axes[0].lines]
     ['cut']
     """
-    from scipy.cluster.hierarchy import dendrogram, is_valid_linkage
+    checked = _dendrograms_checked(linkages, labels, cut_height=cut_height, titles=titles,
+                                   ylabel=ylabel, title=title, max_labelled=max_labelled)
+    fig, axes = _dendrograms_frame(**checked["frame"])
+    _dendrograms_content(fig, axes, checked)
+    return fig
+
+
+def _dendrograms_checked(linkages, labels, *, cut_height=None, titles=None,
+                         ylabel="dissimilarity", title=None, max_labelled=60) -> dict:
+    """The validated input of :func:`dendrograms`; ``"frame"``: its frame's layout."""
+    from scipy.cluster.hierarchy import is_valid_linkage
 
     if not isinstance(linkages, Mapping) or not linkages:
         raise ValueError("linkages must be a non-empty mapping of method to linkage matrix")
     labels = [str(v) for v in labels]
     named = len(labels) <= max_labelled
     longest = max((len(v) for v in labels), default=1) if named else 0
-    n = len(linkages)
     checked = {}
     for method, Z in linkages.items():
         Z = _array(Z, f"linkages[{method!r}]", ndim=2)
@@ -984,22 +1019,38 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
         checked[method] = Z
     cuts = {m: (cut_height.get(m) if isinstance(cut_height, Mapping) else cut_height)
             for m in checked}
-    # one vertical scale for every panel, so heights compare across methods
-    top = max([float(Z[:, 2].max()) for Z in checked.values()]
-              + [float(c) for c in cuts.values() if c is not None])
-    top = top * 1.08 if top > 0 else 1.0
     note = ("Coloured branches: the clusters below the dashed cut; grey: merges above it."
             if any(c is not None for c in cuts.values()) else None)
     if not named:
         note = (f"{len(labels)} leaves, not named (more than {max_labelled}). " + (note or ""))
+    return {"linkages": checked, "labels": labels, "named": named, "cuts": cuts,
+            "titles": titles, "ylabel": ylabel, "title": title, "note": note,
+            "frame": {"n": len(checked), "longest": longest, "with_note": bool(note),
+                      "with_title": bool(title)}}
+
+
+def _dendrograms_frame(*, n, longest, with_note, with_title):
+    """The empty panels of :func:`dendrograms` (scipy draws each tree's axes itself)."""
     fig, axes, _ = _wrapped_grid(n, ncols_max=3, panel=(1.95, 1.9), left=0.75, right=0.15,
-                                 bottom=0.2 + 0.085 * longest + (0.25 if note else 0.0),
-                                 top=0.55 + (0.3 if title else 0.0), wgap=0.2,
+                                 bottom=0.2 + 0.085 * longest + (0.25 if with_note else 0.0),
+                                 top=0.55 + (0.3 if with_title else 0.0), wgap=0.2,
                                  hgap=0.6 + 0.085 * longest, sharey=True)
-    for col, (ax, (method, Z)) in enumerate(zip(axes, checked.items(), strict=True)):
+    return fig, axes
+
+
+def _dendrograms_content(fig, axes, checked) -> None:
+    """The trees, cuts, titles and notes of :func:`dendrograms`."""
+    from scipy.cluster.hierarchy import dendrogram
+
+    linkages, cuts, titles = checked["linkages"], checked["cuts"], checked["titles"]
+    # one vertical scale for every panel, so heights compare across methods
+    top = max([float(Z[:, 2].max()) for Z in linkages.values()]
+              + [float(c) for c in cuts.values() if c is not None])
+    top = top * 1.08 if top > 0 else 1.0
+    for col, (ax, (method, Z)) in enumerate(zip(axes, linkages.items(), strict=True)):
         cut = cuts[method]
-        dendrogram(Z, labels=labels, ax=ax, leaf_rotation=90, leaf_font_size=FONT,
-                   link_color_func=_cluster_colours(Z, cut), no_labels=not named)
+        dendrogram(Z, labels=checked["labels"], ax=ax, leaf_rotation=90, leaf_font_size=FONT,
+                   link_color_func=_cluster_colours(Z, cut), no_labels=not checked["named"])
         head = titles.get(method, method) if titles else _method_title(method)
         if cut is not None:
             ax.axhline(cut, color="crimson", ls="--", lw=1.0, gid="cut")
@@ -1007,13 +1058,13 @@ def dendrograms(linkages, labels, *, cut_height=None, titles=None, ylabel="dissi
         ax.set_ylim(0, top)
         ax.set_title(head, fontsize=FONT)
         if col % 3 == 0:
-            ax.set_ylabel(ylabel, fontsize=FONT)
+            ax.set_ylabel(checked["ylabel"], fontsize=FONT)
             ax.tick_params(axis="y", labelleft=True)
         ax.tick_params(axis="y", labelsize=FONT)
-    if title:
-        fig.suptitle(title, fontsize=TITLE, y=1 - 0.06 / fig.get_size_inches()[1], va="top")
-    _note(fig, note)
-    return fig
+    if checked["title"]:
+        fig.suptitle(checked["title"], fontsize=TITLE,
+                     y=1 - 0.06 / fig.get_size_inches()[1], va="top")
+    _note(fig, checked["note"])
 
 
 def _cluster_colours(Z, cut, *, above="#595959"):

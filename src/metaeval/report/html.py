@@ -240,18 +240,19 @@ class _Page:
         if key not in self.known and key not in self.rendered:
             dpi = self.dpi if max_dpi is None else min(self.dpi, max_dpi)
             self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options,
-                                            colors, dpi, png=spec.png)
+                                            colors, dpi, png=spec.png, svg=spec.svg)
         self.problems.append(["figure", key])  # its problem, if any, in page order
         self.n_figures += 1
         return _render.token(key)
 
     def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options,
-              colors=128, dpi=None, png=None) -> dict:
-        """``png``: the kind's own way to its pixels, if it has one (see ``_Kind.png``)."""
+              colors=128, dpi=None, png=None, svg=None) -> dict:
+        """``png``, ``svg``: the kind's own faster ways to its pixels or markup, if it
+        has them (see ``_Kind``)."""
         try:
             with _young_garbage_after():
                 body = self._body(build, fmt, alt or caption, options, colors,
-                                  self.dpi if dpi is None else dpi, png)
+                                  self.dpi if dpi is None else dpi, png, svg)
         except Exception as exc:
             if self.strict:
                 raise
@@ -262,10 +263,13 @@ class _Page:
         return {"html": f"<figure>{body}<figcaption>{_esc(caption)}</figcaption></figure>",
                 "problem": None}
 
-    def _body(self, build, fmt, alt, options, colors, dpi, png=None) -> str:
+    def _body(self, build, fmt, alt, options, colors, dpi, png=None, svg=None) -> str:
         """The figure's markup: the figure itself is garbage when this returns."""
         from metaeval.report.figures import drawing_style
 
+        if fmt == "svg" and svg is not None:
+            with drawing_style():
+                return svg(self.view, **options)
         if fmt == "png" and png is not None:
             with drawing_style():
                 img, size, small = png(self.view, dpi=dpi, **options)
