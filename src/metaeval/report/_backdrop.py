@@ -31,7 +31,7 @@ __all__ = ["Backdrop", "Frame", "backdrop", "frame"]
 
 #: frames kept per process (each holds its figure and, for pixels, two copies of them:
 #: up to 8 MB each at the report's resolution)
-MAX_BACKDROPS = 8
+MAX_BACKDROPS = 16
 _BACKDROPS: OrderedDict = OrderedDict()
 
 
