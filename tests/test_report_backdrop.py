@@ -1,6 +1,7 @@
 """A figure drawn on a frame drawn once gives the very pixels of drawing it whole."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -118,7 +119,7 @@ def _map_input(seed, n, *, note=None):
     return xy, y, note
 
 
-@pytest.mark.parametrize("kind", ["hardness", "cost"])
+@pytest.mark.parametrize("kind", ["hardness", "cost", "space"])
 def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
     # each map has its own limits (its data), labels, colour scale and note: only the
     # panels' frame is shared
@@ -133,6 +134,13 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
                       "methods": METHODS, "axis_labels": labels, "note": note}
             public, checked = figures.hardness_maps, figures._hardness_maps_checked
             frame, content = figures._hardness_maps_frame, figures._hardness_maps_content
+        elif kind == "space":
+            values = rng.integers(0, 5, (n, 2)) / 4.0 * (1 + seed % 2)  # a wider scale too
+            values[::7, 0] = np.nan  # measures undefined here: grey
+            kwargs = {"xy": xy, "values": pd.DataFrame(values, columns=["kDN", "RD"]),
+                      "axis_labels": labels, "note": note, "title": f"dataset {seed}"}
+            public, checked = figures.instance_space_map, figures._instance_space_map_checked
+            frame, content = figures._instance_space_map_frame, figures._instance_space_map_content
         else:
             kwargs = {"xy": xy, "y": y, "losses": rng.uniform(0, 2 * rng.random(), (n, 2, 3)),
                       "methods": METHODS[1:3], "cost_proportions": [0.2, 0.5, 0.8],

@@ -11,8 +11,9 @@ matplotlib's animations.
 The pixels are those of drawing the whole figure, provided the content lies above the
 frame (a higher zorder than the spines and axes, as the figure functions that use this
 module arrange) and no panel's content reaches into another panel (it is clipped to its
-axes): the drawing operations then happen in the same order on each pixel. Tests compare
-the two buffers byte for byte.
+axes): the drawing operations then happen in the same order on each pixel. The spines are
+drawn with the content (where a spine's ends fall depends, by a rounding, on the data
+limits). Tests compare the two buffers byte for byte.
 
 A vector (SVG) figure is drawn whole each time, but on a :class:`Frame` too: its panels,
 ticks and labels are made once, only the content is added and taken away again, and
@@ -101,7 +102,17 @@ class Backdrop(Frame):
         fig.set_dpi(dpi)
         fig.set_facecolor("white")
         self.canvas = FigureCanvasAgg(fig)
-        self.canvas.draw()
+        # the spines are drawn with each figure, not in the frame: where their ends fall
+        # depends, by a rounding, on the data limits (a spine runs between them)
+        self.spines = {ax: [sp for sp in ax.spines.values() if sp.get_visible()]
+                       for ax in fig.axes}
+        for spine in (sp for spines in self.spines.values() for sp in spines):
+            spine.set_visible(False)
+        try:
+            self.canvas.draw()
+        finally:
+            for spine in (sp for spines in self.spines.values() for sp in spines):
+                spine.set_visible(True)
         self.background = self.canvas.copy_from_bbox(fig.bbox)
 
     def draw(self, content: Callable, *args):
@@ -122,7 +133,7 @@ class Backdrop(Frame):
             changed = content(fig, self.axes, *args) or []
             renderer = self.canvas.get_renderer()
             self.canvas.restore_region(self.background)
-            again = {}
+            again = {ax: list(spines) for ax, spines in self.spines.items()}
             for a in changed:
                 again.setdefault(a.axes, []).append(a)
             # in the order a whole draw takes: each axes' artists by zorder (the frame's

@@ -827,6 +827,20 @@ _INSTANCE_SPACE_MEASURES = ("kDN", "rate-driven")
 
 def _instance_space(view, *, dataset=None, measures=_INSTANCE_SPACE_MEASURES,
                     max_points=MAX_MAP_POINTS):
+    return figures.instance_space_map(**_instance_space_input(
+        view, dataset=dataset, measures=measures, max_points=max_points))
+
+
+def _instance_space_png(view, *, dpi, dataset=None, measures=_INSTANCE_SPACE_MEASURES,
+                        max_points=MAX_MAP_POINTS):
+    """:func:`_instance_space` as pixels, on a frame drawn once per process."""
+    checked = figures._instance_space_map_checked(**_instance_space_input(
+        view, dataset=dataset, measures=measures, max_points=max_points))
+    return _on_backdrop("instance-space", checked, figures._instance_space_map_frame,
+                        figures._instance_space_map_content, dpi)
+
+
+def _instance_space_input(view, *, dataset, measures, max_points) -> dict:
     frame, _ = _instance_space_or_raise(view, dataset)
     # the same PCA as the hardness maps (with its % of variance), not a second one
     xy, ev = _projection_or_raise(view, dataset)
@@ -838,10 +852,9 @@ def _instance_space(view, *, dataset=None, measures=_INSTANCE_SPACE_MEASURES,
         raise ValueError(f"measures {missing} are not columns of the hardness frame; "
                          f"choose from {list(frame.columns)}")
     shown = frame[measures].rename(columns=_measure_title)
-    return figures.instance_space_map(xy, shown, axis_labels=_axis_labels(ev),
-                                      title=f"{dataset}: classic and cost-sensitive hardness",
-                                      note=note,
-                                      colorbar_label="hardness (0 = easy, 1 = hard)")
+    return {"xy": xy, "values": shown, "axis_labels": _axis_labels(ev),
+            "title": f"{dataset}: classic and cost-sensitive hardness", "note": note,
+            "colorbar_label": "hardness (0 = easy, 1 = hard)"}
 
 
 def _measure_title(name: str) -> str:
@@ -947,7 +960,8 @@ PLOT_KINDS: dict[str, _Kind] = {
                        "options: cost_aware"),
     "instance-space": _Kind(_instance_space, True, True,
                             "instance space: PCA coloured by classic and cost-sensitive "
-                            "hardness (after Paiva et al. 2022); options: dataset, measures"),
+                            "hardness (after Paiva et al. 2022); options: dataset, measures",
+                            _instance_space_png),
     "instance-space-correlation": _Kind(_instance_space_correlation, True, True,
                                         "rank correlation of classic and cost-sensitive "
                                         "hardness; options: dataset, method"),

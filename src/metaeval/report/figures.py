@@ -1791,6 +1791,18 @@ def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), ti
     >>> fig.axes[0].get_title(), len(fig.axes)  # the panel and the colour bar
     ('kDN', 2)
     """
+    checked = _instance_space_map_checked(xy, values, label=label, axis_labels=axis_labels,
+                                          title=title, cmap=cmap, note=note,
+                                          colorbar_label=colorbar_label)
+    fig, panels = _instance_space_map_frame(**checked["frame"])
+    _instance_space_map_content(fig, panels, checked)
+    return fig
+
+
+def _instance_space_map_checked(xy, values, *, label=None, axis_labels=("PC1", "PC2"),
+                                title=None, cmap="viridis", note=None,
+                                colorbar_label=None) -> dict:
+    """The validated input of :func:`instance_space_map`; ``"frame"``: its frame's layout."""
     xy = _array(xy, "xy", ndim=2)
     if xy.shape[1] != 2:
         raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
@@ -1801,36 +1813,57 @@ def instance_space_map(xy, values, *, label=None, axis_labels=("PC1", "PC2"), ti
         raise ValueError(f"values must have {xy.shape[0]} rows and at least one column, "
                          f"got shape {values.shape}")
     V = _array(values.to_numpy(dtype=float), "values", ndim=2, allow_nan=True)
-    k = V.shape[1]
+    return {"xy": xy, "V": V, "names": [str(c) for c in values.columns],
+            "axis_labels": axis_labels, "title": title, "cmap": cmap, "note": note,
+            "colorbar_label": colorbar_label,
+            "frame": {"k": V.shape[1], "with_note": bool(note), "with_title": bool(title)}}
+
+
+def _instance_space_map_frame(*, k, with_note, with_title):
+    """The empty panels of :func:`instance_space_map`."""
+    fig, panels, _ = _wrapped_grid(k, ncols_max=2, panel=(2.5, 2.3), left=0.35, right=1.3,
+                                   bottom=0.45 + (0.2 if with_note else 0.0),
+                                   top=0.6 if with_title else 0.3, wgap=0.15, hgap=0.6)
+    for ax in panels:
+        _clear_ticks(ax)
+    return fig, panels
+
+
+def _instance_space_map_content(fig, panels, checked) -> list:
+    """What :func:`instance_space_map` draws on its frame; returns the frame's artists it
+    changed (see :func:`_hardness_maps_content`)."""
+    xy, V, axis_labels = checked["xy"], checked["V"], checked["axis_labels"]
     finite = V[np.isfinite(V)]
     # one scale for every panel, so colours compare: [0, 1] holds every hardness measure
     # here; wider data widen it
     vmin = min(0.0, float(finite.min())) if finite.size else 0.0
     vmax = max(1.0, float(finite.max())) if finite.size else 1.0
-    bottom = 0.45 + (0.2 if note else 0.0)
-    top = 0.6 if title else 0.3
-    fig, panels, _ = _wrapped_grid(k, ncols_max=2, panel=(2.5, 2.3), left=0.35, right=1.3,
-                                   bottom=bottom, top=top, wgap=0.15, hgap=0.6)
     size = _point_size(xy.shape[0])
     sc = None
-    for j, name in enumerate(values.columns):
+    changed = []
+    for j, name in enumerate(checked["names"]):
         ax = panels[j]
-        _clear_ticks(ax)
+        _fix_shared_limits([ax], xy)  # every panel the same points: the same limits
         ok = np.isfinite(V[:, j])
-        ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", lw=0)
+        ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", lw=0, zorder=_POINTS_Z)
         order = np.argsort(V[ok, j], kind="stable")
         sc = ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
-                        cmap=cmap, vmin=vmin, vmax=vmax, lw=0)
-        ax.set_title(str(name), fontsize=FONT)
+                        cmap=checked["cmap"], vmin=vmin, vmax=vmax, lw=0, zorder=_POINTS_Z)
+        ax.set_title(name, fontsize=FONT)
         ax.set_xlabel(axis_labels[0], fontsize=FONT)
+        changed.append(ax.xaxis)
         if j % 2 == 0:
             ax.set_ylabel(axis_labels[1], fontsize=FONT)
+            changed.append(ax.yaxis)
+    bottom = 0.45 + (0.2 if checked["note"] else 0.0)
+    top = 0.6 if checked["title"] else 0.3
     _side_colorbar(fig, sc, right=1.3, top=top, bottom=bottom,
-                   label=colorbar_label or "hardness (0 = easy, 1 = hard)")
-    if title:
-        fig.suptitle(title, fontsize=TITLE, y=1 - 0.06 / fig.get_size_inches()[1], va="top")
-    _note(fig, note)
-    return fig
+                   label=checked["colorbar_label"] or "hardness (0 = easy, 1 = hard)")
+    if checked["title"]:
+        fig.suptitle(checked["title"], fontsize=TITLE,
+                     y=1 - 0.06 / fig.get_size_inches()[1], va="top")
+    _note(fig, checked["note"])
+    return changed
 
 
 def correlation_heatmap(corr, *, title="Rank correlation") -> Figure:
