@@ -224,3 +224,28 @@ def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
             got = frame.svg(figures._dendrograms_content, checked)
         assert _same_svg(got, fresh), f"trial {trial}"
         assert f"dataset {trial}" in got  # the figure title is made anew each time
+
+
+def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure():
+    from metaeval.report._plots import _laid_out
+    from metaeval.report.html import figure_to_svg
+
+    _backdrop._BACKDROPS.clear()
+    rows = ["k-disagreeing neighbours", "tree depth (pruned)", "class likelihood", "N1"]
+    cols = ["SF", "SD", "RD", "SU", "RU"]
+    rng = np.random.default_rng(0)
+    for trial in range(4):
+        corr = pd.DataFrame(np.round(rng.uniform(-1, 1, (4, 5)), 1), index=rows, columns=cols)
+        corr.iloc[trial % 4, trial % 5] = np.nan  # a constant measure: no correlation
+        with drawing_style():
+            fresh = figure_to_svg(figures.correlation_heatmap(corr, title="Spearman"),
+                                  page_font=True)
+            checked = figures._heatmap_checked(corr, title="Spearman",
+                                               **figures._correlation_options(corr))
+            layout = checked["frame"]
+            frame = _backdrop.frame(("test-corr", tuple(sorted(layout.items()))),
+                                    lambda: _laid_out(*figures._heatmap_frame(**layout)))
+            got = frame.svg(figures._heatmap_content, checked)
+        assert _same_svg(got, fresh), f"trial {trial}"
+        assert got.count(">n/a<") == 1
+    assert len(_backdrop._BACKDROPS) == 1

@@ -867,7 +867,38 @@ def _measure_title(name: str) -> str:
     return f"{name} ({TERMS[name][0]})" if name in TERMS else human_name(name)
 
 
-def _instance_space_correlation(view, *, dataset=None, method="spearman"):
+def _instance_space_correlation(view, *, dataset=None, method="spearman", title=None):
+    corr, title = _instance_space_correlation_input(view, dataset=dataset, method=method,
+                                                    title=title)
+    return figures.correlation_heatmap(corr, title=title)
+
+
+def _instance_space_correlation_svg(view, *, dataset=None, method="spearman", title=None):
+    """:func:`_instance_space_correlation` as the report's SVG markup, on a frame made and
+    laid out once per process: the layout depends on the labels and the title only, the
+    same for every dataset when the title does not name it (as in the report)."""
+    from metaeval.report._backdrop import frame
+
+    corr, title = _instance_space_correlation_input(view, dataset=dataset, method=method,
+                                                    title=title)
+    checked = figures._heatmap_checked(corr, title=title, **figures._correlation_options(corr))
+    layout = checked["frame"]
+    made = frame(("correlation", tuple(sorted(layout.items()))),
+                 lambda: _laid_out(*figures._heatmap_frame(**layout)))
+    return made.svg(figures._heatmap_content, checked)
+
+
+def _laid_out(fig, axes):
+    """A frame whose layout engine has run once and is then switched off: the content
+    drawn on it (inside its axes) moves nothing, and is drawn without laying it out again."""
+    from metaeval.report.html import figure_to_svg
+
+    figure_to_svg(fig)  # lays it out as the report's SVG is drawn (its text measures)
+    fig.set_layout_engine("none")
+    return fig, axes
+
+
+def _instance_space_correlation_input(view, *, dataset, method, title):
     from metaeval.instance_space import hardness_correlations
     from metaeval.report._glossary import human_name
 
@@ -881,9 +912,10 @@ def _instance_space_correlation(view, *, dataset=None, method="spearman"):
         corr = corr.loc[classic, cost]
         corr = corr.rename(index=human_name,
                            columns=lambda m: figures.METHOD_ABBREVIATIONS.get(m, m))
-    return figures.correlation_heatmap(
-        corr, title=f"{dataset}: {method.capitalize()} correlation,\nclassic measures × "
-                    "cost-sensitive hardness")
+    if title is None:
+        title = (f"{dataset}: {method.capitalize()} correlation,\nclassic measures × "
+                 "cost-sensitive hardness")
+    return corr, title
 
 
 @dataclass(frozen=True)
@@ -964,7 +996,8 @@ PLOT_KINDS: dict[str, _Kind] = {
                             _instance_space_png),
     "instance-space-correlation": _Kind(_instance_space_correlation, True, True,
                                         "rank correlation of classic and cost-sensitive "
-                                        "hardness; options: dataset, method"),
+                                        "hardness; options: dataset, method, title",
+                                        svg=_instance_space_correlation_svg),
 }
 
 

@@ -1575,31 +1575,70 @@ def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
     >>> len(fig.axes)  # the heatmap and its colour bar
     2
     """
+    checked = _heatmap_checked(matrix, title=title, value_label=value_label, cmap=cmap,
+                               vmin=vmin, vmax=vmax, annotate=annotate, fmt=fmt,
+                               missing_label=missing_label)
+    fig, frame = _heatmap_frame(**checked["frame"])
+    _heatmap_content(fig, frame, checked)
+    return fig
+
+
+def _heatmap_checked(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
+                     annotate=None, fmt="{:.2f}", missing_label=None) -> dict:
+    """The validated input of :func:`heatmap`; ``"frame"``: its frame (everything but the
+    values, which, for a frame made once, need a fixed colour scale: ``vmin``, ``vmax``)."""
     if not isinstance(matrix, pd.DataFrame) or matrix.empty:
         raise ValueError("matrix must be a non-empty DataFrame")
     values = _array(matrix.to_numpy(dtype=float), "matrix", ndim=2, allow_nan=True)
     n_rows, n_cols = values.shape
     if annotate is None:
         annotate = n_rows * n_cols <= 400
-    col_labels = [str(c) for c in matrix.columns]
-    longest_col = max(len(c) for c in col_labels)
-    longest_row = max(len(str(r)) for r in matrix.index)
+    return {"values": values, "annotate": annotate, "fmt": fmt,
+            "missing_label": missing_label,
+            "frame": {"rows": tuple(str(r) for r in matrix.index),
+                      "columns": tuple(str(c) for c in matrix.columns), "title": title,
+                      "value_label": value_label, "cmap": cmap, "vmin": vmin, "vmax": vmax,
+                      "annotate": bool(annotate), "missing": bool(missing_label)}}
+
+
+def _heatmap_frame(*, rows, columns, title, value_label, cmap, vmin, vmax, annotate,
+                   missing, values=None):
+    """The axes, ticks, title and colour bar of :func:`heatmap`; its image holds
+    ``values`` (default: none, all masked). Returns ``(fig, (ax, image))``."""
+    n_rows, n_cols = len(rows), len(columns)
+    longest_col = max(len(c) for c in columns)
+    longest_row = max(len(r) for r in rows)
     cell_w = 0.55 if annotate else 0.3
     width = max(cell_w * n_cols + 0.08 * longest_row + 1.6, 3.6)
     height = max(0.3 * n_rows + 0.09 * min(longest_col, 30) + 1.0, 2.4)
     fig, axes = _figure(1, 1, panel=(width, height))
     ax = axes[0, 0]
+    if values is None:
+        values = np.full((n_rows, n_cols), np.nan)
     im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax,
                    aspect="auto", interpolation="nearest")
-    if missing_label:  # a missing value is not a zero: hatched, and said in the cell
+    if missing:  # a missing value is not a zero: hatched, and said in the cell
         ax.set_facecolor("0.93")
         ax.patch.set_hatch("//")
         ax.patch.set_edgecolor("0.75")
     flat = longest_col <= 4
-    ax.set_xticks(range(n_cols), col_labels, rotation=0 if flat else 45,
+    ax.set_xticks(range(n_cols), list(columns), rotation=0 if flat else 45,
                   ha="center" if flat else "right", fontsize=FONT)
-    ax.set_yticks(range(n_rows), [str(r) for r in matrix.index], fontsize=FONT)
-    if annotate:
+    ax.set_yticks(range(n_rows), list(rows), fontsize=FONT)
+    ax.set_title(title, fontsize=TITLE)
+    cb = fig.colorbar(im, ax=ax, shrink=0.9, pad=0.02)
+    cb.set_label(value_label, fontsize=FONT)
+    return fig, (ax, im)
+
+
+def _heatmap_content(fig, frame, checked) -> None:
+    """The values of :func:`heatmap`: the image's, and printed in the cells."""
+    ax, im = frame
+    values = checked["values"]
+    im.set_data(np.ma.masked_invalid(values))
+    if checked["annotate"]:
+        fmt, missing_label = checked["fmt"], checked["missing_label"]
+        n_rows, n_cols = values.shape
         for i in range(n_rows):
             for j in range(n_cols):
                 if np.isfinite(values[i, j]):
@@ -1608,10 +1647,6 @@ def heatmap(matrix, *, title, value_label, cmap="viridis", vmin=None, vmax=None,
                 elif missing_label:
                     ax.text(j, i, missing_label, ha="center", va="center", fontsize=FONT,
                             color="0.3")
-    ax.set_title(title, fontsize=TITLE)
-    cb = fig.colorbar(im, ax=ax, shrink=0.9, pad=0.02)
-    cb.set_label(value_label, fontsize=FONT)
-    return fig
 
 
 def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
@@ -1890,8 +1925,13 @@ def correlation_heatmap(corr, *, title="Rank correlation") -> Figure:
     >>> correlation_heatmap(m).axes[0].get_title()
     'Rank correlation'
     """
+    return heatmap(corr, title=title, **_correlation_options(corr))
+
+
+def _correlation_options(corr) -> dict:
+    """The :func:`heatmap` options of :func:`correlation_heatmap`."""
     if not isinstance(corr, pd.DataFrame) or corr.empty:
         raise ValueError("corr must be a non-empty DataFrame")
     square = corr.shape[0] == corr.shape[1] and list(corr.index) == list(corr.columns)
-    return heatmap(corr, title=title, value_label="correlation", cmap="RdBu_r", vmin=-1,
-                   vmax=1, annotate=not square or corr.size <= 100, missing_label="n/a")
+    return {"value_label": "correlation", "cmap": "RdBu_r", "vmin": -1, "vmax": 1,
+            "annotate": not square or corr.size <= 100, "missing_label": "n/a"}

@@ -766,7 +766,9 @@ def _dataset_section(page: _Page, name: str, *, cost_proportions, cut_height,
                                      dataset=name))
             parts.append(page.figure("instance-space-correlation", "Spearman correlation "
                                      "between the classic measures and the cost-sensitive "
-                                     "hardness of the instances.", fmt="svg", dataset=name))
+                                     "hardness of the instances.", fmt="svg", dataset=name,
+                                     title="Spearman correlation,\nclassic measures × "
+                                           "cost-sensitive hardness"))
     # the whole-study selection section reads this dataset's selection: computed here, in
     # parallel with the other datasets (see metaeval.report._render)
     _isel.warm_selection(view, name, max_rows=instance_space_max_rows)
