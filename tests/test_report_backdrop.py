@@ -158,7 +158,7 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
         got = checked(**kwargs)
         with drawing_style():
             made = _backdrop.backdrop((kind, tuple(sorted(got["frame"].items()))),
-                                      lambda got=got: frame(**got["frame"]), 50)
+                                      lambda got=got, frame=frame: frame(**got["frame"]), 50)
             n_axes = len(made.fig.axes)
             img, small = made.draw(content, got)
         assert np.array_equal(np.asarray(img), whole)
@@ -192,7 +192,7 @@ def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
             fresh = figure_to_svg(figures.class_cost_curves(**kwargs), page_font=True)
             checked = figures._class_cost_curves_checked(**kwargs)
             frame = _backdrop.frame(("test-ccc", tuple(sorted(checked["frame"].items()))),
-                                    lambda: figures._class_cost_curves_frame(**checked["frame"]))
+                                    lambda c=checked: figures._class_cost_curves_frame(**c["frame"]))
             made.add(id(frame))
             n_children = len(frame.fig.get_children())
             got = frame.svg(figures._class_cost_curves_content, checked)
@@ -220,7 +220,7 @@ def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
             fresh = figure_to_svg(figures.dendrograms(**kwargs), page_font=True)
             checked = figures._dendrograms_checked(**kwargs)
             frame = _backdrop.frame(("test-dendro", tuple(sorted(checked["frame"].items()))),
-                                    lambda: figures._dendrograms_frame(**checked["frame"]))
+                                    lambda c=checked: figures._dendrograms_frame(**c["frame"]))
             got = frame.svg(figures._dendrograms_content, checked)
         assert _same_svg(got, fresh), f"trial {trial}"
         assert f"dataset {trial}" in got  # the figure title is made anew each time
@@ -244,7 +244,7 @@ def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure()
                                                **figures._correlation_options(corr))
             layout = checked["frame"]
             frame = _backdrop.frame(("test-corr", tuple(sorted(layout.items()))),
-                                    lambda: _laid_out(*figures._heatmap_frame(**layout)))
+                                    lambda lay=layout: _laid_out(*figures._heatmap_frame(**lay)))
             got = frame.svg(figures._heatmap_content, checked)
         assert _same_svg(got, fresh), f"trial {trial}"
         assert got.count(">n/a<") == 1
