@@ -191,8 +191,9 @@ def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
         with drawing_style():
             fresh = figure_to_svg(figures.class_cost_curves(**kwargs), page_font=True)
             checked = figures._class_cost_curves_checked(**kwargs)
-            frame = _backdrop.frame(("test-ccc", tuple(sorted(checked["frame"].items()))),
-                                    lambda c=checked: figures._class_cost_curves_frame(**c["frame"]))
+            layout = checked["frame"]
+            frame = _backdrop.frame(("test-ccc", tuple(sorted(layout.items()))),
+                                    lambda lay=layout: figures._class_cost_curves_frame(**lay))
             made.add(id(frame))
             n_children = len(frame.fig.get_children())
             got = frame.svg(figures._class_cost_curves_content, checked)
