@@ -772,11 +772,16 @@ def _hardness_maps_checked(xy, y, hardness, *, methods, classes=("class 0", "cla
     classes = _labels(classes, 2, "classes")
     return {"xy": xy, "y": y, "hardness": hardness, "methods": methods, "classes": classes,
             "axis_labels": axis_labels, "vmax": vmax, "note": note,
-            "frame": {"n_methods": len(methods), "with_note": bool(note)}}
+            "frame": {"n_methods": len(methods), "with_note": bool(note),
+                      "vmax": float(vmax)}}
 
 
-def _hardness_maps_frame(*, n_methods, with_note):
-    """The empty panels of :func:`hardness_maps` (no ticks: nothing depends on the data)."""
+def _hardness_maps_frame(*, n_methods, with_note, vmax):
+    """The empty panels of :func:`hardness_maps` and their colour bar (a scale fixed in
+    advance: nothing here depends on the data)."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
     # one row per method, class 0 left of class 1: the classes compare side by side and
     # the figure stays narrow enough for a small screen (axes run class 0, then class 1)
     bottom = 0.4 + (0.2 if with_note else 0.0)
@@ -784,6 +789,9 @@ def _hardness_maps_frame(*, n_methods, with_note):
                                   bottom=bottom, top=0.3, wgap=0.12, hgap=0.32)
     for ax in axes.flat:
         _clear_ticks(ax)
+    scale = ScalarMappable(norm=Normalize(0.0, vmax), cmap=_hardness_cmap())
+    _side_colorbar(fig, scale, right=1.25, top=0.3, bottom=bottom,
+                   label="instance hardness (0 = easy)")
     return fig, axes
 
 
@@ -798,13 +806,12 @@ def _hardness_maps_content(fig, axes, checked) -> list:
     n_m = len(methods)
     size = _point_size(xy.shape[0])
     _fix_shared_limits(axes, xy)
-    sc = None
     changed = []
     for k in range(2):
         for j, method in enumerate(methods):
             ax = axes[j, k]
             mask = y == k
-            sc = _map_panel(ax, xy, hardness[:, j], mask, vmax=checked["vmax"], size=size)
+            _map_panel(ax, xy, hardness[:, j], mask, vmax=checked["vmax"], size=size)
             ch = hardness[mask, j].mean() if mask.any() else float("nan")
             ax.set_title(f"{classes[k]} · {METHOD_ABBREVIATIONS.get(method, method)}"
                          f" · CH = {ch:.2f}", fontsize=FONT)
@@ -814,9 +821,6 @@ def _hardness_maps_content(fig, axes, checked) -> list:
             if k == 0:
                 ax.set_ylabel(axis_labels[1], fontsize=FONT)
                 changed.append(ax.yaxis)
-    bottom = 0.4 + (0.2 if checked["note"] else 0.0)
-    _side_colorbar(fig, sc, right=1.25, top=0.3, bottom=bottom,
-                   label="instance hardness (0 = easy)")
     _note(fig, checked["note"])
     return changed
 
