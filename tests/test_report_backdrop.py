@@ -119,7 +119,7 @@ def _map_input(seed, n, *, note=None):
     return xy, y, note
 
 
-@pytest.mark.parametrize("kind", ["hardness", "cost", "space"])
+@pytest.mark.parametrize("kind", ["hardness", "cost", "space", "projection"])
 def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
     # each map has its own limits (its data), labels, colour scale and note: only the
     # panels' frame is shared
@@ -134,6 +134,11 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
                       "methods": METHODS, "axis_labels": labels, "note": note}
             public, checked = figures.hardness_maps, figures._hardness_maps_checked
             frame, content = figures._hardness_maps_frame, figures._hardness_maps_content
+        elif kind == "projection":
+            kwargs = {"xy": xy, "y": y, "axis_labels": labels, "note": note,
+                      "title": f"dataset {seed}"}
+            public, checked = figures.projection_map, figures._projection_map_checked
+            frame, content = figures._projection_map_frame, figures._projection_map_content
         elif kind == "space":
             values = rng.integers(0, 5, (n, 2)) / 4.0 * (1 + seed % 2)  # a wider scale too
             values[::7, 0] = np.nan  # measures undefined here: grey
@@ -168,7 +173,8 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
         # the axis labels this map set are the frame's again (empty, or a colour bar's)
         assert [(ax.get_xlabel(), ax.get_ylabel()) for ax in made.fig.axes] == labels_before
         assert labels[0] not in {t for pair in labels_before for t in pair}
-    assert len(_backdrop._BACKDROPS) == 2  # with a note, and without
+    # a frame with room for a note, and one without (the projection leaves no room)
+    assert len(_backdrop._BACKDROPS) == (1 if kind == "projection" else 2)
 
 
 def _same_svg(a, b):

@@ -530,11 +530,24 @@ def _class_cost_curves_input(view, *, dataset, methods) -> dict:
 
 
 def _projection(view, *, dataset=None, max_points=MAX_MAP_POINTS):
+    return figures.projection_map(**_projection_input(view, dataset=dataset,
+                                                      max_points=max_points))
+
+
+def _projection_png(view, *, dpi, dataset=None, max_points=MAX_MAP_POINTS):
+    """:func:`_projection` as pixels, on a frame drawn once per process."""
+    checked = figures._projection_map_checked(**_projection_input(view, dataset=dataset,
+                                                                  max_points=max_points))
+    return _on_backdrop("projection", checked, figures._projection_map_frame,
+                        figures._projection_map_content, dpi)
+
+
+def _projection_input(view, *, dataset, max_points) -> dict:
     y, _, _ = view.scores(dataset)
     xy, ev = _projection_or_raise(view, dataset)
     rows, note = _sample(y.size, max_points)
-    return figures.projection_map(xy[rows], y[rows], axis_labels=_axis_labels(ev),
-                                  title=f"{dataset}: PCA of the features", note=note)
+    return {"xy": xy[rows], "y": y[rows], "axis_labels": _axis_labels(ev),
+            "title": f"{dataset}: PCA of the features", "note": note}
 
 
 def _hardness_maps(view, *, dataset=None, methods=None, max_points=MAX_MAP_POINTS):
@@ -943,7 +956,7 @@ PLOT_KINDS: dict[str, _Kind] = {
                                "options: dataset, methods", svg=_class_cost_curves_svg),
     "projection": _Kind(_projection, True, True,
                         "PCA of the features coloured by class (Prudêncio 2019, Fig 8); "
-                        "options: dataset"),
+                        "options: dataset", _projection_png),
     "hardness-maps": _Kind(_hardness_maps, True, True,
                            "PCA maps coloured by hardness per class and method (Prudêncio "
                            "2019, Figs 9, 12); options: dataset, methods",

@@ -628,26 +628,50 @@ def projection_map(xy, y, *, classes=("class 0", "class 1"), axis_labels=("PC1",
     >>> len(fig.axes[0].collections)
     2
     """
+    checked = _projection_map_checked(xy, y, classes=classes, axis_labels=axis_labels,
+                                      title=title, note=note)
+    fig, axes = _projection_map_frame(**checked["frame"])
+    _projection_map_content(fig, axes, checked)
+    return fig
+
+
+def _projection_map_checked(xy, y, *, classes=("class 0", "class 1"),
+                            axis_labels=("PC1", "PC2"), title=None, note=None) -> dict:
+    """The validated input of :func:`projection_map`; ``"frame"``: its frame's layout."""
     xy = _array(xy, "xy", ndim=2)
     if xy.shape[1] != 2:
         raise ValueError(f"xy must have 2 columns, got {xy.shape[1]}")
     y = _binary(y, xy.shape[0])
     classes = _labels(classes, 2, "classes")
+    return {"xy": xy, "y": y, "classes": classes, "axis_labels": axis_labels,
+            "title": title, "note": note, "frame": {}}
+
+
+def _projection_map_frame():
+    """The empty panel of :func:`projection_map`."""
     fig, axes = _grid(1, 1, panel=(3.6, 3.0), left=0.35, bottom=0.35, top=0.3)
+    _clear_ticks(axes[0, 0])
+    return fig, axes
+
+
+def _projection_map_content(fig, axes, checked) -> list:
+    """What :func:`projection_map` draws on its frame; returns the frame's artists it
+    changed (see :func:`_hardness_maps_content`)."""
     ax = axes[0, 0]
-    _clear_ticks(ax)
+    xy, y, classes = checked["xy"], checked["y"], checked["classes"]
+    _fix_shared_limits([ax], xy)
     size = _point_size(xy.shape[0])
     for k in range(2):
         m = y == k
         ax.scatter(xy[m, 0], xy[m, 1], s=size, color=_CLASS_COLOURS[k], alpha=0.7, lw=0,
-                   label=f"{classes[k]} ({int(m.sum())})")
-    ax.set_xlabel(axis_labels[0], fontsize=FONT)
-    ax.set_ylabel(axis_labels[1], fontsize=FONT)
+                   label=f"{classes[k]} ({int(m.sum())})", zorder=_POINTS_Z)
+    ax.set_xlabel(checked["axis_labels"][0], fontsize=FONT)
+    ax.set_ylabel(checked["axis_labels"][1], fontsize=FONT)
     ax.legend(fontsize=FONT, markerscale=2)
-    if title:
-        ax.set_title(title, fontsize=FONT)
-    _note(fig, note)
-    return fig
+    if checked["title"]:
+        ax.set_title(checked["title"], fontsize=FONT)
+    _note(fig, checked["note"])
+    return [ax.xaxis, ax.yaxis]
 
 
 def _fix_shared_limits(axes, xy):
