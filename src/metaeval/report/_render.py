@@ -156,11 +156,22 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
     """
     import time
 
-    from metaeval.report.html import _Page
-
     cpu = time.process_time()
     if view is None and not _VIEWS:  # a fresh worker: its start-up counts too
         cpu = 0.0
+    if view is None:  # a pool worker: one thread, the other cores run the other workers
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            return _run_job(settings, job, known, view, cpu)
+    return _run_job(settings, job, known, view, cpu)
+
+
+def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
+    import time
+
+    from metaeval.report.html import _Page
+
     view = view if view is not None else _view(settings)
     page = _Page(view, dpi=settings.dpi, strict=settings.strict, known=known)
     results = {}
