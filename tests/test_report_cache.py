@@ -410,3 +410,34 @@ def test_an_unreadable_intermediate_is_computed_again_and_replaced(study, tmp_pa
     fresh = StoredIntermediates(view, {"labor": "d1"}, tmp_path)
     assert ("hardness", "labor") in fresh
     np.testing.assert_array_equal(fresh[("hardness", "labor")], H)
+
+
+def test_a_pool_worker_draws_with_one_thread_per_library(study, monkeypatch):
+    # two worker processes on two cores: BLAS and OpenMP threads of their own in each
+    # would only fight over the same cores
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from metaeval.report import _render
+
+    monkeypatch.setattr(_render, "_VIEWS", {})
+    seen = []
+
+    def build(page):
+        import numpy as np
+
+        np.linalg.svd(np.ones((50, 50)))  # BLAS loaded and used
+        seen.append({i["user_api"]: i["num_threads"] for i in threadpool_info()})
+        return "<p>x</p>"
+
+    settings = _render.Settings(store_path=str(study), methods=("score-driven",), t=0.5,
+                                measure="accuracy", dpi=72, strict=True, digests={},
+                                whole="w")
+    job = _render.Job("probe", [_render.Fragment("probe", build)])
+    with threadpool_limits(limits=2):  # as on a two-core machine, whatever this one has
+        results, *_ = _render.run_job(settings, job, frozenset())  # as a pool worker does
+        assert results["probe"]["html"] == "<p>x</p>"
+        assert seen[0] and all(n == 1 for n in seen[0].values())
+        # in the report's own process (one worker: no pool) the libraries keep theirs
+        view = _render._VIEWS[next(iter(_render._VIEWS))]
+        _render.run_job(settings, job, frozenset(), view)
+        assert seen[1] and all(n == 2 for n in seen[1].values())
