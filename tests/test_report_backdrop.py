@@ -259,3 +259,25 @@ def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure()
         assert _same_svg(got, fresh), f"trial {trial}"
         assert got.count(">n/a<") == 1
     assert len(_backdrop._BACKDROPS) == 1
+
+
+def test_frames_are_released_before_the_whole_study_sections(monkeypatch):
+    from metaeval.report import _render
+
+    _backdrop._BACKDROPS.clear()
+    _blitted(_input(9, 2), 30)
+    assert _backdrop._BACKDROPS
+    seen = []
+
+    def view(settings):  # what the job finds when it starts, then no further
+        seen.append(len(_backdrop._BACKDROPS))
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(_render, "_view", view)
+    settings = _render.Settings("x.duckdb", (), 0.5, "accuracy", 72, True, {}, "w")
+    for fragment, kept in [(_render.Fragment("d", None, dataset="labor"), True),
+                           (_render.Fragment("r", None, early=True), True),
+                           (_render.Fragment("s", None), False)]:
+        with pytest.raises(RuntimeError, match="stop"):
+            _render.run_job(settings, _render.Job("j", [fragment]), frozenset(), view=None)
+        assert bool(seen[-1]) is kept

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["Backdrop", "Frame", "backdrop", "frame"]
+__all__ = ["Backdrop", "Frame", "backdrop", "frame", "release"]
 
 #: frames kept per process (each holds its figure and, for pixels, two copies of them:
 #: up to 8 MB each at the report's resolution)
@@ -172,6 +172,16 @@ def backdrop(key: Hashable, build: Callable, dpi) -> Backdrop:
     the least recently used dropped first.
     """
     return _kept(("pixels", key, float(dpi)), lambda: Backdrop(*build(), dpi))
+
+
+def release() -> None:
+    """Drop this process's frames (and the pixels they hold: some 90 MB for the report's
+    per-dataset figures), e.g. before work that needs none of them."""
+    import gc
+
+    if _BACKDROPS:
+        _BACKDROPS.clear()
+        gc.collect()  # figures are reference cycles: freed now, not at some later pass
 
 
 def _kept(full, make):

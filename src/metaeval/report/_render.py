@@ -170,8 +170,13 @@ def run_job(settings: Settings, job: Job, known: frozenset, view=None):
 def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
     import time
 
+    from metaeval.report._backdrop import release
     from metaeval.report.html import _Page
 
+    if not any(f.dataset or f.early for f in job.fragments):
+        # the whole-study sections, drawn after every dataset's (and the largest memory
+        # of a wide study), use none of the frames the datasets' figures kept here
+        release()
     view = view if view is not None else _view(settings)
     page = _Page(view, dpi=settings.dpi, strict=settings.strict, known=known)
     results = {}
