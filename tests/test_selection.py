@@ -302,8 +302,18 @@ def test_the_grid_of_several_conditions_at_once_chooses_as_one_at_a_time(seed, m
     losses = [rng.integers(0, levels + 1, (n_train, m)) * (0.1 if q % 2 else 2.0 / levels)
               for q in range(n_q)]
     idx = np.argsort(rng.random((n_test, n_train)), axis=1)[:, :25]
+    rows = np.sort(rng.choice(n_train + 10, n_train, replace=False))  # of longer matrices
+    longer = [np.vstack([L, rng.random((10, m))])[np.argsort(np.r_[rows, np.setdiff1d(
+        np.arange(n_train + 10), rows)])] for L in losses]
+    assert all(np.array_equal(big[rows], L) for big, L in zip(longer, losses))
     for ks in ([None, 1, 3, 5, 9, 15, 25], [2, 7], [None], [4]):
         orders = [_model_order(L) for L in losses]
-        many = _select_grid_many(idx, losses, ks, orders)
-        for L, order, got in zip(losses, orders, many, strict=True):
-            np.testing.assert_array_equal(got, _select_grid(idx, L, ks, order))
+        expected = [_select_grid(idx, L, ks, order) for L, order in zip(losses, orders)]
+        for block in (1 << 21, 1):  # every condition at once, and one at a time
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr("metaeval.selection._per_instance._BLOCK", block)
+                many = _select_grid_many(idx, losses, ks, orders)
+                picked = _select_grid_many(idx, longer, ks, orders, rows=rows)
+            for want, got, got_rows in zip(expected, many, picked, strict=True):
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(got_rows, want)

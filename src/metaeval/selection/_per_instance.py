@@ -153,15 +153,17 @@ def _select_grid(idx, L_train, ks, order):
     return out
 
 
-def _select_grid_many(idx, losses, ks, orders):
-    """:func:`_select_grid` for several loss matrices of the same rows (conditions) at once.
+def _select_grid_many(idx, losses, ks, orders, rows=None):
+    """:func:`_select_grid` for several loss matrices (conditions) of the same rows.
 
-    One gather over the models of every condition side by side, instead of one per
-    condition, and sums over the first k neighbours for the grid's k only (``ks``
-    increasing after any ``None``, as :func:`_check_grid` orders them). Those sums
-    differ from :func:`_select_grid`'s running sums by rounding alone, far inside the
-    tolerance within which :func:`_choose` takes sums as tied: the choices are the same
-    (tested against it on data with many ties).
+    ``rows``: the training rows of each matrix to use (default: all). The conditions are
+    taken in groups, side by side, as many at once as fit in :data:`_BLOCK` values (all
+    of them for a few models; one at a time for hundreds): one gather per group instead
+    of one per condition. Only the sums over the first k neighbours for the grid's k
+    are formed (``ks`` increasing after any ``None``, as :func:`_check_grid` orders
+    them); they differ from :func:`_select_grid`'s running sums by rounding alone, far
+    inside the tolerance within which :func:`_choose` takes sums as tied: the choices
+    are the same (tested against it on data with many ties).
     """
     n_q = len(losses)
     n_test, m = idx.shape[0], losses[0].shape[1]
@@ -171,18 +173,24 @@ def _select_grid_many(idx, losses, ks, orders):
         outs[q][:, [j for j, k in enumerate(ks) if k is None]] = orders[q][0]
     if not local:
         return outs
-    L = np.concatenate(losses, axis=1)  # (n_train, n_q * m): condition q in block q
+    n_train = losses[0].shape[0] if rows is None else len(rows)
     kmax = max(ks[j] for j in local)
-    step = max(1, _BLOCK // (kmax * m * n_q))
     sizes = np.array([ks[j] for j in local])
-    starts = np.concatenate([[0], sizes[:-1]])  # the grid's k increase (see _check_grid)
-    for r0 in range(0, n_test, step):  # blocks of test rows bound the memory
-        rows = slice(r0, min(n_test, r0 + step))
-        # the sums over the first k neighbours, for the grid's k only: each stretch
-        # between two of them summed, then those added up (rows, |local|, n_q * m)
-        cum = np.cumsum(np.add.reduceat(L[idx[rows, :kmax]], starts, axis=1), axis=1)
-        for q in range(n_q):
-            outs[q][rows, local] = _choose(cum[:, :, q * m:(q + 1) * m], orders[q])
+    starts = np.concatenate([[0], sizes[:-1]])
+    group = max(1, min(n_q, _BLOCK // max(1, n_train * m)))
+    for g0 in range(0, n_q, group):
+        qs = range(g0, min(n_q, g0 + group))
+        # (n_train, |qs| * m): condition q in block q - g0
+        L = np.concatenate([losses[q] if rows is None else losses[q][rows] for q in qs],
+                           axis=1)
+        step = max(1, _BLOCK // (kmax * L.shape[1]))
+        for r0 in range(0, n_test, step):  # blocks of test rows bound the memory
+            block = slice(r0, min(n_test, r0 + step))
+            # the sums over the first k neighbours, for the grid's k only: each stretch
+            # between two of them summed, then those added up (rows, |local|, |qs| * m)
+            cum = np.cumsum(np.add.reduceat(L[idx[block, :kmax]], starts, axis=1), axis=1)
+            for b, q in enumerate(qs):
+                outs[q][block, local] = _choose(cum[:, :, b * m:(b + 1) * m], orders[q])
     return outs
 
 
@@ -413,8 +421,8 @@ def _nested(X, train_losses, folds, ids, ks, inner_folds, metric, random_state, 
             splits = KFold(inner_folds, shuffle=True, random_state=random_state).split(train)
             for itr, ite in splits:
                 idx = _neighbours(X, train[itr], train[ite], ks, metric, ranked)
-                inner = [L[itr] for L in losses]  # every operating condition at once
-                picks = _select_grid_many(idx, inner, ks, [_model_order(L) for L in inner])
+                picks = _select_grid_many(idx, losses, ks,  # all conditions at once
+                                          [_model_order(L[itr]) for L in losses], rows=itr)
                 for q, L in enumerate(losses):
                     inner_loss[q] += L[ite[:, None], picks[q]].sum(axis=0)
         idx = _neighbours(X, train, test, ks, metric, ranked)
