@@ -308,7 +308,8 @@ def test_the_grid_of_several_conditions_at_once_chooses_as_one_at_a_time(seed, m
     assert all(np.array_equal(big[rows], L) for big, L in zip(longer, losses, strict=True))
     for ks in ([None, 1, 3, 5, 9, 15, 25], [2, 7], [None], [4]):
         orders = [_model_order(L) for L in losses]
-        expected = [_select_grid(idx, L, ks, order) for L, order in zip(losses, orders, strict=True)]
+        expected = [_select_grid(idx, L, ks, order)
+                    for L, order in zip(losses, orders, strict=True)]
         for block in (1 << 21, 1):  # every condition at once, and one at a time
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr("metaeval.selection._per_instance._BLOCK", block)
