@@ -56,3 +56,27 @@ def test_a_missing_or_repeated_row_is_an_error(tmp_path, change, error, match):
     con.close()
     with pytest.raises(error, match=match):
         store.scores("labor")
+
+
+def test_a_held_connection_is_opened_anew_after_a_large_read(tmp_path, monkeypatch):
+    # DuckDB caches what a connection read until it closes: a loop over a wide study's
+    # datasets inside Store.reading() must not hold every dataset's blocks at once
+    from metaeval.store import _store as store_module
+
+    store, _, y = _store(tmp_path / "s.duckdb")
+    expected = store.scores("labor")
+    with store.reading():
+        first = store._read_con
+        store.scores("labor")
+        assert store._read_con is first  # 171 rows: kept
+        monkeypatch.setattr(store_module, "HELD_READ_ROWS", 100)
+        got = store.scores("labor")
+        second = store._read_con
+        assert second is not first  # reopened ...
+        with pytest.raises(duckdb.ConnectionException):
+            first.execute("SELECT 1")  # ... the old one closed
+        assert store.folds("labor") is not None  # and the new one reads
+        np.testing.assert_array_equal(got[1], expected[1])
+    assert store._read_con is None
+    with pytest.raises(duckdb.ConnectionException):
+        second.execute("SELECT 1")  # closed with the block

@@ -190,7 +190,9 @@ class Store:
             try:
                 yield self
             finally:
-                self._read_con = None
+                held, self._read_con = self._read_con, None
+                if held is not con:  # reopened on the way (see scores)
+                    held.close()
 
     @contextmanager
     def _reading(self, check: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -377,6 +379,12 @@ class Store:
             got = con.execute(sql, [dataset_id, int(repeat)]).fetchnumpy()
             names = dict(con.execute("SELECT id, name FROM algorithms").fetchall())
         ids = np.asarray(got["algorithm_id"])
+        if self._read_con is not None and ids.size > HELD_READ_ROWS:
+            # DuckDB keeps the blocks a connection read cached until it closes (up to its
+            # memory limit): a held connection is opened anew after a large read, so a
+            # loop over every dataset of a wide study holds one dataset's blocks at most
+            self._read_con.close()
+            self._read_con = _connect(self.path, read_only=True)
         if ids.size == 0:
             raise ValueError(
                 f"No finished scores for dataset {dataset!r}, repeat {repeat} in {self.path}."
@@ -1097,6 +1105,8 @@ def _not_a_store(path: Path) -> ValueError:
 #: DuckDB's memory limit for metaeval's read-only connections: the blocks it caches and
 #: its operators' memory, which spill to disk beyond it
 READ_MEMORY_LIMIT = "256MB"
+#: score rows after whose reading a connection held by ``Store.reading`` is reopened
+HELD_READ_ROWS = 1 << 20
 
 
 def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
