@@ -70,10 +70,18 @@ def setup(tmp_path):
     return study, env, marks
 
 
+def _as_in_a_terminal():
+    # the signals at their defaults, as for a command typed in a terminal: a test suite
+    # started under nohup, or in the background of a script, has SIGHUP or SIGINT
+    # ignored, and `metaeval run` rightly leaves an ignored signal ignored
+    for name in ("SIGINT", "SIGHUP", "SIGTERM"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def _start(args, env, **kw):
     return subprocess.Popen([sys.executable, "-m", "metaeval", "run", *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, **kw)
+                            env=env, preexec_fn=_as_in_a_terminal, **kw)
 
 
 def _wait_for_fits(proc, marks: Path, n: int, timeout: float = 90.0) -> None:
