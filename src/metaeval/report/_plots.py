@@ -444,6 +444,19 @@ def _on_backdrop(name, checked, frame, content, dpi):
     return img, tuple(made.fig.get_size_inches()), small
 
 
+def _on_frame(name, checked, frame, content, prepare=None) -> str:
+    """A figure as the report's SVG markup, on panels made once per process (see
+    :mod:`metaeval.report._backdrop`); ``prepare(fig, axes)`` finishes a new frame."""
+    from metaeval.report._backdrop import frame as kept_frame
+
+    layout = checked["frame"]
+
+    def build():
+        made = frame(**layout)
+        return made if prepare is None else prepare(*made)
+    return kept_frame((name, tuple(sorted(layout.items()))), build).svg(content, checked)
+
+
 def _instance_cost_curves_png(view, *, dpi, dataset=None, rows=None, methods=None,
                               algorithms=None):
     """:func:`_instance_cost_curves` as pixels, on a frame drawn once per process."""
@@ -510,14 +523,10 @@ def _class_cost_curves(view, *, dataset=None, methods=None):
 
 def _class_cost_curves_svg(view, *, dataset=None, methods=None):
     """:func:`_class_cost_curves` as the report's SVG markup, on a frame made once."""
-    from metaeval.report._backdrop import frame
-
     checked = figures._class_cost_curves_checked(**_class_cost_curves_input(
         view, dataset=dataset, methods=methods))
-    layout = checked["frame"]
-    made = frame(("class-cost-curves", tuple(sorted(layout.items()))),
-                 lambda: figures._class_cost_curves_frame(**layout))
-    return made.svg(figures._class_cost_curves_content, checked)
+    return _on_frame("class-cost-curves", checked, figures._class_cost_curves_frame,
+                     figures._class_cost_curves_content)
 
 
 def _class_cost_curves_input(view, *, dataset, methods) -> dict:
@@ -617,14 +626,10 @@ def _dendrograms(view, *, dataset=None, cut_height=None, how="mean"):
 
 def _dendrograms_svg(view, *, dataset=None, cut_height=None, how="mean"):
     """:func:`_dendrograms` as the report's SVG markup, on a frame made once."""
-    from metaeval.report._backdrop import frame
-
     checked = figures._dendrograms_checked(**_dendrograms_input(
         view, dataset=dataset, cut_height=cut_height, how=how))
-    layout = checked["frame"]
-    made = frame(("dendrograms", tuple(sorted(layout.items()))),
-                 lambda: figures._dendrograms_frame(**layout))
-    return made.svg(figures._dendrograms_content, checked)
+    return _on_frame("dendrograms", checked, figures._dendrograms_frame,
+                     figures._dendrograms_content)
 
 
 def _dendrograms_input(view, *, dataset, cut_height, how) -> dict:
@@ -890,15 +895,11 @@ def _instance_space_correlation_svg(view, *, dataset=None, method="spearman", ti
     """:func:`_instance_space_correlation` as the report's SVG markup, on a frame made and
     laid out once per process: the layout depends on the labels and the title only, the
     same for every dataset when the title does not name it (as in the report)."""
-    from metaeval.report._backdrop import frame
-
     corr, title = _instance_space_correlation_input(view, dataset=dataset, method=method,
                                                     title=title)
     checked = figures._heatmap_checked(corr, title=title, **figures._correlation_options(corr))
-    layout = checked["frame"]
-    made = frame(("correlation", tuple(sorted(layout.items()))),
-                 lambda: _laid_out(*figures._heatmap_frame(**layout)))
-    return made.svg(figures._heatmap_content, checked)
+    return _on_frame("correlation", checked, figures._heatmap_frame,
+                     figures._heatmap_content, prepare=_laid_out)
 
 
 def _laid_out(fig, axes):
