@@ -46,10 +46,17 @@ class Frame:
     axes : object
         What the frame's builder returned besides the figure (e.g. its array of axes),
         handed to the content function.
+    fixed : iterable of matplotlib artists
+        Artists of the frame the content never changes (axes' ticks, titles, a colour
+        bar): in SVG, each one's markup is written once per state and then replayed (see
+        :mod:`metaeval.report._replay`).
     """
 
-    def __init__(self, fig, axes):
+    def __init__(self, fig, axes, fixed=()):
+        from metaeval.report._replay import install
+
         self.fig, self.axes = fig, axes
+        install(fixed)
 
     @contextmanager
     def holding(self):
@@ -159,10 +166,13 @@ class Backdrop(Frame):
         return np.asarray(self.canvas.buffer_rgba()).copy()
 
 
-def frame(key: Hashable, build: Callable) -> Frame:
+def frame(key: Hashable, build: Callable, fixed: Callable | None = None) -> Frame:
     """This process's :class:`Frame` for ``key``, built by ``build()`` once (see
-    :func:`backdrop`)."""
-    return _kept(("frame", key), lambda: Frame(*build()))
+    :func:`backdrop`); ``fixed(fig, axes)``: the artists of :class:`Frame`'s ``fixed``."""
+    def make():
+        fig, axes = build()
+        return Frame(fig, axes, () if fixed is None else fixed(fig, axes))
+    return _kept(("frame", key), make)
 
 
 def backdrop(key: Hashable, build: Callable, dpi) -> Backdrop:

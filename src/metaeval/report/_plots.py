@@ -444,9 +444,11 @@ def _on_backdrop(name, checked, frame, content, dpi):
     return img, tuple(made.fig.get_size_inches()), small
 
 
-def _on_frame(name, checked, frame, content, prepare=None) -> str:
+def _on_frame(name, checked, frame, content, prepare=None, fixed=None) -> str:
     """A figure as the report's SVG markup, on panels made once per process (see
-    :mod:`metaeval.report._backdrop`); ``prepare(fig, axes)`` finishes a new frame."""
+    :mod:`metaeval.report._backdrop`); ``prepare(fig, axes)`` finishes a new frame,
+    ``fixed(fig, axes)`` names its artists that the content leaves as they are (their
+    markup is replayed: :mod:`metaeval.report._replay`)."""
     from metaeval.report._backdrop import frame as kept_frame
 
     layout = checked["frame"]
@@ -454,7 +456,8 @@ def _on_frame(name, checked, frame, content, prepare=None) -> str:
     def build():
         made = frame(**layout)
         return made if prepare is None else prepare(*made)
-    return kept_frame((name, tuple(sorted(layout.items()))), build).svg(content, checked)
+    return kept_frame((name, tuple(sorted(layout.items()))), build,
+                      fixed).svg(content, checked)
 
 
 def _instance_cost_curves_png(view, *, dpi, dataset=None, rows=None, methods=None,
@@ -526,7 +529,8 @@ def _class_cost_curves_svg(view, *, dataset=None, methods=None):
     checked = figures._class_cost_curves_checked(**_class_cost_curves_input(
         view, dataset=dataset, methods=methods))
     return _on_frame("class-cost-curves", checked, figures._class_cost_curves_frame,
-                     figures._class_cost_curves_content)
+                     figures._class_cost_curves_content,
+                     fixed=figures._class_cost_curves_fixed)
 
 
 def _class_cost_curves_input(view, *, dataset, methods) -> dict:
@@ -629,7 +633,7 @@ def _dendrograms_svg(view, *, dataset=None, cut_height=None, how="mean"):
     checked = figures._dendrograms_checked(**_dendrograms_input(
         view, dataset=dataset, cut_height=cut_height, how=how))
     return _on_frame("dendrograms", checked, figures._dendrograms_frame,
-                     figures._dendrograms_content)
+                     figures._dendrograms_content, fixed=figures._dendrograms_fixed)
 
 
 def _dendrograms_input(view, *, dataset, cut_height, how) -> dict:
@@ -899,7 +903,8 @@ def _instance_space_correlation_svg(view, *, dataset=None, method="spearman", ti
                                                     title=title)
     checked = figures._heatmap_checked(corr, title=title, **figures._correlation_options(corr))
     return _on_frame("correlation", checked, figures._heatmap_frame,
-                     figures._heatmap_content, prepare=_laid_out)
+                     figures._heatmap_content, prepare=_laid_out,
+                     fixed=figures._heatmap_fixed)
 
 
 def _laid_out(fig, axes):

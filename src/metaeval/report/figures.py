@@ -565,13 +565,24 @@ def _class_cost_curves_frame(*, methods):
     return fig, (panels, spare)
 
 
+def _class_cost_curves_fixed(fig, frame) -> list:
+    """The artists of :func:`_class_cost_curves_frame` that the content leaves as they
+    are, for a given y range: each panel's background, axes, spines and title."""
+    panels, _ = frame
+    return [a for ax in panels
+            for a in (ax.patch, *ax.spines.values(), ax.xaxis, ax.yaxis, ax.title)]
+
+
 def _class_cost_curves_content(fig, frame, checked) -> None:
     """The curves, limits and legends of :func:`class_cost_curves`."""
     panels, spare = frame
     c, curves, class_hardness = checked["c"], checked["curves"], checked["class_hardness"]
     classes = checked["classes"]
     finite = curves[np.isfinite(curves)]
-    y_top = float(np.clip(1.45 * finite.max(), 0.5, 2.05)) if finite.size else 2.05
+    # room above the highest curve for the legend, rounded up to a quarter: a round top
+    # tick, and a few y ranges in all (their axes are drawn once: _class_cost_curves_fixed)
+    y_top = (float(np.clip(np.ceil(1.45 * finite.max() * 4) / 4, 0.5, 2.05))
+             if finite.size else 2.05)
     handles = {}
     for i, ax in enumerate(panels):
         drawn, labels = [], []
@@ -1074,7 +1085,7 @@ def _dendrograms_content(fig, axes, checked) -> None:
     # one vertical scale for every panel, so heights compare across methods
     top = max([float(Z[:, 2].max()) for Z in linkages.values()]
               + [float(c) for c in cuts.values() if c is not None])
-    top = top * 1.08 if top > 0 else 1.0
+    top = _nice_ceiling(top * 1.08) if top > 0 else 1.0
     for col, (ax, (method, Z)) in enumerate(zip(axes, linkages.items(), strict=True)):
         cut = cuts[method]
         dendrogram(Z, labels=checked["labels"], ax=ax, leaf_rotation=90, leaf_font_size=FONT,
@@ -1093,6 +1104,29 @@ def _dendrograms_content(fig, axes, checked) -> None:
         fig.suptitle(checked["title"], fontsize=TITLE,
                      y=1 - 0.06 / fig.get_size_inches()[1], va="top")
     _note(fig, checked["note"])
+
+
+#: mantissas of :func:`_nice_ceiling`
+_NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0)
+
+
+def _nice_ceiling(x: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8 times a power of ten
+    that is at least ``x`` (> 0): a round axis top, and few of them across datasets.
+
+    >>> [_nice_ceiling(v) for v in (0.176, 0.307, 0.93, 1.0, 47.0)]
+    [0.2, 0.35, 1.0, 1.0, 50.0]
+    """
+    decade = 10.0 ** np.floor(np.log10(x))
+    mantissa = next(m for m in _NICE if m * decade >= x * (1 - 1e-12))
+    return float(np.round(mantissa * decade, 12))
+
+
+def _dendrograms_fixed(fig, axes) -> list:
+    """The artists of :func:`_dendrograms_frame` that the content leaves as they are, for
+    a given y range: each panel's background, spines and y axis (scipy sets the x axis's
+    ticks to the leaves)."""
+    return [a for ax in axes for a in (ax.patch, *ax.spines.values(), ax.yaxis)]
 
 
 def _cluster_colours(Z, cut, *, above="#595959"):
@@ -1657,6 +1691,14 @@ def _heatmap_frame(*, rows, columns, title, value_label, cmap, vmin, vmax, annot
     cb = fig.colorbar(im, ax=ax, shrink=0.9, pad=0.02)
     cb.set_label(value_label, fontsize=FONT)
     return fig, (ax, im)
+
+
+def _heatmap_fixed(fig, frame) -> list:
+    """The artists of :func:`_heatmap_frame` that :func:`_heatmap_content` leaves as they
+    are: the heatmap's axes but its image, and the colour bar's."""
+    ax, _ = frame
+    return [ax.patch, *ax.spines.values(), ax.xaxis, ax.yaxis, ax.title,
+            *(other for other in fig.axes if other is not ax)]
 
 
 def _heatmap_content(fig, frame, checked) -> None:
