@@ -49,9 +49,11 @@ def _blitted(kwargs, dpi):
 def test_curves_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(dpi):
     _backdrop._BACKDROPS.clear()
     frames = set()
-    # successive figures on the same frame: other curves, other names, other titles
-    for seed, n_models in [(0, 3), (1, 3), (2, 6), (3, 3)]:
-        names = [f"alg {seed}-{k}" for k in range(n_models)]
+    # successive figures on the same frame: other curves, other titles; the models (and
+    # so the legend) are the frame's
+    for seed, n_models, pool in [(0, 3, "a"), (1, 3, "a"), (2, 6, "a"), (3, 3, "a"),
+                                 (4, 3, "b")]:
+        names = [f"alg {pool}-{k}" for k in range(n_models)]
         kwargs = _input(seed, n_models, names=names)
         whole, small_whole = _whole(kwargs, dpi)
         got, small, made = _blitted(kwargs, dpi)
@@ -59,7 +61,8 @@ def test_curves_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(dpi):
         assert got.shape == whole.shape
         assert np.array_equal(got, whole), f"{np.sum(np.any(got != whole, axis=-1))} pixels differ"
         assert small == small_whole
-    assert len(frames) == 2  # one frame for 3 models (reused), one for 6 (two legend rows)
+    # one frame for the 3 models "a" (reused), one for 6 (two legend rows), one for "b"
+    assert len(frames) == 3
 
 
 def test_without_panel_titles_the_frame_differs_and_still_matches():

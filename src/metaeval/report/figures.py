@@ -366,22 +366,25 @@ def _instance_cost_curves_checked(c, curves, *, methods, instances, models, inte
     legend_rows = 0 if single else int(np.ceil(n_models / legend_cols))
     head_lines = max(len(str(v).split("\n")) for v in instances)
     frame = {"methods": tuple(methods), "n_instances": n_instances,
-             "legend_rows": legend_rows, "head_lines": head_lines,
-             "with_hardness": hardness is not None}
+             "models": tuple(models), "single": single,
+             "legend_rows": legend_rows, "legend_cols": legend_cols,
+             "head_lines": head_lines, "with_hardness": hardness is not None}
     return {"c": c, "curves": curves, "single": single, "methods": methods,
             "instances": instances, "models": models, "interpolated": interpolated,
             "hardness": hardness, "legend_cols": legend_cols, "frame": frame}
 
 
-def _instance_cost_curves_frame(*, methods, n_instances, legend_rows, head_lines,
-                                with_hardness):
-    """The panels of :func:`instance_cost_curves`: axes, limits, ticks and axis labels.
+def _instance_cost_curves_frame(*, methods, n_instances, models, single, legend_rows,
+                                legend_cols, head_lines, with_hardness):
+    """The panels of :func:`instance_cost_curves`: axes, limits, ticks, axis labels and
+    the legend of the models.
 
     Everything here is the same for any curves of this shape; everything
     :func:`_instance_cost_curves_content` adds is drawn above it (zorder over the
-    spines'), so drawing the frame once and then the content gives the very pixels of
-    drawing the whole figure.
+    spines') or beside it, so drawing the frame once and then the content gives the very
+    pixels of drawing the whole figure.
     """
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator
 
     n_methods = len(methods)
@@ -406,7 +409,27 @@ def _instance_cost_curves_frame(*, methods, n_instances, legend_rows, head_lines
                               fontsize=FONT)
             if i == n_methods - 1:
                 ax.set_xlabel("cost c", fontsize=FONT)
+    if not single:  # the models' lines as the content draws them (see _curve_style)
+        handles = [Line2D([], [], label=model, **_legend_style(model, models))
+                   for model in models]
+        fig.legend(handles, list(models), loc="lower center", ncols=legend_cols,
+                   fontsize=FONT, frameon=False, borderaxespad=0.1)
     return fig, axes
+
+
+def _legend_style(model, models) -> dict:
+    """What a legend shows of a model's instance cost curves: all a legend copies from
+    a line (:meth:`matplotlib.lines.Line2D.update_from`), so the legend made with the frame
+    is the one the drawn lines would give."""
+    return {"color": _algorithm_colours(models)[model], "lw": 1.4,
+            "marker": _algorithm_markers(models)[model], "markersize": 4}
+
+
+def _curve_style(model, k, models, n_c) -> dict:
+    """How :func:`_instance_cost_curves_content` draws model ``k``'s solid line."""
+    every = max(n_c // 5, 1)
+    return {**_legend_style(model, models), "gid": "solid", "zorder": _CURVE_Z,
+            "markevery": (int(k * every / max(len(models), 1)), every)}
 
 
 #: zorders of the content of an instance cost curve panel: over the spines (2.5), so the
@@ -415,29 +438,24 @@ _FILL_Z, _HATCH_Z, _CURVE_Z = 2.51, 2.52, 2.6
 
 
 def _instance_cost_curves_content(fig, axes, checked) -> None:
-    """The curves, panel titles, column heads and legend of :func:`instance_cost_curves`."""
+    """The curves, panel titles and column heads of :func:`instance_cost_curves`."""
     c, curves, single = checked["c"], checked["curves"], checked["single"]
     models, interpolated = checked["models"], checked["interpolated"]
     hardness, instances = checked["hardness"], checked["instances"]
     n_methods, n_instances, n_models, n_c = curves.shape
-    colours = _algorithm_colours(models)
-    markers = _algorithm_markers(models)
-    title_h = 0.2 if hardness is not None else 0.0
-    every = max(n_c // 5, 1)
+    styles = [{"color": "black", "lw": 1.4, "gid": "solid", "zorder": _CURVE_Z} if single
+              else _curve_style(model, k, models, n_c) for k, model in enumerate(models)]
     for i in range(n_methods):
         for j in range(n_instances):
             ax = axes[i, j]
             for k, model in enumerate(models):
                 q = curves[i, j, k]
-                colour = "black" if single else colours[model]
-                style = {} if single else {
-                    "marker": markers[model], "markersize": 4,
-                    "markevery": (int(k * every / max(n_models, 1)), every)}
+                style = styles[k]
+                colour = style["color"]
                 lo, hi = interpolated[i, j, k]
                 if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
                     inside = (c >= lo) & (c <= hi)
-                    ax.plot(c, np.where(inside, np.nan, q), color=colour, lw=1.4,
-                            label=model or None, gid="solid", zorder=_CURVE_Z, **style)
+                    ax.plot(c, np.where(inside, np.nan, q), label=model or None, **style)
                     # the interpolated stretch, boundary points shared with the solid part
                     ax.plot(c[inside], q[inside], color=colour, lw=1.4, ls="--",
                             gid="interpolated", zorder=_CURVE_Z)
@@ -445,8 +463,7 @@ def _instance_cost_curves_content(fig, axes, checked) -> None:
                                     edgecolor=colour, hatch="///", lw=0, alpha=0.6,
                                     zorder=_HATCH_Z)
                 else:
-                    ax.plot(c, q, color=colour, lw=1.4, label=model or None, gid="solid",
-                            zorder=_CURVE_Z, **style)
+                    ax.plot(c, q, label=model or None, **style)
                 if single:
                     ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=_FILL_Z)
             if n_models > 1 and np.ptp(curves[i, j], axis=0).max() < 1e-9:
@@ -461,15 +478,12 @@ def _instance_cost_curves_content(fig, axes, checked) -> None:
                               "pad": 0.5})
             if hardness is not None:
                 ax.set_title(f"IH = {hardness[i, j]:.3f}", fontsize=FONT, pad=2)
+    title_h = 0.2 if hardness is not None else 0.0
     width, height = fig.get_size_inches()
     for j, instance in enumerate(instances):  # column heads: which instance, of which class
         x0, _, x1, y1 = axes[0, j].get_position().extents
         fig.text((x0 + x1) / 2, y1 + (title_h + 0.06) / height, str(instance), ha="center",
                  va="bottom", fontsize=FONT, fontweight="bold")
-    if not single:
-        handles, labels = axes[0, 0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncols=checked["legend_cols"],
-                   fontsize=FONT, frameon=False, borderaxespad=0.1)
 
 
 def class_cost_curves(c, curves, class_hardness, *, methods,
