@@ -128,9 +128,11 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
     # panels' frame is shared
     _backdrop._BACKDROPS.clear()
     rng = np.random.default_rng(3)
+    insets = []
     for seed, n, note in [(0, 40, None), (1, 300, "300 of 9000 drawn"), (2, 25, None),
-                          (3, 120, None)]:
+                          (3, 120, None), (0, 40, None)]:
         xy, y, note = _map_input(seed, n, note=note)
+        inset = None
         labels = (f"PC1 ({10 + seed} %)", f"PC2 ({5 + seed} %)")
         if kind == "hardness":
             kwargs = {"xy": xy, "y": y, "hardness": rng.integers(0, 5, (n, 5)) / 4,
@@ -150,12 +152,16 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
             public, checked = figures.instance_space_map, figures._instance_space_map_checked
             frame, content = figures._instance_space_map_frame, figures._instance_space_map_content
         else:
-            kwargs = {"xy": xy, "y": y, "losses": rng.uniform(0, 2 * rng.random(), (n, 2, 3)),
+            losses = np.random.default_rng(seed).uniform(0, 0.5 + seed % 3, (n, 2, 3))
+            kwargs = {"xy": xy, "y": y, "losses": losses,
                       "methods": METHODS[1:3], "cost_proportions": [0.2, 0.5, 0.8],
                       "target_class": seed % 2, "axis_labels": labels, "note": note}
             public, checked = figures.cost_hardness_maps, figures._cost_hardness_maps_checked
             frame, content = (figures._cost_hardness_maps_frame,
                               figures._cost_hardness_maps_content)
+            # the colour bar, of a few scales: its pixels kept per scale
+            inset = lambda got: (("colorbar", got["vmax"]),  # noqa: E731
+                                 lambda fig: figures._cost_hardness_maps_colorbar(fig, got))
         with drawing_style():
             fig = public(**kwargs)
         fig.set_dpi(50)
@@ -169,15 +175,20 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
                                       lambda got=got, frame=frame: frame(**got["frame"]), 50)
             n_axes = len(made.fig.axes)
             labels_before = [(ax.get_xlabel(), ax.get_ylabel()) for ax in made.fig.axes]
-            img, small = made.draw(content, got)
+            img, small = made.draw(content, got, inset=inset and inset(got))
+            insets.append(sum(len(b.insets) for b in _backdrop._BACKDROPS.values()))
         assert np.array_equal(np.asarray(img), whole)
         assert small == figures.smallest_font_pt(fig)
         assert len(made.fig.axes) == n_axes  # the colour bar went with its map
         # the axis labels this map set are the frame's again (empty, or a colour bar's)
         assert [(ax.get_xlabel(), ax.get_ylabel()) for ax in made.fig.axes] == labels_before
         assert labels[0] not in {t for pair in labels_before for t in pair}
-    # a frame with room for a note, and one without (the projection leaves no room)
-    assert len(_backdrop._BACKDROPS) == (1 if kind == "projection" else 2)
+    # a frame with room for a note, and one without (the projection leaves no room); for
+    # the instance space, one per scale too, and for the loss maps one per class, whose
+    # colour bar is drawn once per scale (the fifth map puts the first's back)
+    assert len(_backdrop._BACKDROPS) == {"projection": 1, "hardness": 2}.get(kind, 3)
+    if kind == "cost":  # the first and third maps share a frame, not a scale
+        assert insets == [1, 2, 3, 4, 4]
 
 
 def _same_svg(a, b):

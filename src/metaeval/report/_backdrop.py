@@ -34,6 +34,8 @@ __all__ = ["Backdrop", "Frame", "backdrop", "frame", "release"]
 #: up to 8 MB each at the report's resolution)
 MAX_BACKDROPS = 16
 _BACKDROPS: OrderedDict = OrderedDict()
+#: insets (e.g. colour bars of several scales) kept per frame, each a small rectangle
+MAX_INSETS = 16
 
 
 class Frame:
@@ -121,8 +123,9 @@ class Backdrop(Frame):
             for spine in (sp for spines in self.spines.values() for sp in spines):
                 spine.set_visible(True)
         self.background = self.canvas.copy_from_bbox(fig.bbox)
+        self.insets: OrderedDict = OrderedDict()  # key -> (pixels, smallest pt): see draw
 
-    def draw(self, content: Callable, *args):
+    def draw(self, content: Callable, *args, inset=None):
         """``content(fig, axes, *args)`` drawn on the frame: ``(RGB image, smallest pt)``.
 
         ``content`` adds artists (to the frame's axes or to the figure: new axes too, a
@@ -130,6 +133,12 @@ class Backdrop(Frame):
         label), which are drawn again; everything goes again afterwards (see
         :meth:`Frame.holding`). The smallest font is that of
         :func:`metaeval.report.figures.smallest_font_pt` on the whole figure.
+
+        ``inset``: ``(key, make)``, a part of the figure that takes one of a few forms
+        (a colour bar of a few scales): ``make(fig)`` adds its artists (new axes) and
+        returns them. Its pixels are kept per ``key`` -- a rectangle around it, which
+        nothing else may reach into -- and put back in later figures instead of drawing
+        it again.
         """
         from PIL import Image
 
@@ -137,9 +146,12 @@ class Backdrop(Frame):
 
         fig = self.fig
         with self.holding() as (frame_axes, before, fig_before):
+            titles = {t: t.get_text() for ax in frame_axes
+                      for t in (ax.title, ax._left_title, ax._right_title)}
             changed = content(fig, self.axes, *args) or []
             renderer = self.canvas.get_renderer()
             self.canvas.restore_region(self.background)
+            inset_small = self._inset(inset, renderer) if inset is not None else np.inf
             again = {ax: list(spines) for ax, spines in self.spines.items()}
             for a in changed:
                 again.setdefault(a.axes, []).append(a)
@@ -147,8 +159,9 @@ class Backdrop(Frame):
             # all below the content's), then the figure's own by zorder (new axes first)
             for ax in frame_axes:
                 new = [a for a in ax.get_children() if id(a) not in before[ax]]
+                # the titles the content gave (the frame's own are in the background)
                 new += [t for t in (ax.title, ax._left_title, ax._right_title)
-                        if t.get_text()]
+                        if t.get_text() != titles[t]]
                 for a in sorted(new + again.get(ax, []), key=lambda a: a.get_zorder()):
                     if a.get_visible():
                         a.draw(renderer)
@@ -156,10 +169,42 @@ class Backdrop(Frame):
             for a in sorted(new, key=lambda a: a.get_zorder()):
                 if a.get_visible():
                     a.draw(renderer)
-            small = smallest_font_pt(fig)
+            small = float(np.fmin(smallest_font_pt(fig), inset_small))
             img = Image.frombuffer("RGBA", self.canvas.get_width_height(),
                                    self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
         return img, small
+
+    def _inset(self, inset, renderer) -> float:
+        """Draw, or put back, an inset of :meth:`draw`; its smallest font (pt)."""
+        from matplotlib.text import Text
+        from matplotlib.transforms import Bbox
+
+        key, make = inset
+        kept = self.insets.get(key)
+        if kept is None:
+            artists = make(self.fig)
+            try:
+                for a in sorted(artists, key=lambda a: a.get_zorder()):
+                    a.draw(renderer)
+                # everything it drew, and a margin for antialiasing, in whole pixels
+                box = Bbox.union([a.get_tightbbox(renderer) for a in artists])
+                x0, y0 = np.floor(box.p0) - 2
+                x1, y1 = np.ceil(box.p1) + 2
+                box = Bbox([[max(x0, 0), max(y0, 0)],
+                            [min(x1, self.fig.bbox.x1), min(y1, self.fig.bbox.y1)]])
+                sizes = [t.get_fontsize() for a in artists for t in a.findobj(Text)
+                         if t.get_visible() and t.get_text().strip()]
+                kept = (self.canvas.copy_from_bbox(box), float(min(sizes, default=np.inf)))
+            finally:
+                for a in artists:
+                    a.remove()
+            self.insets[key] = kept
+            while len(self.insets) > MAX_INSETS:
+                self.insets.popitem(last=False)
+        else:
+            self.insets.move_to_end(key)
+            self.canvas.restore_region(kept[0])
+        return kept[1]
 
     def rgba(self) -> np.ndarray:
         """The canvas's current pixels (a copy), for comparisons."""

@@ -431,16 +431,17 @@ def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algori
         view, dataset=dataset, rows=rows, methods=methods, algorithms=algorithms))
 
 
-def _on_backdrop(name, checked, frame, content, dpi):
+def _on_backdrop(name, checked, frame, content, dpi, inset=None):
     """A figure as pixels, its frame drawn once per process (see
     :mod:`metaeval.report._backdrop`): ``(RGB image, size in inches, smallest font in
     pt)``. ``checked``: the figure function's validated input, its ``"frame"`` the
-    keyword arguments of ``frame``; ``content(fig, axes, checked)`` draws the rest."""
+    keyword arguments of ``frame``; ``content(fig, axes, checked)`` draws the rest, but
+    for ``inset`` (see :meth:`~metaeval.report._backdrop.Backdrop.draw`)."""
     from metaeval.report._backdrop import backdrop
 
     layout = checked["frame"]
     made = backdrop((name, tuple(sorted(layout.items()))), lambda: frame(**layout), dpi)
-    img, small = made.draw(content, checked)
+    img, small = made.draw(content, checked, inset=inset)
     return img, tuple(made.fig.get_size_inches()), small
 
 
@@ -606,7 +607,9 @@ def _cost_hardness_maps_png(view, *, dpi, dataset=None, target_class=1,
         view, dataset=dataset, target_class=target_class, cost_proportions=cost_proportions,
         methods=methods, max_points=max_points))
     return _on_backdrop("cost-hardness-maps", checked, figures._cost_hardness_maps_frame,
-                        figures._cost_hardness_maps_content, dpi)
+                        figures._cost_hardness_maps_content, dpi,
+                        inset=(("colorbar", checked["vmax"]),
+                               lambda fig: figures._cost_hardness_maps_colorbar(fig, checked)))
 
 
 def _cost_hardness_maps_input(view, *, dataset, target_class, cost_proportions, methods,

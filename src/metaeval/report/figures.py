@@ -927,6 +927,7 @@ def cost_hardness_maps(xy, y, losses, *, methods, cost_proportions, target_class
         note=note)
     fig, axes = _cost_hardness_maps_frame(**checked["frame"])
     _cost_hardness_maps_content(fig, axes, checked)
+    _cost_hardness_maps_colorbar(fig, checked)
     return fig
 
 
@@ -952,50 +953,57 @@ def _cost_hardness_maps_checked(xy, y, losses, *, methods, cost_proportions, tar
     if vmax is None:  # the scale of this class's losses, not the 0-2 range of any loss
         top_loss = float(losses[mask].max()) if mask.any() else 0.0
         vmax = max(np.ceil(top_loss * 10) / 10, 0.1)
+    titles = tuple(tuple(f"{classes[target_class]} · {METHOD_ABBREVIATIONS.get(m, m)}"
+                         f" · c = {cp:g}" for m in methods) for cp in cost_proportions)
     return {"xy": xy, "mask": mask, "losses": losses, "methods": methods,
-            "cost_proportions": cost_proportions, "target_class": target_class,
-            "classes": classes, "axis_labels": axis_labels, "vmax": vmax, "note": note,
-            "frame": {"n_costs": cost_proportions.size, "n_methods": len(methods),
-                      "with_note": bool(note)}}
+            "cost_proportions": cost_proportions, "axis_labels": axis_labels, "vmax": vmax,
+            "note": note, "frame": {"titles": titles, "with_note": bool(note)}}
 
 
-def _cost_hardness_maps_frame(*, n_costs, n_methods, with_note):
-    """The empty panels of :func:`cost_hardness_maps`."""
+def _cost_hardness_maps_frame(*, titles, with_note):
+    """The panels of :func:`cost_hardness_maps` and their titles (a row per cost)."""
     bottom = 0.4 + (0.2 if with_note else 0.0)
-    fig, axes = _grid(n_costs, n_methods, panel=(2.0, 1.7), left=0.3, right=1.25,
+    fig, axes = _grid(len(titles), len(titles[0]), panel=(2.0, 1.7), left=0.3, right=1.25,
                       bottom=bottom, top=0.3, wgap=0.12, hgap=0.32, sharex=True, sharey=True)
-    for ax in axes.flat:
+    for ax, title in zip(axes.flat, (t for row in titles for t in row), strict=True):
         _clear_ticks(ax)
+        ax.set_title(title, fontsize=FONT)
     return fig, axes
 
 
 def _cost_hardness_maps_content(fig, axes, checked) -> list:
-    """What :func:`cost_hardness_maps` draws on its frame; returns the artists of the
-    frame it changed (see :func:`_hardness_maps_content`)."""
+    """The points, axis labels and note of :func:`cost_hardness_maps` (its colour bar:
+    :func:`_cost_hardness_maps_colorbar`); returns the artists of the frame it changed
+    (see :func:`_hardness_maps_content`)."""
     xy, mask, losses = checked["xy"], checked["mask"], checked["losses"]
-    methods, classes, target = checked["methods"], checked["classes"], checked["target_class"]
     cost_proportions, axis_labels = checked["cost_proportions"], checked["axis_labels"]
-    n_c = cost_proportions.size
+    n_c, n_m = axes.shape
     size = _point_size(xy.shape[0])
     _fix_shared_limits(axes, xy)
-    sc = None
     changed = []
-    for i, cp in enumerate(cost_proportions):
-        for j, method in enumerate(methods):
+    for i in range(n_c):
+        for j in range(n_m):
             ax = axes[i, j]
-            sc = _map_panel(ax, xy, losses[:, j, i], mask, vmax=checked["vmax"], size=size)
-            ax.set_title(f"{classes[target]} · {METHOD_ABBREVIATIONS.get(method, method)}"
-                         f" · c = {cp:g}", fontsize=FONT)
+            _map_panel(ax, xy, losses[:, j, i], mask, vmax=checked["vmax"], size=size)
             if i == n_c - 1:
                 ax.set_xlabel(axis_labels[0], fontsize=FONT)
                 changed.append(ax.xaxis)
             if j == 0:
                 ax.set_ylabel(axis_labels[1], fontsize=FONT)
                 changed.append(ax.yaxis)
-    bottom = 0.4 + (0.2 if checked["note"] else 0.0)
-    _side_colorbar(fig, sc, right=1.25, top=0.3, bottom=bottom, label="loss QI at c")
     _note(fig, checked["note"])
     return changed
+
+
+def _cost_hardness_maps_colorbar(fig, checked) -> list:
+    """The colour bar of :func:`cost_hardness_maps` (0 to ``vmax``); returns its axes."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    bottom = 0.4 + (0.2 if checked["note"] else 0.0)
+    scale = ScalarMappable(norm=Normalize(0.0, checked["vmax"]), cmap=_hardness_cmap())
+    return [_side_colorbar(fig, scale, right=1.25, top=0.3, bottom=bottom,
+                           label="loss QI at c").ax]
 
 
 # ------------------------------------------------------------ Melo & Prudêncio (2014)
@@ -1932,19 +1940,34 @@ def _instance_space_map_checked(xy, values, *, label=None, axis_labels=("PC1", "
         raise ValueError(f"values must have {xy.shape[0]} rows and at least one column, "
                          f"got shape {values.shape}")
     V = _array(values.to_numpy(dtype=float), "values", ndim=2, allow_nan=True)
-    return {"xy": xy, "V": V, "names": [str(c) for c in values.columns],
-            "axis_labels": axis_labels, "title": title, "cmap": cmap, "note": note,
-            "colorbar_label": colorbar_label,
-            "frame": {"k": V.shape[1], "with_note": bool(note), "with_title": bool(title)}}
+    finite = V[np.isfinite(V)]
+    # one scale for every panel, so colours compare: [0, 1] holds every hardness measure
+    # here; wider data widen it
+    vmin = min(0.0, float(finite.min())) if finite.size else 0.0
+    vmax = max(1.0, float(finite.max())) if finite.size else 1.0
+    return {"xy": xy, "V": V, "axis_labels": axis_labels, "title": title, "note": note,
+            "cmap": cmap, "vmin": vmin, "vmax": vmax,
+            "frame": {"names": tuple(str(c) for c in values.columns), "with_note": bool(note),
+                      "with_title": bool(title), "cmap": cmap, "vmin": vmin, "vmax": vmax,
+                      "colorbar_label": colorbar_label or "hardness (0 = easy, 1 = hard)"}}
 
 
-def _instance_space_map_frame(*, k, with_note, with_title):
-    """The empty panels of :func:`instance_space_map`."""
-    fig, panels, _ = _wrapped_grid(k, ncols_max=2, panel=(2.5, 2.3), left=0.35, right=1.3,
-                                   bottom=0.45 + (0.2 if with_note else 0.0),
-                                   top=0.6 if with_title else 0.3, wgap=0.15, hgap=0.6)
-    for ax in panels:
+def _instance_space_map_frame(*, names, with_note, with_title, cmap, vmin, vmax,
+                              colorbar_label):
+    """The panels of :func:`instance_space_map`, their titles and the colour bar (its
+    scale is the data's, known before they are drawn)."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    bottom = 0.45 + (0.2 if with_note else 0.0)
+    top = 0.6 if with_title else 0.3
+    fig, panels, _ = _wrapped_grid(len(names), ncols_max=2, panel=(2.5, 2.3), left=0.35,
+                                   right=1.3, bottom=bottom, top=top, wgap=0.15, hgap=0.6)
+    for ax, name in zip(panels, names, strict=True):
         _clear_ticks(ax)
+        ax.set_title(name, fontsize=FONT)
+    _side_colorbar(fig, ScalarMappable(norm=Normalize(vmin, vmax), cmap=cmap), right=1.3,
+                   top=top, bottom=bottom, label=colorbar_label)
     return fig, panels
 
 
@@ -1952,32 +1975,21 @@ def _instance_space_map_content(fig, panels, checked) -> list:
     """What :func:`instance_space_map` draws on its frame; returns the frame's artists it
     changed (see :func:`_hardness_maps_content`)."""
     xy, V, axis_labels = checked["xy"], checked["V"], checked["axis_labels"]
-    finite = V[np.isfinite(V)]
-    # one scale for every panel, so colours compare: [0, 1] holds every hardness measure
-    # here; wider data widen it
-    vmin = min(0.0, float(finite.min())) if finite.size else 0.0
-    vmax = max(1.0, float(finite.max())) if finite.size else 1.0
+    vmin, vmax = checked["vmin"], checked["vmax"]
     size = _point_size(xy.shape[0])
-    sc = None
     changed = []
-    for j, name in enumerate(checked["names"]):
-        ax = panels[j]
+    for j, ax in enumerate(panels):
         _fix_shared_limits([ax], xy)  # every panel the same points: the same limits
         ok = np.isfinite(V[:, j])
         ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", lw=0, zorder=_POINTS_Z)
         order = np.argsort(V[ok, j], kind="stable")
-        sc = ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
-                        cmap=checked["cmap"], vmin=vmin, vmax=vmax, lw=0, zorder=_POINTS_Z)
-        ax.set_title(name, fontsize=FONT)
+        ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
+                   cmap=checked["cmap"], vmin=vmin, vmax=vmax, lw=0, zorder=_POINTS_Z)
         ax.set_xlabel(axis_labels[0], fontsize=FONT)
         changed.append(ax.xaxis)
         if j % 2 == 0:
             ax.set_ylabel(axis_labels[1], fontsize=FONT)
             changed.append(ax.yaxis)
-    bottom = 0.45 + (0.2 if checked["note"] else 0.0)
-    top = 0.6 if checked["title"] else 0.3
-    _side_colorbar(fig, sc, right=1.3, top=top, bottom=bottom,
-                   label=checked["colorbar_label"] or "hardness (0 = easy, 1 = hard)")
     if checked["title"]:
         fig.suptitle(checked["title"], fontsize=TITLE,
                      y=1 - 0.06 / fig.get_size_inches()[1], va="top")
