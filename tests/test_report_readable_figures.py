@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from matplotlib.colors import to_rgb
 from scipy.cluster.hierarchy import linkage
 
@@ -306,3 +308,21 @@ def test_folds_used_and_their_warning():
     assert _folds_used(tasks, "a") == ("3", "folds reduced from 10 to 3: smallest class has "
                                             "3 rows")
     assert _folds_used(tasks, "b") == ("10", "")
+
+
+@given(st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False))
+def test_nice_ceilings_are_round_and_close_above(x):
+    top = figures._nice_ceiling(x)
+    assert x * (1 - 1e-12) <= top <= x * 4 / 3 * (1 + 1e-12)  # 1.5+ -> 2 is the widest gap
+    mantissa = top / 10.0 ** np.floor(np.log10(top))
+    assert any(np.isclose(mantissa, m) for m in figures._NICE)
+
+
+def test_class_cost_curves_and_dendrograms_end_on_round_values():
+    c = np.linspace(0, 1, 11)
+    curves = np.stack([np.minimum(c, 1 - c), 0.3 * c])[None] * 0.93
+    fig = figures.class_cost_curves(c, curves, [[0.2, 0.1]], methods=["score-driven"])
+    assert fig.axes[0].get_ylim() == (0.0, 0.75)  # 1.45 x 0.465 = 0.674, up to a quarter
+    Z = linkage([0.1, 0.31, 0.2], method="average")
+    fig = figures.dendrograms({"score-driven": Z}, ["A", "B", "C"])
+    assert fig.axes[0].get_ylim() == (0.0, 0.3)  # 1.08 x 0.255 = 0.275, up to 0.3

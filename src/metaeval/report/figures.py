@@ -1136,12 +1136,12 @@ def _nice_ceiling(x: float) -> float:
     """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8 times a power of ten
     that is at least ``x`` (> 0): a round axis top, and few of them across datasets.
 
-    >>> [_nice_ceiling(v) for v in (0.176, 0.307, 0.93, 1.0, 47.0)]
-    [0.2, 0.35, 1.0, 1.0, 50.0]
+    >>> [_nice_ceiling(v) for v in (0.176, 0.307, 0.93, 1.0, 47.0, 3e-16)]
+    [0.2, 0.35, 1.0, 1.0, 50.0, 3e-16]
     """
     decade = 10.0 ** np.floor(np.log10(x))
     mantissa = next(m for m in _NICE if m * decade >= x * (1 - 1e-12))
-    return float(np.round(mantissa * decade, 12))
+    return float(f"{mantissa * decade:.12g}")  # 0.30000000000000004 -> 0.3
 
 
 def _dendrograms_fixed(fig, axes) -> list:
