@@ -161,7 +161,7 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
                               figures._cost_hardness_maps_content)
             # the colour bar, of a few scales: its pixels kept per scale
             inset = lambda got: (("colorbar", got["vmax"]),  # noqa: E731
-                                 lambda fig: figures._cost_hardness_maps_colorbar(fig, got))
+                                 lambda on: figures._cost_hardness_maps_colorbar(on, got))
         with drawing_style():
             fig = public(**kwargs)
         fig.set_dpi(50)

@@ -976,7 +976,7 @@ def _cost_hardness_maps_content(fig, axes, checked) -> list:
     :func:`_cost_hardness_maps_colorbar`); returns the artists of the frame it changed
     (see :func:`_hardness_maps_content`)."""
     xy, mask, losses = checked["xy"], checked["mask"], checked["losses"]
-    cost_proportions, axis_labels = checked["cost_proportions"], checked["axis_labels"]
+    axis_labels = checked["axis_labels"]
     n_c, n_m = axes.shape
     size = _point_size(xy.shape[0])
     _fix_shared_limits(axes, xy)
