@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from metaeval.report import _backdrop, data, figures
@@ -299,3 +301,44 @@ def test_frames_are_released_before_the_whole_study_sections(monkeypatch):
         with pytest.raises(RuntimeError, match="stop"):
             _render.run_job(settings, _render.Job("j", [fragment]), frozenset(), view=None)
         assert bool(seen[-1]) is kept
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, np.nan]), min_size=1, max_size=12),
+       st.lists(st.booleans(), min_size=12, max_size=12))
+def test_fill_down_makes_the_polygons_of_fill_between(ys, where):
+    # stretches of any length (one point too), broken by NaN or by where, tied values
+    from matplotlib.figure import Figure
+
+    y = np.array(ys)
+    x = np.linspace(0, 1, y.size)
+    where = np.array(where[:y.size])
+    ax = Figure().add_subplot()
+    ours = figures._fill_down(ax, x, y, where, facecolor="none", edgecolor="C1", hatch="//")
+    theirs = ax.fill_between(x, 0, y, where=where, facecolor="none", edgecolor="C1",
+                             hatch="//")
+    assert len(ours.get_paths()) == len(theirs.get_paths())
+    for a, b in zip(ours.get_paths(), theirs.get_paths(), strict=True):
+        assert np.array_equal(a.vertices, b.vertices)
+        assert np.array_equal(a.codes, b.codes)
+
+
+def test_fill_down_draws_the_pixels_of_fill_between():
+    c = np.linspace(0, 1, 101)
+    q = np.sin(3 * c) + 1
+    q[60] = np.nan
+    inside = (c >= 0.3) & (c <= 0.8) | (c > 0.95)
+    style = {"facecolor": "none", "edgecolor": "#E69F00", "hatch": "///", "lw": 0,
+             "alpha": 0.6, "zorder": 2.52}
+    pixels = []
+    for fill in (lambda ax: ax.fill_between(c, 0, q, where=inside, **style),
+                 lambda ax: figures._fill_down(ax, c, q, inside, **style)):
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(3, 2), dpi=100)
+        ax = fig.add_subplot(xlim=(0, 1), ylim=(-0.1, 2.1))
+        fill(ax)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        pixels.append(np.asarray(canvas.buffer_rgba()).copy())
+    assert np.array_equal(*pixels)

@@ -425,6 +425,30 @@ def _legend_style(model, models) -> dict:
             "marker": _algorithm_markers(models)[model], "markersize": 4}
 
 
+def _fill_down(ax, x, y, where, **style):
+    """``ax.fill_between(x, 0, y, where=where, **style)``: the same polygons in a plain
+    :class:`~matplotlib.collections.PolyCollection`, without the checks and unit handling
+    that are most of ``fill_between``'s time (tested pixel for pixel against it).
+
+    A polygon per stretch where ``where`` holds and both are finite, in
+    ``fill_between``'s order: from the stretch's first point of ``y``, along 0, up to
+    its last point of ``y``, and back along ``y``.
+    """
+    from matplotlib import cbook
+    from matplotlib.collections import PolyCollection
+
+    polygons = []
+    for i0, i1 in cbook.contiguous_regions(where & np.isfinite(y) & np.isfinite(x)):
+        n = i1 - i0
+        pts = np.zeros((2 * n + 2, 2))
+        pts[0] = x[i0], y[i0]
+        pts[1:n + 1, 0] = x[i0:i1]
+        pts[n + 1] = x[i1 - 1], y[i1 - 1]
+        pts[n + 2:, 0], pts[n + 2:, 1] = x[i0:i1][::-1], y[i0:i1][::-1]
+        polygons.append(pts)
+    return ax.add_collection(PolyCollection(polygons, **style))
+
+
 def _curve_style(model, k, models, n_c) -> dict:
     """How :func:`_instance_cost_curves_content` draws model ``k``'s solid line."""
     every = max(n_c // 5, 1)
@@ -459,9 +483,8 @@ def _instance_cost_curves_content(fig, axes, checked) -> None:
                     # the interpolated stretch, boundary points shared with the solid part
                     ax.plot(c[inside], q[inside], color=colour, lw=1.4, ls="--",
                             gid="interpolated", zorder=_CURVE_Z)
-                    ax.fill_between(c, 0, q, where=inside, facecolor="none",
-                                    edgecolor=colour, hatch="///", lw=0, alpha=0.6,
-                                    zorder=_HATCH_Z)
+                    _fill_down(ax, c, q, inside, facecolor="none", edgecolor=colour,
+                               hatch="///", lw=0, alpha=0.6, zorder=_HATCH_Z)
                 else:
                     ax.plot(c, q, label=model or None, **style)
                 if single:
