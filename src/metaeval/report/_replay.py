@@ -151,7 +151,8 @@ def _draw_recording(svg, out, draw):
     image_counter = repr(svg._image_counter)
     start = out.tell()
     draw()
-    chunk = out.getvalue()[start:]
+    out.seek(start)
+    chunk = out.read()  # the piece alone (getvalue would copy the whole markup)
     if (writer._XMLWriter__open or writer._XMLWriter__data or svg._n_gradients != gradients
             or svg._has_gouraud != gouraud or repr(svg._image_counter) != image_counter):
         return None
