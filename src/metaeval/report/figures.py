@@ -719,7 +719,7 @@ def _projection_map_content(fig, axes, checked) -> list:
     if checked["title"]:
         ax.set_title(checked["title"], fontsize=FONT)
     _note(fig, checked["note"])
-    return [ax.xaxis, ax.yaxis]
+    return [_AxisLabel(ax.xaxis), _AxisLabel(ax.yaxis)]
 
 
 def _fix_shared_limits(axes, xy):
@@ -740,6 +740,25 @@ def _fix_shared_limits(axes, xy):
         axes[0].autoscale_view()
     for ax in axes:
         ax.set_autoscale_on(False)
+
+
+class _AxisLabel:
+    """An axis's label alone, drawn as the axis draws it: what a content function that
+    only labels an axis of a frame drawn once asks to be drawn again (the ticks are in the
+    frame's pixels already; see :meth:`metaeval.report._backdrop.Backdrop.draw`)."""
+
+    def __init__(self, axis):
+        self.axis, self.axes = axis, axis.axes
+
+    def get_zorder(self):
+        return self.axis.get_zorder()
+
+    def get_visible(self):
+        return self.axis.get_visible()
+
+    def draw(self, renderer):
+        self.axis._update_label_position(renderer)  # as Axis.draw places it
+        self.axis.label.draw(renderer)
 
 
 #: zorder of the points of a map: over the panel's frame (spines 2.5), so the frame can be
@@ -889,10 +908,10 @@ def _hardness_maps_content(fig, axes, checked) -> list:
                          f" · CH = {ch:.2f}", fontsize=FONT)
             if j == n_m - 1:
                 ax.set_xlabel(axis_labels[0], fontsize=FONT)
-                changed.append(ax.xaxis)
+                changed.append(_AxisLabel(ax.xaxis))
             if k == 0:
                 ax.set_ylabel(axis_labels[1], fontsize=FONT)
-                changed.append(ax.yaxis)
+                changed.append(_AxisLabel(ax.yaxis))
     _note(fig, checked["note"])
     return changed
 
@@ -1010,10 +1029,10 @@ def _cost_hardness_maps_content(fig, axes, checked) -> list:
             _map_panel(ax, xy, losses[:, j, i], mask, vmax=checked["vmax"], size=size)
             if i == n_c - 1:
                 ax.set_xlabel(axis_labels[0], fontsize=FONT)
-                changed.append(ax.xaxis)
+                changed.append(_AxisLabel(ax.xaxis))
             if j == 0:
                 ax.set_ylabel(axis_labels[1], fontsize=FONT)
-                changed.append(ax.yaxis)
+                changed.append(_AxisLabel(ax.yaxis))
     _note(fig, checked["note"])
     return changed
 
@@ -2009,10 +2028,10 @@ def _instance_space_map_content(fig, panels, checked) -> list:
         ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
                    cmap=checked["cmap"], vmin=vmin, vmax=vmax, lw=0, zorder=_POINTS_Z)
         ax.set_xlabel(axis_labels[0], fontsize=FONT)
-        changed.append(ax.xaxis)
+        changed.append(_AxisLabel(ax.xaxis))
         if j % 2 == 0:
             ax.set_ylabel(axis_labels[1], fontsize=FONT)
-            changed.append(ax.yaxis)
+            changed.append(_AxisLabel(ax.yaxis))
     if checked["title"]:
         fig.suptitle(checked["title"], fontsize=TITLE,
                      y=1 - 0.06 / fig.get_size_inches()[1], va="top")
