@@ -44,7 +44,8 @@ def _blitted(kwargs, dpi):
         made = _backdrop.backdrop(("test", tuple(sorted(frame.items()))),
                                   lambda: figures._instance_cost_curves_frame(**frame), dpi)
         img, small = made.draw(figures._instance_cost_curves_content, checked)
-    return np.asarray(img), small, made
+    assert img.mode == "RGBA" and np.asarray(img)[..., 3].min() == 255  # opaque
+    return np.asarray(img)[..., :3], small, made
 
 
 @pytest.mark.parametrize("dpi", [60, 160])
@@ -179,7 +180,7 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
             labels_before = [(ax.get_xlabel(), ax.get_ylabel()) for ax in made.fig.axes]
             img, small = made.draw(content, got, inset=inset and inset(got))
             insets.append(sum(len(b.insets) for b in _backdrop._BACKDROPS.values()))
-        assert np.array_equal(np.asarray(img), whole)
+        assert np.array_equal(np.asarray(img)[..., :3], whole)
         assert small == figures.smallest_font_pt(fig)
         assert len(made.fig.axes) == n_axes  # the colour bar went with its map
         # the axis labels this map set are the frame's again (empty, or a colour bar's)

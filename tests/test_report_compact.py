@@ -107,3 +107,32 @@ def test_svg_is_drawn_as_savefig_draws_it_and_the_figure_is_given_back(layout):
     theirs = _compact_svg(buf.getvalue()[buf.getvalue().index("<svg"):].strip(), False)
     strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
     assert strip(ours) == strip(theirs)
+
+
+def test_a_png_quantised_from_the_canvas_buffer_is_opaque_and_as_faithful():
+    # the report quantises the canvas's own RGBA buffer (no RGB copy first): the PNG has
+    # an RGB palette and no transparency, and differs from the drawn pixels no more than
+    # the PNG of the RGB copy does
+    import base64
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    from metaeval.report.html import _png_uri
+
+    fig = _figure()
+    fig.set_facecolor("white")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw",
+                            "RGBA", 0, 1)
+    drawn = np.asarray(rgba)[..., :3].astype(int)
+    error = {}
+    for mode, img in (("RGBA", rgba), ("RGB", rgba.convert("RGB"))):
+        png = Image.open(io.BytesIO(base64.b64decode(_png_uri(img, 32).split(",", 1)[1])))
+        assert png.mode == "P" and png.palette.mode == "RGB"
+        assert "transparency" not in png.info
+        error[mode] = np.abs(np.asarray(png.convert("RGB")).astype(int) - drawn).mean()
+    assert error["RGBA"] < 1.1 * error["RGB"] + 0.05
+    assert error["RGBA"] < 2.0  # of 255, per channel

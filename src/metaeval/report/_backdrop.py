@@ -126,7 +126,8 @@ class Backdrop(Frame):
         self.insets: OrderedDict = OrderedDict()  # key -> (pixels, smallest pt): see draw
 
     def draw(self, content: Callable, *args, inset=None):
-        """``content(fig, axes, *args)`` drawn on the frame: ``(RGB image, smallest pt)``.
+        """``content(fig, axes, *args)`` drawn on the frame: ``(RGBA image, smallest pt)``
+        (opaque; a copy of the pixels, which the next figure on the frame overwrites).
 
         ``content`` adds artists (to the frame's axes or to the figure: new axes too, a
         colour bar) and may return artists of the frame it changed (an axis given a
@@ -171,7 +172,7 @@ class Backdrop(Frame):
                     a.draw(renderer)
             small = float(np.fmin(smallest_font_pt(fig), inset_small))
             img = Image.frombuffer("RGBA", self.canvas.get_width_height(),
-                                   self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+                                   self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).copy()
         return img, small
 
     def _inset(self, inset, renderer) -> float:

@@ -433,7 +433,7 @@ def _instance_cost_curves(view, *, dataset=None, rows=None, methods=None, algori
 
 def _on_backdrop(name, checked, frame, content, dpi, inset=None):
     """A figure as pixels, its frame drawn once per process (see
-    :mod:`metaeval.report._backdrop`): ``(RGB image, size in inches, smallest font in
+    :mod:`metaeval.report._backdrop`): ``(RGBA image, size in inches, smallest font in
     pt)``. ``checked``: the figure function's validated input, its ``"frame"`` the
     keyword arguments of ``frame``; ``content(fig, axes, checked)`` draws the rest, but
     for ``inset`` (see :meth:`~metaeval.report._backdrop.Backdrop.draw`)."""
@@ -947,7 +947,7 @@ class _Kind:
     per_dataset: bool
     description: str
     #: the same figure straight to pixels, faster: ``png(view, dpi=, **options)`` ->
-    #: ``(RGB image, size in inches, smallest font in pt)`` (the report's PNG figures)
+    #: ``(RGBA image, size in inches, smallest font in pt)`` (the report's PNG figures)
     png: Callable | None = None
     #: the same figure straight to the report's SVG markup, faster:
     #: ``svg(view, **options)`` -> str
