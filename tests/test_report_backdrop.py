@@ -343,3 +343,33 @@ def test_fill_down_draws_the_pixels_of_fill_between():
         canvas.draw()
         pixels.append(np.asarray(canvas.buffer_rgba()).copy())
     assert np.array_equal(*pixels)
+
+
+def test_the_smallest_font_is_the_whole_figures_whatever_the_content_adds():
+    from matplotlib.figure import Figure
+
+    def frame():
+        fig = Figure(figsize=(3, 2))
+        ax = fig.add_subplot()
+        ax.tick_params(labelsize=8)
+        ax.set_xlabel("frame label", fontsize=9)
+        return fig, ax
+
+    def content(fig, ax, what):
+        if what == "text":
+            ax.text(0.5, 0.5, "small", fontsize=6)
+        elif what == "title":
+            ax.set_title("smaller", fontsize=5)
+        elif what == "legend":
+            ax.plot([0, 1], label="x")
+            fig.legend(fontsize=4)
+
+    _backdrop._BACKDROPS.clear()
+    made = _backdrop.backdrop(("test-small",), frame, 40)
+    for what, expected in [("text", 6), ("nothing", 8), ("title", 5), ("legend", 4),
+                           ("nothing", 8)]:
+        _, small = made.draw(content, what)
+        with made.holding():  # the same content on the frame, measured whole
+            content(made.fig, made.axes, what)
+            whole = figures.smallest_font_pt(made.fig)
+        assert small == whole == expected, what

@@ -124,6 +124,9 @@ class Backdrop(Frame):
                 spine.set_visible(True)
         self.background = self.canvas.copy_from_bbox(fig.bbox)
         self.insets: OrderedDict = OrderedDict()  # key -> (pixels, smallest pt): see draw
+        from metaeval.report.figures import smallest_font_pt
+
+        self.small = smallest_font_pt(fig)  # of the frame's own text (its ticks, titles)
 
     def draw(self, content: Callable, *args, inset=None):
         """``content(fig, axes, *args)`` drawn on the frame: ``(RGBA image, smallest pt)``
@@ -143,8 +146,6 @@ class Backdrop(Frame):
         """
         from PIL import Image
 
-        from metaeval.report.figures import smallest_font_pt
-
         fig = self.fig
         with self.holding() as (frame_axes, before, fig_before):
             titles = {t: t.get_text() for ax in frame_axes
@@ -158,8 +159,10 @@ class Backdrop(Frame):
                 again.setdefault(a.axes, []).append(a)
             # in the order a whole draw takes: each axes' artists by zorder (the frame's
             # all below the content's), then the figure's own by zorder (new axes first)
+            added = []
             for ax in frame_axes:
                 new = [a for a in ax.get_children() if id(a) not in before[ax]]
+                added += new
                 # the titles the content gave (the frame's own are in the background)
                 new += [t for t in (ax.title, ax._left_title, ax._right_title)
                         if t.get_text() != titles[t]]
@@ -167,13 +170,28 @@ class Backdrop(Frame):
                     if a.get_visible():
                         a.draw(renderer)
             new = [a for a in fig.get_children() if id(a) not in fig_before]
+            added += new
             for a in sorted(new, key=lambda a: a.get_zorder()):
                 if a.get_visible():
                     a.draw(renderer)
-            small = float(np.fmin(smallest_font_pt(fig), inset_small))
+            small = self._smallest(frame_axes, added, inset_small)
             img = Image.frombuffer("RGBA", self.canvas.get_width_height(),
                                    self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).copy()
         return img, small
+
+    def _smallest(self, frame_axes, added, inset_small) -> float:
+        """:func:`~metaeval.report.figures.smallest_font_pt` of the whole figure, from the
+        frame's (taken once) and the text the content added or gave the frame's titles
+        and axis labels: not a walk over every artist of the figure."""
+        from matplotlib.text import Text
+
+        texts = [t for a in added for t in a.findobj(Text)]
+        texts += [t for ax in frame_axes for t in (ax.title, ax._left_title, ax._right_title,
+                                                   ax.xaxis.label, ax.yaxis.label)]
+        sizes = [self.small, inset_small] + [t.get_fontsize() for t in texts
+                                             if t.get_visible() and t.get_text().strip()]
+        sizes = [v for v in sizes if np.isfinite(v)]
+        return float(min(sizes)) if sizes else float("nan")
 
     def _inset(self, inset, renderer) -> float:
         """Draw, or put back, an inset of :meth:`draw`; its smallest font (pt)."""
