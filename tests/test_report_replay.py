@@ -131,3 +131,16 @@ def test_a_state_is_recorded_once_and_old_ones_dropped():
         figure_to_svg(fig)
         figure_to_svg(fig)
     assert len(replayed.records) == _replay.MAX_STATES
+
+
+def test_a_renderer_without_the_expected_bookkeeping_draws(monkeypatch):
+    # another matplotlib version's SVG renderer (here: one lacking a counter the replay
+    # updates): nothing is recorded, every artist is drawn, the markup is the same
+    monkeypatch.setattr(_replay, "_RENDERER_STATE",
+                        (*_replay._RENDERER_STATE, "_a_counter_of_another_version"))
+    _backdrop._BACKDROPS.clear()
+    frame = _backdrop.frame(("test-replay-other",), _frame, _fixed)
+    for trial in (0, 0, 1):
+        got = frame.svg(_content, trial)
+        assert _same_svg(got, figure_to_svg(_fresh(trial), page_font=True))
+    assert all(not a.__dict__["draw"].records for a in _fixed(frame.fig, frame.axes))

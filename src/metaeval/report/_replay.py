@@ -94,7 +94,7 @@ class _Replayed:
         from matplotlib.backends.backend_svg import RendererSVG
 
         svg = getattr(renderer, "_renderer", renderer)
-        if args or kwargs or not isinstance(svg, RendererSVG):
+        if args or kwargs or not isinstance(svg, RendererSVG) or not _knows(svg):
             return self.draw(renderer, *args, **kwargs)
         out = getattr(svg.writer._XMLWriter__write, "__self__", None)
         if not isinstance(out, io.StringIO):
@@ -112,6 +112,19 @@ class _Replayed:
             while len(self.records) > MAX_STATES:
                 self.records.popitem(last=False)
         return None
+
+
+#: the SVG renderer's bookkeeping a replay reads and updates (matplotlib 3.9-3.11; a
+#: renderer without it, of another version, is left to draw)
+_RENDERER_STATE = ("_groupd", "_markers", "_clipd", "_hatchd", "_path_collection_id",
+                   "_n_gradients", "_has_gouraud", "_image_counter")
+_WRITER_STATE = ("_XMLWriter__write", "_XMLWriter__flush", "_XMLWriter__open",
+                 "_XMLWriter__data")
+
+
+def _knows(svg) -> bool:
+    return (all(hasattr(svg, name) for name in _RENDERER_STATE)
+            and all(hasattr(svg.writer, name) for name in _WRITER_STATE))
 
 
 def _state(artist, svg) -> tuple:
