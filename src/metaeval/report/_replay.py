@@ -114,7 +114,7 @@ class _Replayed:
         return None
 
 
-#: the SVG renderer's bookkeeping a replay reads and updates (matplotlib 3.9-3.11; a
+#: the SVG renderer's bookkeeping a replay reads and updates (as in matplotlib 3.11; a
 #: renderer without it, of another version, is left to draw)
 _RENDERER_STATE = ("_groupd", "_markers", "_clipd", "_hatchd", "_path_collection_id",
                    "_n_gradients", "_has_gouraud", "_image_counter")
