@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from metaeval.cli._analysis import TimeOption, _check_clock
 from metaeval.cli._app import StoreOption, _bad_input, app, err, out, require_results
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
@@ -66,22 +67,45 @@ def report(
         "intermediates in the directory STORE.report-cache beside it, and redrawn only "
         "when what they show changed).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    time: TimeOption = None,
 ) -> None:
-    """Write the self-contained HTML report of a store (DIR/index.html)."""
+    """Write the self-contained HTML report of a store (DIR/index.html).
+
+    ARR, A3R and the runtime score use the clock --time names (CPU by default), as
+    `metaeval rank` and `metaeval benchmark` do: the same store gives the same scores.
+    """
     from metaeval.report import write_report
 
     with _bad_input():
         if jobs is not None and jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
+        _check_clock(time)
     with _SectionBar(show=not quiet and err.is_terminal) as bar:
         require_results(store, what="`metaeval report`", verify=True)
         bar.status("reading the cache")
         with _bad_input():
-            path = write_report(Store(store), out_dir, jobs=jobs, cache=not no_cache,
-                                progress=bar)
+            st = Store(store)
+            clock = _clock(st, time)
+            path = write_report(st, out_dir, jobs=jobs, cache=not no_cache, progress=bar,
+                                clock=clock)
     if bar.summary and not quiet:
         err.print(bar.summary, markup=False, highlight=False)
     out.print(f"Report written to {path}", markup=False)
+
+
+def _clock(st: Store, clock: str | None) -> str:
+    """The clock of the report, as `metaeval rank` takes it: CPU unless --time wall, or
+    wall with a note when the store has no CPU times (an explicit cpu is then an error)."""
+    if clock == "wall":
+        return clock
+    if st.timings()["fit_cpu"].isna().any():
+        if clock == "cpu":
+            raise ValueError(f"the store {st.path} has no CPU times recorded (written by an "
+                             "older metaeval); use --time wall.")
+        err.print(f"Note: the store {st.path} has no CPU times recorded (written by an older "
+                  "metaeval); using wall-clock time.", markup=False)
+        return "wall"
+    return "cpu"
 
 
 @app.command()

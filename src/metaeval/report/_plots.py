@@ -52,6 +52,8 @@ class StudyView:
         Success measure of the rankings: a metric of
         :data:`metaeval.benchmark.METRICS` (e.g. ``"auc"``,
         ``"hardness:rate-driven"``).
+    clock : {"cpu", "wall"}, default "cpu"
+        The time of ARR, A3R and the runtime score, as ``metaeval rank --time``.
 
     Examples
     --------
@@ -59,7 +61,7 @@ class StudyView:
     'missing.duckdb'
     """
 
-    def __init__(self, store, *, methods=None, t=0.5, measure="accuracy"):
+    def __init__(self, store, *, methods=None, t=0.5, measure="accuracy", clock="cpu"):
         if isinstance(store, StudyView):
             store = store.store
         if isinstance(store, (str, os.PathLike)):
@@ -78,6 +80,7 @@ class StudyView:
                              f"got {list(self.methods)}")
         self.t = float(t)
         self.measure = measure
+        self.clock = data.check_clock(clock)  # the time of ARR, A3R and the runtime score
         self._cache: dict = {}
 
     def _cached(self, key, compute):
@@ -134,22 +137,9 @@ class StudyView:
         return self._cached("scores_frame", self.store.scores_frame)
 
     def times(self) -> pd.DataFrame:
-        """``[dataset, algorithm, time]``: fit + predict wall seconds over the folds.
-
-        Summed over the folds of a repeat, then averaged over repeats.
-        """
-        def compute():
-            tm = self.store.timings()
-            if tm.empty:
-                return pd.DataFrame(columns=["dataset", "algorithm", "time"])
-            tm = tm.assign(time=tm["fit_wall"] + tm["predict_wall"])
-            per_repeat = tm.groupby(["dataset", "algorithm", "repeat"], sort=False)["time"].sum()
-            out = per_repeat.groupby(level=["dataset", "algorithm"], sort=False).mean()
-            out = out.reset_index()
-            # a task faster than the clock's resolution still needs a positive time
-            out["time"] = out["time"].clip(lower=1e-6)
-            return out
-        return self._cached("times", compute)
+        """``[dataset, algorithm, time]``: fit + predict seconds on the view's clock
+        (:func:`metaeval.report.data.task_times_on`)."""
+        return self._cached("times", lambda: data.task_times_on(self.store.timings(), self.clock))
 
     # ------------------------------------------------------------------ features
     def dataset(self, dataset):
@@ -759,8 +749,9 @@ def _runtime_scores(view, *, n_slowest=20, algorithms=None):
     total = times["dataset"].nunique()
     over = (f"over all {total} datasets" if used >= total
             else f"over the {used} slowest of {total} datasets")
-    return figures.ranked_bars(rs, xlabel="mean log2(time / fastest time)\n0 = always the "
-                               "fastest; lower is faster",
+    c = "CPU" if view.clock == "cpu" else "wall"
+    return figures.ranked_bars(rs, xlabel=f"mean log2({c} time / fastest {c} time)\n0 = "
+                               "always the fastest; lower is faster",
                                title=f"Runtime score ({over})", higher_is_better=False)
 
 

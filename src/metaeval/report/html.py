@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _render, _template
 from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
+from metaeval.report.data import clock_words
 from metaeval.report.figures import METHOD_ABBREVIATIONS, smallest_font_pt
 
 __all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
@@ -585,8 +586,8 @@ def _rankings(page: _Page, *, accd, a3r_n, k=None) -> str:
         n_algorithms = len(ranks[first])
         top = top_names(ranks[first]["algorithm"], k)
         out.append(f'<p class="note">Success measure: {_esc(human_name(view.measure))}; time: '
-                   "fit + predict wall seconds over the folds. AR: lower score is better; the "
-                   "others: higher is better. Rank 1 = best, in bold.</p>")
+                   f"fit + predict {clock_words(view.clock)} over the folds. AR: lower score "
+                   "is better; the others: higher is better. Rank 1 = best, in bold.</p>")
         if top is not None:
             out.append(f'<p class="note">Shown: the {k} of {n_algorithms} algorithms best by '
                        f"{_esc(first)} (their ranks are among all {n_algorithms}); the "
@@ -659,7 +660,8 @@ def _benchmark(page: _Page, *, bootstrap_draws, k=None) -> str:
                              "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
                              "100·(p − Q1)/(max − Q1), averaged." + only, **opts),
                  page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
-                             "mean log2 of the time over the fastest algorithm's time on the "
+                             f"mean log2 of the {clock_words(view.clock)} over the fastest "
+                             "algorithm's on the "
                              "datasets the title names (the 20 slowest at most); lower is "
                              "faster." + only, **opts)),
             page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
@@ -792,7 +794,7 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
                  datasets=None, cut_height=None, cost_proportions=(0.2, 0.5, 0.8), accd=0.1,
                  a3r_n=8, bootstrap_draws=2000, dpi=192, instance_space_max_rows=5000,
                  strict=False, title="metaeval report", jobs=1, cache=False,
-                 progress=None) -> Path:
+                 progress=None, clock="cpu") -> Path:
     """Write the self-contained HTML report of a study to ``out_dir/index.html``.
 
     Parameters
@@ -844,6 +846,8 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     progress : callable, optional
         ``progress(done, total, label)``, called as sections are ready and once at the
         end with a one-line account of what was drawn.
+    clock : {"cpu", "wall"}, default "cpu"
+        The time of ARR, A3R and the runtime score (as ``metaeval rank --time``).
 
     Returns
     -------
@@ -857,7 +861,7 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     ...
     ValueError: No metaeval store at ...
     """
-    view = StudyView(store_or_path, methods=methods, t=t, measure=measure)
+    view = StudyView(store_or_path, methods=methods, t=t, measure=measure, clock=clock)
     view._metric(measure)  # an unknown measure fails before any work
     from metaeval.store import Store
 
