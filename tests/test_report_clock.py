@@ -1,10 +1,10 @@
 """One clock for the time of ARR, A3R and the runtime score: the report's and the CLI's.
 
 A small study's wall-clock times are made to disagree with its CPU times (NB the fastest
-by CPU time, the slowest by far by wall-clock time), so that the two clocks give different orders. The report
-must give the order and the scores ``metaeval rank`` and ``metaeval benchmark`` give, on
-CPU time by default and on wall time with ``--time wall``, name the clock it used, and
-not serve one clock's page from the cache for the other.
+by CPU time, the slowest by far by wall-clock time), so that the two clocks give different
+orders. The report must give the order and the scores ``metaeval rank`` and ``metaeval
+benchmark`` give, on CPU time by default and on wall time with ``--time wall``, name the
+clock it used, and not serve one clock's page from the cache for the other.
 """
 
 from __future__ import annotations

@@ -201,10 +201,22 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes (``forkserver`` where there is one, else ``spawn``)."""
+    """A pool of ``workers`` processes (``forkserver`` where there is one, else ``spawn``).
+
+    The workers and the fork server die with this process, however it ends (see
+    :mod:`metaeval.report._lifeline`).
+    """
+    from metaeval.report import _lifeline
+
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    if "forkserver" in methods:
+        # a fork server started from here imports the lifeline first (a running one
+        # keeps what it has: its workers still watch this process)
+        os.environ[_lifeline.PARENT_VARIABLE] = str(os.getpid())
+        ctx.set_forkserver_preload(["__main__", "metaeval.report._lifeline"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                               initializer=_lifeline.die_with_report, initargs=(os.getpid(),))
 
 
 def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
