@@ -83,7 +83,7 @@ def _damage_files(path: Path, *, directory: bool) -> None:
         (files[0] / "inside").write_text("not an intermediate")
 
 
-def _check_after(path: Path, tmp_path: Path) -> None:
+def _check_after(path: Path, tmp_path: Path) -> list[str]:
     _run(path, ["labor", "fertility", "haberman"])  # the study extended by one dataset
     lines = []
     cached = write_report(Store(path), tmp_path / "cached", cache=True, **OPTIONS,
@@ -95,6 +95,7 @@ def _check_after(path: Path, tmp_path: Path) -> None:
     # and the cache, rewritten, now serves the same page
     again = write_report(Store(path), tmp_path / "again", cache=True, **OPTIONS)
     assert _page(again) == _page(cached)
+    return lines
 
 
 def test_flipped_bits_and_an_emptied_cache_table_give_the_values_from_scratch(reported,
@@ -129,7 +130,8 @@ def test_damaged_cache_rows_and_a_directory_are_drawn_again(reported, tmp_path):
     con.execute("UPDATE report_cache SET value = ? WHERE key = ?",
                 [figures[0][2][:len(figures[0][2]) // 2], figures[0][0]])
     con.close()
-    _check_after(path, tmp_path)
+    lines = _check_after(path, tmp_path)
+    assert f"; {changed + 1} damaged cache entries drawn again" in lines[-1]
 
 
 def test_a_damaged_row_is_a_miss_and_replaced(reported, tmp_path):

@@ -77,7 +77,7 @@ def _page_a3r(page):
 def _page_runtime(page):
     """``(fastest, slowest, its runtime score)`` stated by the report's summary."""
     m = re.search(r"fastest: <b>([^<]+)</b>; slowest: <b>([^<]+)</b> \(runtime score "
-                  r"([0-9.]+)\)", page)
+                  r"([0-9.]+), (CPU|wall-clock) seconds\)", page)
     assert m, "the summary states the fastest and the slowest algorithm"
     return m.group(1), m.group(2), float(m.group(3))
 
@@ -106,7 +106,9 @@ def test_the_report_ranks_by_the_clock_the_cli_uses(store, tmp_path, time):
     assert (fastest, slowest) == (runtime[0][0], runtime[-1][0])
     assert score == pytest.approx(runtime[-1][1], abs=6e-3)
     words = "wall-clock seconds" if time else "CPU seconds"
-    assert f"time: fit + predict {words} over the folds" in page
+    assert f"time: fit + predict {words} over the folds" in page  # the rankings table
+    assert f"(ARR and A3R on {words})" in page  # the findings
+    assert f"(runtime score {score:.2f}, {words})" in page  # the summary
 
 
 def test_the_clocks_disagree_and_the_cache_keeps_them_apart(store, tmp_path):

@@ -632,7 +632,7 @@ def _dendrograms_svg(view, *, dataset=None, cut_height=None, how="mean"):
 def _dendrograms_input(view, *, dataset, cut_height, how) -> dict:
     if dataset is None:
         D, algs = view.aggregated_dissimilarity(how)
-        label = f"{how} over {len(view.usable_datasets())} datasets"
+        label = f"{how} over {_n_datasets(len(view.usable_datasets()))}"
     else:
         D = view.dissimilarities(dataset)
         algs = view.scores(dataset)[2]
@@ -721,7 +721,8 @@ def _critical_difference(view, *, measure=None, alpha=0.05, algorithms=None):
     ranks = cdd.average_ranks.set_index("algorithm")["score"]
     return figures.critical_difference_diagram(
         ranks, cdd.cd, cdd.groups,
-        title=f"{_measure_name(view, measure)}: average ranks over {cdd.n_datasets} datasets, "
+        title=f"{_measure_name(view, measure)}: average ranks over "
+              f"{_n_datasets(cdd.n_datasets)}, "
               f"Nemenyi CD at α = {alpha:g}")
 
 
@@ -736,6 +737,10 @@ def _value_captured(view, *, algorithms=None):
                                title="Value captured per algorithm", fmt="{:.1f}")
 
 
+def _n_datasets(n: int) -> str:
+    return f"{n} dataset{'' if n == 1 else 's'}"
+
+
 def _runtime_scores(view, *, n_slowest=20, algorithms=None):
     from metaeval.benchmark import runtime_score
     from metaeval.report._topk import restrict
@@ -747,7 +752,7 @@ def _runtime_scores(view, *, n_slowest=20, algorithms=None):
     rs = restrict(out.set_index("algorithm")["score"], algorithms)
     used = len(out.attrs.get("datasets", ())) or times["dataset"].nunique()
     total = times["dataset"].nunique()
-    over = (f"over all {total} datasets" if used >= total
+    over = (f"over all {_n_datasets(total)}" if used >= total
             else f"over the {used} slowest of {total} datasets")
     c = "CPU" if view.clock == "cpu" else "wall"
     return figures.ranked_bars(rs, xlabel=f"mean log2({c} time / fastest {c} time)\n0 = "

@@ -342,6 +342,10 @@ class Pieces:
                 f"process{'es' if s['workers'] > 1 else ''}")
         if s.get("cpu"):
             line += f" ({s['cpu']:.1f} CPU-s)"
+        damaged = getattr(self.cache, "damaged", 0)
+        if damaged:
+            line += (f"; {damaged} damaged cache entr{'y' if damaged == 1 else 'ies'} "
+                     "drawn again")
         if note:
             line += f"; cache not saved ({note})"
         if progress is not None:

@@ -469,8 +469,8 @@ def _findings(page: _Page, *, accd, a3r_n) -> str:
                          for name, f in ranks.items())
         from metaeval.report._glossary import human_name
 
-        items.append(f"<li>Best algorithm by ranking on {_esc(human_name(view.measure))} — "
-                     f"{best}.</li>")
+        items.append(f"<li>Best algorithm by ranking on {_esc(human_name(view.measure))} "
+                     f"(ARR and A3R on {clock_words(view.clock)}) — {best}.</li>")
     cd = page.attempt("critical difference", lambda: _cd_summary(view)) \
         if len(view.usable_datasets()) >= 2 else None
     if cd:
@@ -499,7 +499,8 @@ def _cd_summary(view: StudyView) -> str:
     same = (", not significantly different from " + ", ".join(map(_esc, tied))) if tied else \
         ", significantly better than all others"
     return (f"{ptxt}best average rank: <b>{_esc(best)}</b> ({ranks['score'].iloc[0]:.2f})"
-            f"{same} (Nemenyi CD = {cdd.cd:.2f}, {cdd.n_datasets} datasets).")
+            f"{same} (Nemenyi CD = {cdd.cd:.2f}, {cdd.n_datasets} dataset"
+            f"{'' if cdd.n_datasets == 1 else 's'}).")
 
 
 def _best_value(view: StudyView) -> str:
@@ -513,7 +514,7 @@ def _best_value(view: StudyView) -> str:
     return (f"Most value captured: <b>{_esc(ov['algorithm'].iloc[0])}</b> "
             f"({ov['score'].iloc[0]:.1f} %); fastest: <b>{_esc(rs['algorithm'].iloc[0])}</b>; "
             f"slowest: <b>{_esc(rs['algorithm'].iloc[-1])}</b> "
-            f"(runtime score {rs['score'].iloc[-1]:.2f}).")
+            f"(runtime score {rs['score'].iloc[-1]:.2f}, {clock_words(view.clock)}).")
 
 
 def _hardest(view: StudyView) -> str:
@@ -536,7 +537,8 @@ def _mean_hardness_overall(page: _Page) -> str:
     tables = [view.mean_hardness(n).loc[algs] for n in names]
     mean = sum(tables) / len(tables)
     return ('<p class="note">Mean instance hardness of each algorithm, averaged over '
-            f"{len(names)} datasets (lower is easier; best of each method in bold).</p>"
+            f"{len(names)} dataset{'' if len(names) == 1 else 's'} (lower is easier; best of "
+            "each method in bold).</p>"
             + _table(_method_columns(mean), best="min", index_name="algorithm"))
 
 
@@ -965,7 +967,8 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
     nav = "".join(f'<a href="#{a}">{_esc(t_)}</a>' for a, t_, _ in sections)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     store_path = getattr(view.store, "path", "")
-    subtitle = f"Store {store_path} · {len(all_names)} datasets · generated {stamp}"
+    subtitle = (f"Store {store_path} · {len(all_names)} dataset"
+                f"{'' if len(all_names) == 1 else 's'} · generated {stamp}")
     doc = _template.PAGE.format(title=_esc(title), subtitle=_esc(subtitle), nav=nav,
                                 body=body, css=_template.CSS, version=_esc(__version__))
     doc = _render.renumber_svg_ids(doc)
