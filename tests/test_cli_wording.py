@@ -84,3 +84,13 @@ def test_readme_commands_write_into_metaeval_results():
     outside = [(c, p) for c, p in found if not p.startswith("metaeval-results/")]
     assert outside == []
     assert "metaeval-results/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+@pytest.mark.parametrize("args, suggestion", [
+    (["rnak"], "Did you mean 'rank'?"),
+    (["datasets", "shwo"], "Did you mean 'show'?"),
+])
+def test_a_mistyped_command_gets_did_you_mean(args, suggestion):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert suggestion in result.output
