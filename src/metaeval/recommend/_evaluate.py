@@ -163,6 +163,7 @@ def evaluate_recommenders(
     seed=0,
     describe=False,
     clock="wall",
+    folds=None,
 ) -> RecommenderEvaluation:
     """Leave-one-dataset-out evaluation of recommendation strategies.
 
@@ -199,6 +200,10 @@ def evaluate_recommenders(
         needs them.
     clock : {"wall", "cpu"}, default="wall"
         With a store as ``source``: which recorded time of the tests and descriptions.
+    folds : array-like of shape (n_datasets,), optional
+        Outer fold of each dataset of the knowledge base (e.g. an ASlib scenario's
+        ``cv.arff``): a held-out dataset is recommended for from the datasets of the
+        other folds only. Default: its family (leave-one-family-out).
 
     Returns
     -------
@@ -238,13 +243,20 @@ def evaluate_recommenders(
         raise ValueError(f"the knowledge base holds {len(kb.datasets)} dataset(s); "
                          "leave-one-dataset-out needs at least 3.")
     families = np.array(kb.families, dtype=object)
-    if np.unique(families).size < 2:
-        raise ValueError("every dataset belongs to one family; holding a family out would "
-                         "leave nothing to learn from.")
+    if folds is None:
+        groups = families
+    else:
+        groups = np.asarray(folds, dtype=object)
+        if groups.shape != (len(kb.datasets),):
+            raise ValueError(f"folds must give one fold per dataset ({len(kb.datasets)}), "
+                             f"got shape {groups.shape}.")
+    if np.unique(groups).size < 2:
+        raise ValueError("every dataset belongs to one family (or fold); holding it out "
+                         "would leave nothing to learn from.")
     curve_rows, metric_rows = [], []
     single_best = SingleBest()
     for i, name in enumerate(kb.datasets):
-        train = kb.subset(families != families[i])
+        train = kb.subset(groups != groups[i])
         query = kb.query(i)
         for strategy in chosen:
             order, loss, elapsed, success, overhead = _one(strategy, train, query, condition,
