@@ -11,6 +11,9 @@ algorithms should I try, in what order?* This room answers it from past results
 - :func:`describe_dataset`: pymfe meta-features and cost-sensitive landmarkers, each
   group under a time budget, failures recorded; :func:`describe_store` caches them.
 - :class:`KnowledgeBase`: past results under a condition, read one dataset at a time.
+- :class:`KnowledgeArchive`: past results under *every* condition, compactly, in one
+  file (:func:`build_knowledge` from a store, :func:`load_knowledge`); one ships with
+  metaeval, so recommending needs no study of one's own.
 - Strategies (:data:`STRATEGIES`): average ranking, k-NN on meta-features, cost-sensitive
   landmarking, active testing; baselines single best, random and oracle.
 - :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
@@ -21,6 +24,13 @@ It reads results through the store's query methods only and never imports the st
 the report or the command line.
 """
 
+from metaeval.recommend._archive import (
+    GRID,
+    KnowledgeArchive,
+    beta_weights,
+    build_knowledge,
+    load_knowledge,
+)
 from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
 from metaeval.recommend._curves import loss_at, loss_by_time, loss_curve, mean_interval_loss
 from metaeval.recommend._describe import (
@@ -66,6 +76,11 @@ __all__ = [
     "LANDMARKERS",
     "PYMFE_GROUPS",
     "KnowledgeBase",
+    "KnowledgeArchive",
+    "build_knowledge",
+    "load_knowledge",
+    "beta_weights",
+    "GRID",
     "Query",
     "Strategy",
     "Ranking",
