@@ -37,10 +37,21 @@ def recommend_command(
     ] = False,
     json_file: Annotated[Path | None, typer.Option(
         "--json", help="With --evaluate: write the summary and curves as JSON.")] = None,
+    aslib: Annotated[Path | None, typer.Option(
+        "--aslib", help="With --evaluate: an ASlib scenario folder, evaluated on its own "
+        "cv.arff folds (--measure: one of its performance measures, default the first).")
+    ] = None,
 ) -> None:
     """Recommend the order in which to try algorithms on a new dataset (or --evaluate)."""
     from metaeval.recommend import Condition
 
+    if aslib is not None:
+        from metaeval.cli._aslib import evaluate_aslib_command
+
+        evaluate_aslib_command(aslib, evaluate=evaluate, data_file=data_file, measure=measure,
+                               cost=cost, cost_beta=cost_beta, time_weight=time_weight,
+                               strategy=strategy, json_file=json_file)
+        return
     with _bad_input():
         condition = Condition(measure, cost=cost, cost_beta=cost_beta, time_weight=time_weight)
         if evaluate:
