@@ -549,3 +549,16 @@ def test_openml_weka_2017_reads_as_published():
     assert ev.vbs == pytest.approx(0.8757, abs=5e-5)
     s = ev.summary.set_index("strategy")
     assert s.loc["oracle", "gap_closed"] == 1.0
+
+
+def test_an_instance_s_recommendation_ignores_the_features_of_its_own_fold(tmp_path):
+    """k-NN normalises features over the training folds only and skips missing ones: the
+    features of another held-out instance of the same fold change nothing."""
+    base = evaluate_aslib(read_aslib(_write(tmp_path / "a")), ["knn-metafeatures"],
+                          k=1, n_boot=5)
+    changed = FEATURES.replace("i2,1,2.0,20", "i2,1,-50.0,20")
+    other = evaluate_aslib(read_aslib(_write(tmp_path / "b", feature_values=changed)),
+                           ["knn-metafeatures"], k=1, n_boot=5)
+    mine = [c[c["dataset"] == "i1"][["step", "algorithm", "loss"]].reset_index(drop=True)
+            for c in (base.curves, other.curves)]
+    pd.testing.assert_frame_equal(*mine)

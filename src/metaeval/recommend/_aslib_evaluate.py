@@ -156,7 +156,12 @@ class AslibEvaluation:
                          "performance_type": sc.performance_type, "cutoff": sc.cutoff,
                          "repetitions": len(sc.cv.columns),
                          "folds": int(sc.cv.iloc[:, 0].nunique())},
-            "condition": self.condition.to_dict(),
+            "condition": {
+                **self.condition.to_dict(), "measure": sc.measure, "cost": None,
+                "cost_beta": None, "threshold": None,
+                "label": f"{'PAR10 of ' if sc.runtime else ''}{sc.measure} "
+                         f"({'max' if sc.maximize else 'min'}imised), "
+                         f"P = {self.condition.time_weight:g}"},
             "n_datasets": len(sc.knowledge.datasets),
             "n_algorithms": len(sc.knowledge.algorithms),
             "clock": "scenario",
