@@ -335,7 +335,7 @@ BAD = {
     "missing cv.arff": ({"cv": None}, "cv.arff: missing"),
     "missing feature_runstatus": ({"feature_runstatus": None}, "feature_runstatus.arff: missing"),
     "duplicated run": ({"algorithm_runs": lambda t: t + "i2,1,B,0.7,4.0,ok\n"},
-                       "algorithm_runs.arff, line 17: duplicated run (i2, 1.0, B; first at "
+                       "algorithm_runs.arff, line 17: duplicated run (i2, 1, B; first at "
                        "line 12)"),
     "missing run": ({"algorithm_runs": _drop_line("i3,1,B")},
                     "algorithm_runs.arff: missing run of 'B' on instance 'i3'"),
@@ -359,6 +359,9 @@ BAD = {
         {"description": RUNTIME.replace("algorithm_cutoff_time: 10", "algorithm_cutoff_time: 0"),
          "algorithm_runs": RUNTIME_RUNS},
         "description.txt, line 5: a runtime scenario needs a positive algorithm_cutoff_time"),
+    "negative runtime": ({"description": RUNTIME,
+                          "algorithm_runs": RUNTIME_RUNS.replace("i3,1,A,1.0", "i3,1,A,-1")},
+                         "algorithm_runs.arff, line 12: negative runtime -1"),
     "unknown feature status": ({"feature_runstatus": _replace("i3,1,ok", "i3,1,bad")},
                                "feature_runstatus.arff, line 9: unknown basic 'bad'"),
     "instance without features": ({"feature_values": _drop_line("i4,")},
@@ -562,3 +565,23 @@ def test_an_instance_s_recommendation_ignores_the_features_of_its_own_fold(tmp_p
     mine = [c[c["dataset"] == "i1"][["step", "algorithm", "loss"]].reset_index(drop=True)
             for c in (base.curves, other.curves)]
     pd.testing.assert_frame_equal(*mine)
+
+
+def test_several_cv_repetitions_are_averaged_per_instance(tmp_path):
+    """Repetition 1 as in the PAR10 example (SBS 1, 100, 3, 100). Repetition 2, folds
+    {i1, i4} and {i2, i3}: trained on i2, i3 the SBS is B (2.5 vs 50.5): i1 5, i4 100;
+    trained on i1, i4 it is A (1.5 vs 52.5): i2 100, i3 1. Per instance 3, 100, 2, 100:
+    SBS = 51.25."""
+    cv = CV + "i1,2,1\ni2,2,2\ni3,2,2\ni4,2,1\n"
+    sc = read_aslib(_write(tmp_path / "rt", description=RUNTIME, algorithm_runs=RUNTIME_RUNS,
+                           cv=cv))
+    assert list(sc.cv.columns) == [1, 2]
+    ev = evaluate_aslib(sc, ["single-best", "oracle"], n_boot=20)
+    assert len(ev.per_instance) == 2 * 4 * 2
+    assert ev.sbs == 51.25 and ev.vbs == 1.5
+
+
+def test_aslib_goes_with_evaluate_only(tmp_path):
+    result = _run("recommend", "--aslib", _write(tmp_path / "toy"))
+    assert result.exit_code == 2
+    assert "--aslib DIR goes with --evaluate" in result.output

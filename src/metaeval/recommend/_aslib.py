@@ -390,8 +390,9 @@ def _duplicates(frame, keys, file, lines, what):
         rows = np.flatnonzero(dup)
         first = frame.iloc[rows[0]][keys].tolist()
         again = next(r for r in rows[1:] if frame.iloc[r][keys].tolist() == first)
+        shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in first)
         raise ValueError(f"{file}, line {lines[again]}: duplicated {what} "
-                         f"({', '.join(map(str, first))}; first at line {lines[rows[0]]}).")
+                         f"({shown}; first at line {lines[rows[0]]}).")
 
 
 def _read_runs(file, info, notes):
@@ -422,6 +423,11 @@ def _read_runs(file, info, notes):
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{file}, line {lines[row]}: run status ok but {measure} is "
                          "missing or not finite.")
+    if info["runtime"]:
+        negative = np.isfinite(value) & (value < 0)
+        if negative.any():
+            row = int(np.flatnonzero(negative)[0])
+            raise ValueError(f"{file}, line {lines[row]}: negative runtime {value[row]:g}.")
     instances = list(dict.fromkeys(frame["instance_id"]))
     d, a = len(instances), len(algorithms)
     row_of = {n: i for i, n in enumerate(instances)}
