@@ -126,13 +126,14 @@ def export_aslib_command(directory: Path, *, store: Path, measure: str, cost, co
             "not part of it: give it again to `metaeval "
             "recommend --evaluate --aslib DIR --time-weight P`.\n"
             "cpu_time: CPU seconds of the run (fit and predict over the folds).\n"
-            "feature steps: metafeatures (pymfe), landmarks (cost-sensitive landmarkers "
-            "under the condition); their costs are CPU seconds.\n"
             f"cv.arff: one repetition, {len(set(kb.families))} folds, one per family "
             "(leave-one-family-out).\n" + "".join(f"Note: {n}\n" for n in kb.notes))
         if kb.metafeatures is None and kb.landmarks is None:
             readme += ("Note: the store's datasets are not described; the only feature "
                        "is n_instances.\n")
+        else:
+            readme += ("Feature steps: metafeatures (pymfe), landmarks (cost-sensitive "
+                       "landmarkers under the condition); their costs are CPU seconds.\n")
         write_aslib(kb, target, readme=readme)
     for note in kb.notes:
         err.print(f"Note: {note}", markup=False)
