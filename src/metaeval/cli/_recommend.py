@@ -46,6 +46,10 @@ def recommend_command(
         "base (or --store).")] = False,
     json_file: Annotated[Path | None, typer.Option(
         "--json", help="With --evaluate: write the summary and curves as JSON.")] = None,
+    aslib: Annotated[Path | None, typer.Option(
+        "--aslib", help="With --evaluate: an ASlib scenario folder, evaluated on its own "
+        "cv.arff folds (--measure: one of its performance measures, default the first).")
+    ] = None,
 ) -> None:
     """Recommend the order in which to try algorithms on a new dataset (or --evaluate).
 
@@ -54,6 +58,13 @@ def recommend_command(
     """
     from metaeval.recommend import Condition
 
+    if aslib is not None:
+        from metaeval.cli._aslib import evaluate_aslib_command
+
+        evaluate_aslib_command(aslib, evaluate=evaluate, data_file=data_file, measure=measure,
+                               cost=cost, cost_beta=cost_beta, time_weight=time_weight,
+                               strategy=strategy, json_file=json_file)
+        return
     with _bad_input():
         if clock not in ("cpu", "wall"):
             raise ValueError(f"--time must be cpu or wall, got {clock!r}.")

@@ -19,6 +19,9 @@ algorithms should I try, in what order?* This room answers it from past results
 - :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
   loss curves against tests and time, mean interval loss, closed gap, bootstrap
   intervals and Friedman/Nemenyi; :func:`recommend`: the order for a new dataset.
+- ASlib scenarios (Bischl et al. 2016): :func:`read_aslib` reads one into a knowledge
+  base, :func:`evaluate_aslib` judges the strategies on its own cross-validation with the
+  algorithm-selection measures, :func:`write_aslib` writes a knowledge base as one.
 
 It reads results through the store's query methods only and never imports the study,
 the report or the command line.
@@ -31,6 +34,8 @@ from metaeval.recommend._archive import (
     build_knowledge,
     load_knowledge,
 )
+from metaeval.recommend._aslib import AslibScenario, read_aslib, write_aslib
+from metaeval.recommend._aslib_evaluate import AslibEvaluation, evaluate_aslib
 from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
 from metaeval.recommend._curves import loss_at, loss_by_time, loss_curve, mean_interval_loss
 from metaeval.recommend._describe import (
@@ -63,11 +68,12 @@ from metaeval.recommend._strategies import (
     Strategy,
     get_strategy,
 )
-from metaeval.recommend._summary import paired_comparison
+from metaeval.recommend._summary import compare_strategies, holm, paired_comparison
 
 __all__ = [
     "Condition",
     "paired_comparison",
+    "compare_strategies",
     "SUCCESS_FLOOR",
     "Description",
     "describe_dataset",
@@ -105,4 +111,10 @@ __all__ = [
     "loss_by_time",
     "Recommendation",
     "recommend",
+    "AslibScenario",
+    "read_aslib",
+    "write_aslib",
+    "AslibEvaluation",
+    "evaluate_aslib",
+    "holm",
 ]

@@ -232,6 +232,8 @@ def holm(p_values) -> np.ndarray:
     [0.03, 0.06, 0.06, 0.02]
     """
     p = np.asarray(p_values, dtype=np.float64)
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError(f"p_values must lie in [0, 1], got {p[(p < 0) | (p > 1)][:3]}.")
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(~np.isnan(p))
     m = ok.size
