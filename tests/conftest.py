@@ -53,37 +53,79 @@ def _built_once(directory: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-@pytest.fixture(scope="session")
-def quick_report(tmp_path_factory) -> Path:
-    """The HTML report of a small real study: labor and hepatitis, NB, DT and LR, 3 folds.
+def _clear(*paths: Path) -> None:
+    """Remove what a failed build may have left."""
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
 
-    Built once per test run (the study and the report take most of a minute), strict, with
-    200 bootstrap draws. Returns the path of ``index.html``; read it, do not change it.
-    """
+
+def _build_once(tmp_path_factory, name: str, build) -> Path:
+    """``build(directory) -> path``, run once per test run; later calls get its path."""
     if sys.platform.startswith("win"):  # pragma: no cover - no lock: one per worker
-        where = tmp_path_factory.mktemp("quick-report")
-    else:
-        where = _shared_dir(tmp_path_factory) / "shared-quick-report"
+        return build(tmp_path_factory.mktemp(name))
+    where = _shared_dir(tmp_path_factory) / f"shared-{name}"
     with _built_once(where):
         done = where / "done.json"
         if done.exists():
-            return Path(json.loads(done.read_text())["index"])
-        from metaeval.report import write_report
+            return Path(json.loads(done.read_text())["path"])
+        path = build(where)
+        done.write_text(json.dumps({"path": str(path)}))
+        return path
+
+
+@pytest.fixture(scope="session")
+def build_once(tmp_path_factory):
+    """``build_once(name, build)``: ``build(directory) -> path`` run once per test run.
+
+    For a module's expensive fixture whose tests xdist spreads over several workers:
+    the first worker runs ``build`` in a directory every worker sees, the others get
+    the path it returned. What it writes there must be read only.
+    """
+    return lambda name, build: _build_once(tmp_path_factory, name, build)
+
+
+#: The quick study: small enough for a test, real enough for every figure of the report.
+QUICK_STUDY = {"datasets": ["labor", "hepatitis"], "algorithms": ["NB", "DT", "LR"],
+               "folds": 3}
+
+
+@pytest.fixture(scope="session")
+def quick_store(tmp_path_factory) -> Path:
+    """The store of a small real study (``QUICK_STUDY``), run once per test run.
+
+    Returns the DuckDB file's path. Only read it (``Store``, ``StudyView``, a report with
+    its cache off): other workers read it at the same time.
+    """
+    def build(where: Path) -> Path:
         from metaeval.study import LocalExecutor, Study, run_study
 
         store = where / "study.duckdb"
-        for stale in (store, where / "study.duckdb.wal", where / "report"):  # a failed try
-            if stale.is_dir():
-                shutil.rmtree(stale)
-            elif stale.exists():
-                stale.unlink()
-        study = Study(datasets=["labor", "hepatitis"], algorithms=["NB", "DT", "LR"],
-                      folds=3, executor=LocalExecutor(jobs=1), store=str(store))
-        summary = run_study(study)
+        _clear(store, where / "study.duckdb.wal")
+        summary = run_study(Study(**QUICK_STUDY, executor=LocalExecutor(jobs=1),
+                                  store=str(store)))
         assert summary.n_done == 6, summary
-        index = write_report(store, where / "report", strict=True, bootstrap_draws=200)
-        done.write_text(json.dumps({"index": str(index)}))
-        return index
+        return store
+
+    return _build_once(tmp_path_factory, "quick-store", build)
+
+
+@pytest.fixture(scope="session")
+def quick_report(tmp_path_factory, quick_store) -> Path:
+    """The HTML report of ``quick_store``, strict, with 200 bootstrap draws.
+
+    Built once per test run (the study and the report take most of a minute). Returns the
+    path of ``index.html``; read it, do not change it.
+    """
+    def build(where: Path) -> Path:
+        from metaeval.report import write_report
+
+        _clear(where / "report")
+        return write_report(quick_store, where / "report", strict=True, bootstrap_draws=200)
+
+    return _build_once(tmp_path_factory, "quick-report", build)
 
 
 @pytest.fixture(scope="session")

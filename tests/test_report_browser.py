@@ -18,6 +18,7 @@ Skipped, with the reason, only where no Chromium is installed.
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -175,7 +176,8 @@ def _lowest_contrast(boxes, colour, alpha, backdrop) -> tuple[float, tuple]:
 
 
 def read_texts(page) -> dict:
-    """Every text of ``page`` (at scroll 0) with its boxes, and the page without text."""
+    """Every text of ``page`` (at scroll 0) with its boxes, and its lowest contrast against
+    the page drawn without text (``contrast``, ``background``). JSON-ready."""
     from PIL import Image
 
     page.evaluate("window.scrollTo(0, 0)")
@@ -183,7 +185,11 @@ def read_texts(page) -> dict:
     page.add_style_tag(content=_HIDE_TEXT)
     shot = page.screenshot(full_page=True, animations="disabled")
     with Image.open(io.BytesIO(shot)) as img:
-        texts["backdrop"] = np.asarray(img.convert("RGB"))
+        backdrop = np.asarray(img.convert("RGB"))
+    for t in texts["svg"] + texts["html"]:
+        ratio, bg = _lowest_contrast(t["boxes"], t["colour"], t["alpha"], backdrop)
+        t["contrast"], t["background"] = ratio, f"rgb{bg}"
+    texts["backdrop_size"] = list(backdrop.shape[:2])
     return texts
 
 
@@ -211,12 +217,8 @@ def clipped_texts(texts) -> list[tuple]:
 
 def low_contrast_texts(texts, kind) -> list[tuple]:
     """(where, text, contrast, colour, background) of every text under MIN_CONTRAST."""
-    out = []
-    for t in texts[kind]:
-        ratio, bg = _lowest_contrast(t["boxes"], t["colour"], t["alpha"], texts["backdrop"])
-        if ratio < MIN_CONTRAST:
-            out.append((t["where"], t["text"], round(ratio, 2), t["colour"], f"rgb{bg}"))
-    return out
+    return [(t["where"], t["text"], round(t["contrast"], 2), t["colour"], t["background"])
+            for t in texts[kind] if not t["contrast"] >= MIN_CONTRAST]
 
 
 def _watch(page) -> dict:
@@ -231,14 +233,14 @@ def _watch(page) -> dict:
     return seen
 
 
-@pytest.fixture(scope="module")
-def rendered(chromium, quick_report):
-    with chromium() as browser:
+def _render(launch, report, where):
+    """Open the report as a reader would and write down what the tests check."""
+    with launch() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 2000},
                                 device_scale_factor=1)
         seen = _watch(page)
-        page.goto(quick_report.resolve().as_uri(), wait_until="load")
-        shot_closed = page.screenshot()
+        page.goto(report.resolve().as_uri(), wait_until="load")
+        (where / "shot.png").write_bytes(page.screenshot())
         n_details = page.evaluate(
             "(() => { const d = document.querySelectorAll('details');"
             " d.forEach(x => x.open = true); return d.length; })()")
@@ -250,13 +252,25 @@ def rendered(chromium, quick_report):
         for width in WIDTHS:
             view = browser.new_page(viewport={"width": width, "height": 1000},
                                     device_scale_factor=1)
-            view.goto(quick_report.resolve().as_uri(), wait_until="load")
+            view.goto(report.resolve().as_uri(), wait_until="load")
             view.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
             view.wait_for_timeout(300)
-            views[width] = read_texts(view)
+            views[str(width)] = read_texts(view)
             view.close()
-    return {"shot": shot_closed, "details": n_details, "sizes": sizes, "title": title,
-            "seen": seen, "texts": views}
+    got = {"details": n_details, "sizes": sizes, "title": title, "seen": seen,
+           "texts": views}
+    (where / "rendered.json").write_text(json.dumps(got))
+    return where
+
+
+@pytest.fixture(scope="module")
+def rendered(chromium, quick_report, build_once):
+    # one rendering per test run, whichever xdist worker gets these tests
+    where = build_once("browser-rendered", lambda d: _render(chromium, quick_report, d))
+    got = json.loads((where / "rendered.json").read_text())
+    got["shot"] = (where / "shot.png").read_bytes()
+    got["texts"] = {int(w): v for w, v in got["texts"].items()}
+    return got
 
 
 def test_the_page_loads_with_its_title(rendered):
@@ -310,7 +324,7 @@ def test_every_text_is_read(rendered, width):
     assert len({t["where"] for t in texts["svg"]}) >= 13
     assert len(texts["svg"]) > 300 and len(texts["html"]) > 300
     assert any(t["text"] == "metaeval report" for t in texts["html"])
-    h, w = texts["backdrop"].shape[:2]
+    h, w = texts["backdrop_size"]
     assert w == width
     assert max(b[3] for t in texts["html"] for b in t["boxes"]) <= h + 1
 

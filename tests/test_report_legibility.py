@@ -138,11 +138,19 @@ def _read_page(browser, url, width):
     return got
 
 
+def _read_pages(launch, report, where):
+    url = report.resolve().as_uri()
+    with launch() as browser:
+        got = {str(w): _read_page(browser, url, w) for w in WIDTHS}
+    (where / "pages.json").write_text(json.dumps(got))
+    return where / "pages.json"
+
+
 @pytest.fixture(scope="module")
-def pages(chromium, quick_report):
-    url = quick_report.resolve().as_uri()
-    with chromium() as browser:
-        return {w: _read_page(browser, url, w) for w in WIDTHS}
+def pages(chromium, quick_report, build_once):
+    # read once per test run, whichever xdist worker gets these tests
+    path = build_once("legibility-pages", lambda d: _read_pages(chromium, quick_report, d))
+    return {int(w): page for w, page in json.loads(path.read_text()).items()}
 
 
 @pytest.mark.parametrize("width", WIDTHS)
