@@ -28,7 +28,7 @@ WIDTHS = (1400, 800)
 MIN_CONTRAST = 4.5
 #: How far (CSS px) a text's box may reach past its figure or container: rounding of
 #: the glyph boxes, not a visible cut (a cut letter is several px).
-CLIP_TOLERANCE_PX = 1.0
+CLIP_TOLERANCE_PX = 0.5
 #: A background colour counts when it fills at least this share of the text's box.
 BACKGROUND_SHARE = 0.25
 
