@@ -94,7 +94,10 @@ _TEXTS = """
     let clip = null;  // what the ancestors that hide their overflow leave visible
     for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
       const ac = getComputedStyle(a);
-      if (!/hidden|clip/.test(ac.overflowX + " " + ac.overflowY)) continue;
+      // overflow hidden or clip cuts; so does paint containment (contain: paint,
+      // content, strict); a box that scrolls (auto, scroll) keeps its text reachable
+      if (!/hidden|clip/.test(ac.overflowX + " " + ac.overflowY)
+          && !/paint|content|strict/.test(ac.contain)) continue;
       const r = a.getBoundingClientRect();
       const left = r.left + a.clientLeft + sx, top = r.top + a.clientTop + sy;
       const c = [left, top, left + a.clientWidth, top + a.clientHeight];
@@ -253,11 +256,14 @@ def _render(launch, report, where):
         for width in WIDTHS:
             view = browser.new_page(viewport={"width": width, "height": 1000},
                                     device_scale_factor=1)
+            watched = _watch(view)
             view.goto(report.resolve().as_uri(), wait_until="load")
             view.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
             view.wait_for_timeout(300)
             views[str(width)] = read_texts(view)
             view.close()
+            for key, found in watched.items():  # an error at any width is an error
+                seen[key] += found
     got = {"details": n_details, "sizes": sizes, "title": title, "seen": seen,
            "texts": views}
     (where / "rendered.json").write_text(json.dumps(got))
@@ -386,6 +392,7 @@ _BROKEN = """<!DOCTYPE html><html><body style="margin:0;background:#fff">
 <div style="width:60px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis">
   ellipsis text</div>
 <div style="width:60px;overflow-x:auto;white-space:nowrap">scrolls, not cut</div>
+<div style="width:60px;contain:paint;white-space:nowrap">painted inside only</div>
 <p style="color:#999">grey on white</p>
 <p style="color:#fff;background:#15324f">white on navy</p>
 <p style="color:#fff;background:#ccc">white on light grey</p>
@@ -415,7 +422,8 @@ def test_the_harness_sees_what_it_checks(chromium, tmp_path):
     assert svg["width"] == 0 and svg["height"] == 0
 
     cut = {text: past for _, text, past in clipped_texts(texts)}
-    assert set(cut) == {"cut at the right edge", "hidden overflow text", "ellipsis text"}
+    assert set(cut) == {"cut at the right edge", "hidden overflow text", "ellipsis text",
+                        "painted inside only"}
     assert cut["cut at the right edge"] > 50 and cut["ellipsis text"] == "ellipsis"
 
     low = {text: ratio for _, text, ratio, _, _ in low_contrast_texts(texts, "svg")}
