@@ -9,6 +9,7 @@ at a time (:meth:`KnowledgeBase.from_store`), or built from arrays.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from importlib import metadata
 
@@ -46,7 +47,7 @@ class Query:
 
     @classmethod
     def from_description(cls, description: Description, condition: Condition,
-                         n_instances: int, *, clock="wall") -> Query:
+                         n_instances: int, *, clock="cpu") -> Query:
         """The query for a freshly described dataset (times on ``clock``)."""
         land = None
         if description.landmark_scores.shape[1]:
@@ -193,12 +194,12 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ from a store
     @classmethod
-    def from_store(cls, store, condition: Condition, *, clock="wall",
+    def from_store(cls, store, condition: Condition, *, clock="cpu",
                    scores=None) -> KnowledgeBase:
         """Read a store one dataset at a time and score it under ``condition``.
 
         Success comes from the out-of-fold scores of repeat 0; time is the task's
-        ``wall`` (or ``cpu``) seconds, and so are the description times. An algorithm
+        ``cpu`` (or ``wall``) seconds, and so are the description times. An algorithm
         that failed on a dataset gets that dataset's worst success and its recorded time
         (else the algorithm's median time), and a note says so. Meta-features and
         landmark features are included when every dataset has them cached (see
@@ -345,9 +346,13 @@ def describe_store(store, *, datasets=None, loader=None, progress=None, **descri
     done = set(store.metafeature_groups()["dataset"])
     todo = [n for n in names if n not in done]
     builtin = set(list_datasets("full"))
+    effective = {k: p.default for k, p in inspect.signature(describe_dataset).parameters.items()
+                 if p.default is not inspect.Parameter.empty}
+    effective.update(describe)
     settings = {
         "pymfe": metadata.version("pymfe"),
-        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in describe.items()
+        "clock": "cpu",
+        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in effective.items()
            if k != "landmarkers"},
     }
     described = []
