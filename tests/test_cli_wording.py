@@ -67,7 +67,10 @@ def _readme_paths():
             if not command.startswith("metaeval"):
                 continue
             args = shlex.split(command)
-            for flag in ("--out", "--store", "--parquet"):
+            flags = ["--out", "--store", "--parquet", "--json"]
+            if args[1] == "export":
+                flags.append("--aslib")  # written there (recommend --aslib reads one)
+            for flag in flags:
                 if flag in args:
                     found.append((command, args[args.index(flag) + 1]))
     for block in re.findall(r"```(?:python|toml)\n(.*?)```", text, re.S):
