@@ -131,7 +131,7 @@ def test_damaged_cache_rows_and_a_directory_are_drawn_again(reported, tmp_path):
                 [figures[0][2][:len(figures[0][2]) // 2], figures[0][0]])
     con.close()
     lines = _check_after(path, tmp_path)
-    assert f"; {changed + 1} damaged cache entries drawn again" in lines[-1]
+    assert f"; {changed + 1} damaged cache entries ignored" in lines[-1]
 
 
 def test_a_damaged_row_is_a_miss_and_replaced(reported, tmp_path):

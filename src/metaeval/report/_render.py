@@ -345,7 +345,7 @@ class Pieces:
         damaged = getattr(self.cache, "damaged", 0)
         if damaged:
             line += (f"; {damaged} damaged cache entr{'y' if damaged == 1 else 'ies'} "
-                     "drawn again")
+                     "ignored (drawn again where needed)")
         if note:
             line += f"; cache not saved ({note})"
         if progress is not None:
