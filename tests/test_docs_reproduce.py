@@ -1,4 +1,5 @@
-"""docs/reproduce.py: the reproduction document, on a tiny real study and on hand examples.
+"""docs/reproduce/ (``python -m docs.reproduce``): the reproduction document, on a tiny
+real study and on hand examples.
 
 The study: ecoli3, credit-g and labor, three of the 8 algorithms of Melo & Prudêncio
 (2014), namely 3NN, 5NN and NB, 3-fold cross-validation, run by
@@ -8,7 +9,7 @@ few bootstrap and null draws (``--draws``).
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import re
 import sys
 from dataclasses import replace
@@ -21,19 +22,14 @@ import pytest
 from metaeval.hardness import instance_hardness, instance_hardness_by_method
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "docs" / "reproduce.py"
+if str(ROOT) not in sys.path:  # docs/ is a package of the repository root
+    sys.path.insert(0, str(ROOT))
+doc, ev, mp, pr, rs, st, web = (
+    importlib.import_module(f"docs.reproduce.{name}")
+    for name in ("document", "evidence", "melo_prudencio", "prudencio", "resampling", "study",
+                 "web"))
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location("docs_reproduce", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-rp = _load()
-VERDICT_WORDS = "|".join(re.escape(v) for v in (*rp.VERDICTS, *rp.UNCOUNTED, "exact: holds",
+VERDICT_WORDS = "|".join(re.escape(v) for v in (*ev.VERDICTS, *ev.UNCOUNTED, "exact: holds",
                                                  "exact: fails"))
 CLAIM = re.compile(r"^- \*\*\((?P<id>[A-Za-z0-9-]+)\)\*\* .+ — \*\*(?P<verdict>"
                    + VERDICT_WORDS + r")\*\*", re.M)
@@ -58,7 +54,7 @@ def document(tmp_path_factory):
     (tmp / "tiny.log").write_text("Ran 9 tasks on 1 local process in 12.5 s: 9 done, "
                                   "0 failed.\n", encoding="utf-8")
     out = tmp / "docs"
-    assert rp.main(["--store", str(store), "--out", str(out), *DRAWS]) == 0
+    assert doc.main(["--store", str(store), "--out", str(out), *DRAWS]) == 0
     return out, (out / "reproduction.md").read_text(encoding="utf-8")
 
 
@@ -77,7 +73,7 @@ def test_document_has_every_section_and_a_verdict_per_claim(document):
     # claims that name algorithms this study lacks are not evaluable, the others are
     assert claims["E1b"] == claims["A5b"] == claims["A7"] == "not evaluable"
     for cid in ("A1b", "A1m", "A4b", "A6", "E2b", "E6m", "E7", "TIES", "T1-RD", "B3", "B4"):
-        assert claims[cid] in rp.VERDICTS, cid
+        assert claims[cid] in ev.VERDICTS, cid
     assert claims["ID"] == claims["G3"] == "by construction"
     assert claims["R1"] == claims["P1"] == "exact: holds"
     assert claims["B6"] == "exact: fails"  # log2(8 / 2) = 2, not 3
@@ -105,7 +101,7 @@ def test_each_printed_verdict_follows_from_its_printed_numbers(document):
             continue
         value = float(numbers["value"])
         holds = bool(ops[numbers["op"]](round(value, 3), float(numbers["thr"])))
-        expected = rp.verdict(rp.SAMPLED, holds, float(numbers["share"]) / 100,
+        expected = ev.verdict(ev.SAMPLED, holds, float(numbers["share"]) / 100,
                               float(numbers["null"]) / 100)
         assert head["verdict"] == expected, block.splitlines()[0]
         checked += 1
@@ -113,44 +109,44 @@ def test_each_printed_verdict_follows_from_its_printed_numbers(document):
 
 
 def _claim(criterion=None):
-    return rp.Claim("X", "doc", "§1", "a claim", "a statistic",
-                    criterion or rp.Criterion("<=", 0.01))
+    return ev.Claim("X", "doc", "§1", "a claim", "a statistic",
+                    criterion or ev.Criterion("<=", 0.01))
 
 
 def test_verdicts_change_with_their_evidence():
     rng = np.random.default_rng(0)
     good_boot = rng.uniform(0.0, 0.009, 100)           # every resample holds
     far_null = rng.uniform(0.05, 0.2, 100)             # the null never earns it
-    c = rp.assess(_claim(), 0.005, good_boot, far_null)
+    c = ev.assess(_claim(), 0.005, good_boot, far_null)
     assert (c.holds, c.share, c.null_rate, c.verdict) == (True, 1.0, 0.0, "reproduced")
     # the null earns it 10% of the time
     null = far_null.copy()
     null[:10] = 0.001
-    assert rp.assess(_claim(), 0.005, good_boot, null).verdict == "not above chance"
+    assert ev.assess(_claim(), 0.005, good_boot, null).verdict == "not above chance"
     # only 80% of the resamples keep it
     boot = good_boot.copy()
     boot[:20] = 0.5
-    c = rp.assess(_claim(), 0.005, boot, far_null)
+    c = ev.assess(_claim(), 0.005, boot, far_null)
     assert (c.share, c.verdict) == (0.8, "unstable")
     # the statistic on our data misses the threshold
-    c = rp.assess(_claim(), 0.02, boot, far_null)
+    c = ev.assess(_claim(), 0.02, boot, far_null)
     assert (c.holds, c.share, c.verdict) == (False, 0.2, "not reproduced")
     # exactly at the thresholds: 90% of resamples and a 5% null rate still reproduce
     boot = good_boot.copy()
     boot[:10] = 0.5
     null = far_null.copy()
     null[:5] = 0.0
-    assert rp.assess(_claim(), 0.005, boot, null).verdict == "reproduced"
-    assert rp.verdict("by construction", True, None, None) == "by construction"
-    assert rp.verdict("exact", False, None, None) == "exact: fails"
+    assert ev.assess(_claim(), 0.005, boot, null).verdict == "reproduced"
+    assert ev.verdict("by construction", True, None, None) == "by construction"
+    assert ev.verdict("exact", False, None, None) == "exact: fails"
 
 
 def test_criteria_and_intervals():
-    crit = rp.Criterion("==", 2)
+    crit = ev.Criterion("==", 2)
     assert crit([2, 2.0, 3, np.nan]).tolist() == [True, True, False, False]
-    assert str(rp.Criterion("<=", 0.01)) == "≤ 0.010"
+    assert str(ev.Criterion("<=", 0.01)) == "≤ 0.010"
     # integer statistics get integer interval ends
-    c = rp.assess(_claim(rp.Criterion("==", 5)), 5, [5] * 60 + [6] * 40, [7] * 10)
+    c = ev.assess(_claim(ev.Criterion("==", 5)), 5, [5] * 60 + [6] * 40, [7] * 10)
     assert c.interval == (5.0, 6.0)
 
 
@@ -165,9 +161,9 @@ def test_aggregated_claims_follow_the_matrices():
                   [0.2, 0.3, 0.6, 0.0]])
     stack = np.repeat(np.repeat(D[None, None], 3, axis=1), 6, axis=0)  # 6 datasets alike
     rng = np.random.default_rng(0)
-    batches = rp.aggregated_batches(stack, rng, 30, 60)
-    swap = rp.method_swap_null(stack, rng, 60)
-    claims = {c.id: c for c in rp.aggregated_claims(labels, batches, swap)}
+    batches = rs.aggregated_batches(stack, rng, 30, 60)
+    swap = rs.method_swap_null(stack, rng, 60)
+    claims = {c.id: c for c in mp.aggregated_claims(labels, batches, swap)}
     a1 = claims["A1m"]
     assert (a1.value, a1.holds, a1.share) == (1.0, True, 1.0)
     assert "SF: D = 0.100, rank 1 of 6" in a1.evidence[0]
@@ -180,9 +176,9 @@ def test_aggregated_claims_follow_the_matrices():
     D2 = D.copy()
     D2[0, 3] = D2[3, 0] = 0.05
     stack2 = stack.copy()
-    stack2[:, rp.SF] = D2
-    batches2 = rp.aggregated_batches(stack2, rng, 30, 60)
-    claims2 = {c.id: c for c in rp.aggregated_claims(labels, batches2, swap)}
+    stack2[:, st.SF] = D2
+    batches2 = rs.aggregated_batches(stack2, rng, 30, 60)
+    claims2 = {c.id: c for c in mp.aggregated_claims(labels, batches2, swap)}
     assert claims2["A1m"].verdict == "not reproduced" and claims2["A1m"].value == 2
     assert claims2["A1b"].holds
 
@@ -194,33 +190,33 @@ def test_trees_by_hand():
                   [0.1, 0.0, 0.9, 0.9],
                   [0.9, 0.9, 0.0, 0.2],
                   [0.9, 0.9, 0.2, 0.0]])
-    t = rp.Trees(D[None, None])
+    t = st.Trees(D[None, None])
     assert t.clade_size([2, 3])[0, 0] == 2 and t.clade_size([0, 2])[0, 0] == 4
     assert t.join_step(0)[0, 0] == 1 and t.join_step(3)[0, 0] == 2
     assert t.clade_sets(0, 0) == frozenset({0b0011, 0b1100, 0b1111})
     from metaeval.similarity import average_linkage
 
-    order = rp.merge_order(average_linkage(D), labels)
+    order = mp.merge_order(average_linkage(D), labels)
     assert order == "A+B 0.100 → C+D 0.200 → (A B)+(C D) 0.900"
-    assert rp.pair_rank(D, 0, 1) == 1 and rp.pair_rank(D, 2, 3) == 2
+    assert st.pair_rank(D, 0, 1) == 1 and st.pair_rank(D, 2, 3) == 2
 
 
 def test_ties_claim_decides_by_the_numbers():
     labels = ["3NN", "5NN", "NB"]
     common = labels
     ties = np.array([1.0, 1.0, 0.0])  # 3NN and 5NN tied
-    paper = rp.PAPER_TABLE1.loc[labels, "rate-driven"].to_numpy()
+    paper = mp.PAPER_TABLE1.loc[labels, "rate-driven"].to_numpy()
     means = np.zeros((5, 3))
-    means[rp.RD] = paper + 0.002        # tie-aware close to the paper
+    means[st.RD] = paper + 0.002        # tie-aware close to the paper
     means[3] = paper + 0.3              # untied far above
     means[4] = paper - 0.1              # untied, swapped, below
     boot = np.repeat(means[None], 10, axis=0)
-    c = rp.ties_claim(rp.ecoli_claim_specs()["TIES"], labels, common, ties, means, boot)
+    c = mp.ties_claim(mp.ecoli_claim_specs()["TIES"], labels, common, ties, means, boot)
     assert c.holds and c.value == pytest.approx(0.002 - 0.1) and c.null_rate == 0.0
     # if the paper's numbers were the swapped untied values, the claim fails
     flipped = means.copy()
-    flipped[rp.RD], flipped[4] = means[4], means[rp.RD]
-    c = rp.ties_claim(rp.ecoli_claim_specs()["TIES"], labels, common, ties, flipped,
+    flipped[st.RD], flipped[4] = means[4], means[st.RD]
+    c = mp.ties_claim(mp.ecoli_claim_specs()["TIES"], labels, common, ties, flipped,
                       np.repeat(flipped[None], 10, axis=0))
     assert not c.holds and c.verdict == "not reproduced"
 
@@ -273,36 +269,36 @@ def test_label_free_hardness_is_the_library_under_permuted_labels():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 30)
     S = np.round(rng.uniform(size=(30, 3)), 1)  # ties
-    LF = rp.label_free_hardness(y, S, rp.SEED_METHODS)
+    LF = rs.label_free_hardness(y, S, st.SEED_METHODS)
     yp = rng.permutation(y)
-    H = instance_hardness_by_method(yp, S, rp.SEED_METHODS)
-    for m, name in enumerate(rp.SEED_METHODS):
+    H = instance_hardness_by_method(yp, S, st.SEED_METHODS)
+    for m, name in enumerate(st.SEED_METHODS):
         np.testing.assert_allclose(LF[yp, np.arange(30), m], H[name])
 
 
 def test_rate_uniform_exact_claim_follows_the_printed_numbers(monkeypatch):
-    claim = rp.credit_claim_specs()["R1"]
-    c = rp.rate_uniform_exact(claim, 0.3)
+    claim = pr.credit_claim_specs()["R1"]
+    c = pr.rate_uniform_exact(claim, 0.3)
     # 0.3·(0.35 − 0.17) + 0.7·(0.39 − 0.25) = 0.152, ± 0.01 of rounding: 1/6 is outside
     assert c.value == pytest.approx(0.152) and c.interval == pytest.approx((0.142, 0.162))
     assert c.verdict == "exact: holds"
     # printed values that satisfy the identity would make the claim fail
-    table = rp.PAPER_CREDIT.copy()
+    table = pr.PAPER_CREDIT.copy()
     table.loc["rate-uniform"] = [0.17 + 1 / 6, 0.25 + 1 / 6]
-    monkeypatch.setattr(rp, "PAPER_CREDIT", table)
-    assert rp.rate_uniform_exact(claim, 0.3).verdict == "exact: fails"
+    monkeypatch.setattr(pr, "PAPER_CREDIT", table)
+    assert pr.rate_uniform_exact(claim, 0.3).verdict == "exact: fails"
 
 
 def test_helpers_by_hand():
     # 1/3 and 2/3 are multiples of 1/3; with n = 4 both are 1/3 of a step away: 1/12.
-    assert rp.fraction_fit([1 / 3, 2 / 3], 3) == pytest.approx(0.0)
-    assert rp.fraction_fit([1 / 3, 2 / 3], 4) == pytest.approx(1 / 12)
-    assert rp.tied_share([0.1, 0.1, 0.2, 0.3, 0.3, 0.3]) == pytest.approx(5 / 6)
+    assert rs.fraction_fit([1 / 3, 2 / 3], 3) == pytest.approx(0.0)
+    assert rs.fraction_fit([1 / 3, 2 / 3], 4) == pytest.approx(1 / 12)
+    assert rs.tied_share([0.1, 0.1, 0.2, 0.3, 0.3, 0.3]) == pytest.approx(5 / 6)
     # a perfect ranking of 40 instances, 9 of class 1, tie-aware: each instance's hardness
     # is the mean of u^2 (class 0) or (1 - u)^2 (class 1) over its own rate interval, so the
     # mean is (31/40)^3 / 3 + (9/40)^3 / 3 = (29791 + 729) / 192000
-    assert rp.rate_driven_floor(9, 40) == pytest.approx(30520 / 192000)
-    assert rp.markdown_table(pd.DataFrame({"|x|": [1.5]}, index=["a|b"])).splitlines() == [
+    assert rs.rate_driven_floor(9, 40) == pytest.approx(30520 / 192000)
+    assert ev.markdown_table(pd.DataFrame({"|x|": [1.5]}, index=["a|b"])).splitlines() == [
         "|  | \\|x\\| |", "|---|---|", "| a\\|b | 1.5000 |"]
-    claim = replace(rp.web_claim_specs()["B6"])
+    claim = replace(web.web_claim_specs()["B6"])
     assert claim.criterion([2.0]).tolist() == [False]

@@ -1,0 +1,287 @@
+"""Claims, their evidence and verdicts, and how they are written in markdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+#: "reproduced" needs the claim to hold in at least this share of the bootstrap resamples
+SHARE_MIN = 0.90
+#: ... and a null model to earn the same verdict at most this often.
+NULL_MAX = 0.05
+SAMPLED = "sampled"
+#: Kinds of claim that are shown with their numbers but not counted as reproductions.
+UNCOUNTED = {"by construction": "true for every input (an identity or an inequality of the "
+                                "formulas); checked numerically, not counted",
+             "exact": "arithmetic on a paper's own printed numbers or example; no sampling",
+             "descriptive": "a number the document reports without a threshold to meet",
+             "not evaluable": "the study lacks an algorithm or dataset the claim names"}
+VERDICTS = ("reproduced", "unstable", "not above chance", "not reproduced")
+CLAIM_LINE = "- **({id})** {text} — **{verdict}**"
+
+
+def verdict(kind, holds, share, null_rate) -> str:
+    """The verdict of a claim, from its evidence.
+
+    Parameters
+    ----------
+    kind : str
+        ``"sampled"`` for a claim checked on our data with resamples and a null model;
+        any key of :data:`UNCOUNTED` otherwise.
+    holds : bool or None
+        Whether the claim holds on the full data.
+    share : float or None
+        Share of the bootstrap resamples that keep the full-data verdict.
+    null_rate : float or None
+        Share of the null draws on which the claim holds.
+
+    Returns
+    -------
+    str
+        ``"not reproduced"`` when the claim fails on our data; ``"not above chance"``
+        when it holds but the null earns it more often than :data:`NULL_MAX`;
+        ``"unstable"`` when fewer than :data:`SHARE_MIN` of the resamples keep it;
+        ``"reproduced"`` otherwise. Uncounted kinds return the kind (``"exact"`` with
+        ``": holds"`` or ``": fails"``).
+    """
+    if kind != SAMPLED:
+        if kind == "exact":
+            return "exact: holds" if holds else "exact: fails"
+        return kind
+    if not holds:
+        return "not reproduced"
+    if null_rate is None or null_rate > NULL_MAX:
+        return "not above chance"
+    if share is None or share < SHARE_MIN:
+        return "unstable"
+    return "reproduced"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """When a statistic makes a claim hold: ``statistic <op> threshold``."""
+
+    op: str
+    threshold: float
+
+    def __call__(self, values) -> np.ndarray:
+        v = np.asarray(values, dtype=float)
+        t = self.threshold
+        with np.errstate(invalid="ignore"):
+            out = {"<": v < t, "<=": v <= t + 1e-12, ">": v > t, ">=": v >= t - 1e-12,
+                   "==": np.abs(v - t) < 1e-9}[self.op]
+        return out & np.isfinite(v)
+
+    def __str__(self) -> str:
+        sym = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "="}[self.op]
+        return f"{sym} {num(self.threshold)}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim of a paper, how we measure it and the evidence we found."""
+
+    id: str
+    document: str
+    source: str
+    text: str
+    statistic: str
+    criterion: Criterion | None = None
+    kind: str = SAMPLED
+    value: float | None = None
+    holds: bool | None = None
+    interval: tuple | None = None
+    interval_note: str = ""
+    share: float | None = None
+    n_boot: int = 0
+    boot_unit: str = ""
+    null_model: str = ""
+    null_rate: float | None = None
+    n_null: int = 0
+    evidence: tuple = ()
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.kind, self.holds, self.share, self.null_rate)
+
+
+def assess(claim: Claim, full, boot, null, *, evidence=(), boot_unit="datasets",
+           null_model="") -> Claim:
+    """Fill a claim's evidence: full-data statistic, bootstrap and null draws.
+
+    Parameters
+    ----------
+    claim : Claim
+        With ``criterion`` set.
+    full : float
+        The statistic on our data.
+    boot, null : array-like of shape (n_draws,)
+        The statistic on each bootstrap resample and on each null draw.
+    evidence : sequence of str
+        Lines shown under the claim.
+
+    Returns
+    -------
+    Claim
+        ``claim`` with value, holds, the 95% percentile interval of ``boot``, the share of
+        resamples whose verdict equals the full-data one and the null rate.
+    """
+    boot = np.asarray(boot, dtype=float).ravel()
+    null = np.asarray(null, dtype=float).ravel()
+    value = float(np.asarray(full, dtype=float).ravel()[0])
+    holds = bool(claim.criterion([value])[0])
+    finite = boot[np.isfinite(boot)]
+    integers = bool(np.all(finite == np.round(finite)))
+    interval = (tuple(float(x) for x in np.percentile(
+        finite, [2.5, 97.5], method="nearest" if integers else "linear"))
+        if finite.size else None)
+    share = float(np.mean(claim.criterion(boot) == holds)) if boot.size else None
+    null_rate = float(np.mean(claim.criterion(null))) if null.size else None
+    return replace(claim, value=value, holds=holds, interval=interval, share=share,
+                   n_boot=int(boot.size), boot_unit=boot_unit, null_model=null_model,
+                   null_rate=null_rate, n_null=int(null.size), evidence=tuple(evidence))
+
+
+def not_evaluable(claim: Claim, missing) -> Claim:
+    """The claim names algorithms (or a dataset) that the study lacks."""
+    return replace(claim, kind="not evaluable",
+                   evidence=(f"absent from the study: {', '.join(missing)}",))
+
+
+def if_chance(claim: Claim, note: str) -> Claim:
+    """Add ``note`` (why chance earns the claim) when the null earns it too often."""
+    if claim.kind == SAMPLED and claim.holds and claim.null_rate is not None \
+            and claim.null_rate > NULL_MAX:
+        return replace(claim, evidence=claim.evidence + (note,))
+    return claim
+
+
+def fixed(claim: Claim, kind, value, holds, *, evidence=(), interval=None,
+          interval_note="") -> Claim:
+    """A claim that needs no sampling: by construction, exact or descriptive."""
+    return replace(claim, kind=kind, value=None if value is None else float(value),
+                   holds=holds, interval=interval, interval_note=interval_note,
+                   evidence=tuple(evidence))
+
+
+def num(x, digits=3) -> str:
+    if x is None:
+        return "–"
+    x = float(x)
+    if not np.isfinite(x):
+        return "–"
+    if x == int(x) and abs(x) < 1e6:
+        return str(int(x))
+    return f"{x:.{digits}f}" if abs(x) >= 10 ** -digits else f"{x:.1e}"
+
+
+def _fmt(x, digits=4):
+    if x is None or (isinstance(x, float) and not np.isfinite(x)):
+        return "–"
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def markdown_table(frame: pd.DataFrame, *, digits=4, index=True) -> str:
+    """A pipe table of a frame (no tabulate dependency); integer columns stay integers."""
+    cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
+    cols = [c.replace("|", "\\|") for c in cols]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(["---"] * len(cols)) + "|"]
+    columns = [frame[c].tolist() for c in frame.columns]
+    for i, key in enumerate(frame.index):
+        cells = ([str(key)] if index else []) + [_fmt(col[i], digits) for col in columns]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+NULL_SHORT = {
+    "algorithm labels permuted per dataset": "labels per dataset",
+    "algorithm labels permuted": "labels",
+    "algorithm labels permuted independently per method": "labels per method",
+    "class labels permuted (scores kept)": "class labels",
+    "SD and RD matrices swapped per dataset": "methods swapped",
+    "metric labels permuted per dataset": "metric labels per dataset",
+    "the untied form (paper column replaced by a resample's untied values)": "rival form",
+}
+
+
+def _interval(c: Claim) -> str:
+    if c.interval is None:
+        return "–"
+    return f"[{num(c.interval[0])}, {num(c.interval[1])}]"
+
+
+def evidence_line(c: Claim) -> str:
+    """The numbers behind a verdict, in one line."""
+    if c.kind == "not evaluable":
+        return ""
+    parts = [f"statistic: {c.statistic}" + ("" if c.value is None else f" = {num(c.value, 4)}")
+             + (f" (holds when {c.criterion})" if c.criterion is not None else "")]
+    if c.kind == SAMPLED:
+        parts.append(f"95% interval {_interval(c)} over {c.n_boot} resamples of the "
+                     f"{c.boot_unit}; {_pct(c.share)} of them keep the verdict")
+        parts.append(f"null ({c.null_model}): holds in {_pct(c.null_rate)} of {c.n_null} "
+                     "draws")
+    elif c.interval is not None:
+        parts.append(f"interval {_interval(c)} ({c.interval_note})")
+    return "; ".join(parts)
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def verdict_lines(claims) -> list[str]:
+    """Markdown lines, one claim each with its numbers and evidence as sub-items."""
+    lines = []
+    for c in claims:
+        lines.append(CLAIM_LINE.format(id=c.id, text=c.text, verdict=c.verdict)
+                     + f". *Source: {c.document}, {c.source}.*")
+        line = evidence_line(c)
+        if line:
+            lines.append(f"  - {line}")
+        lines.extend(f"  - {e}" for e in c.evidence)
+    return lines
+
+
+def summary_table(claims) -> list[str]:
+    """The verdict table of every claim, and the counts."""
+    rows = []
+    for c in claims:
+        rows.append({
+            "claim": f"({c.id}) {c.text}",
+            "statistic (holds when)": c.statistic + (f" ({c.criterion})"
+                                                     if c.criterion is not None else ""),
+            "ours": num(c.value, 4) if c.kind != "not evaluable" else "–",
+            "95% interval": _interval(c),
+            "resamples keeping the verdict": _pct(c.share) if c.kind == SAMPLED else "–",
+            "null: rate (model)": (
+                f"{_pct(c.null_rate)} ({NULL_SHORT.get(c.null_model, c.null_model)})"
+                if c.kind == SAMPLED else "–"),
+            "verdict": f"**{c.verdict}**"})
+    frame = pd.DataFrame(rows).set_index("claim")
+    sampled = [c for c in claims if c.kind == SAMPLED]
+    counts = {v: sum(c.verdict == v for c in sampled) for v in VERDICTS}
+    other = {k: sum(c.kind == k for c in claims) for k in UNCOUNTED}
+    exact = [c for c in claims if c.kind == "exact"]
+    return [
+        markdown_table(frame), "",
+        f"**Counted claims: {len(sampled)}** — " + ", ".join(
+            f"{n} {v}" for v, n in counts.items()) + ". Not counted: " + ", ".join(
+            f"{n} {k}" for k, n in other.items() if n)
+        + (f" ({sum(bool(c.holds) for c in exact)} of {len(exact)} exact checks hold)"
+           if exact else "") + ".", "",
+        "Null models: *labels per dataset* permutes the algorithm labels of each dataset "
+        "independently (aggregated claims); *labels* permutes the algorithm labels of the "
+        "one dataset (*per method*: independently for each method); *class labels* "
+        "permutes the class labels, keeping every model's scores; *methods swapped* swaps "
+        "the SD and RD matrices of a random half of the datasets; *metric labels per "
+        "dataset* permutes which metric is which in each dataset; *rival form* replaces the "
+        "paper's column by the untied form's values on a resample.", ""]
