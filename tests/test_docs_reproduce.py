@@ -36,7 +36,8 @@ CLAIM = re.compile(r"^- \*\*\((?P<id>[A-Za-z0-9-]+)\)\*\* .+ — \*\*(?P<verdict
 NUMBERS = re.compile(
     r"= (?P<value>-?[0-9.e+-]+) \(holds when (?P<op>[<≤=≥>]) (?P<thr>-?[0-9.]+)\); 95% "
     r"interval .*?; (?P<share>[0-9.]+)% of them keep the verdict; null \(.*?\): holds in "
-    r"(?P<null>[0-9.]+)% of")
+    r"(?P<null>[0-9.]+)% of (?P<n_null>[0-9]+) draws, p = (?P<p>[0-9.]+), Holm-adjusted "
+    r"(?P<holm>[0-9.]+)")
 DATASETS = ["ecoli3", "credit-g", "labor"]
 ALGORITHMS = ["3NN", "5NN", "NB"]
 DRAWS = ["--draws", "20", "--heavy-draws", "3", "--grid-draws", "500"]
@@ -93,7 +94,7 @@ def test_each_printed_verdict_follows_from_its_printed_numbers(document):
     _, text = document
     ops = {"<": np.less, "≤": np.less_equal, "=": np.equal, "≥": np.greater_equal,
            ">": np.greater}
-    checked = 0
+    checked, p, adjusted = 0, [], []
     for block in re.split(r"\n(?=- \*\*\()", text):
         head = CLAIM.match(block.strip())
         numbers = NUMBERS.search(block)
@@ -102,10 +103,23 @@ def test_each_printed_verdict_follows_from_its_printed_numbers(document):
         value = float(numbers["value"])
         holds = bool(ops[numbers["op"]](round(value, 3), float(numbers["thr"])))
         expected = ev.verdict(ev.SAMPLED, holds, float(numbers["share"]) / 100,
-                              float(numbers["null"]) / 100)
+                              float(numbers["holm"]))
         assert head["verdict"] == expected, block.splitlines()[0]
+        # the p-value is the Monte Carlo one: (1 + draws that hold) / (1 + draws)
+        n_null = int(numbers["n_null"])
+        hits = round(float(numbers["null"]) / 100 * n_null)
+        assert float(numbers["p"]) == pytest.approx((1 + hits) / (1 + n_null), abs=6e-5)
+        p.append(float(numbers["p"]))
+        adjusted.append(float(numbers["holm"]))
         checked += 1
     assert checked >= 10
+    # Holm's correction over every counted claim, recomputed from the printed p-values
+    m = len(p)
+    assert m == sum(1 for line in text.splitlines() if re.match(r"\| \(.*\| \*\*", line)
+                    and re.search(r"\| [0-9.]+% \(", line))
+    order = np.argsort(p, kind="stable")
+    expect = np.minimum(1, np.maximum.accumulate(np.array(p)[order] * (m - np.arange(m))))
+    np.testing.assert_allclose(np.array(adjusted)[order], expect, atol=m * 6e-5)
 
 
 def _claim(criterion=None):
@@ -131,12 +145,16 @@ def test_verdicts_change_with_their_evidence():
     # the statistic on our data misses the threshold
     c = ev.assess(_claim(), 0.02, boot, far_null)
     assert (c.holds, c.share, c.verdict) == (False, 0.2, "not reproduced")
-    # exactly at the thresholds: 90% of resamples and a 5% null rate still reproduce
+    # exactly at the thresholds: 90% of resamples and a p-value of (1 + 4) / (1 + 100)
+    # below 5% still reproduce; (1 + 5) / (1 + 100) does not
     boot = good_boot.copy()
     boot[:10] = 0.5
     null = far_null.copy()
-    null[:5] = 0.0
+    null[:4] = 0.0
     assert ev.assess(_claim(), 0.005, boot, null).verdict == "reproduced"
+    null[4] = 0.0
+    c = ev.assess(_claim(), 0.005, boot, null)
+    assert (c.null_rate, c.p_null, c.verdict) == (0.05, 6 / 101, "not above chance")
     assert ev.verdict("by construction", True, None, None) == "by construction"
     assert ev.verdict("exact", False, None, None) == "exact: fails"
 
@@ -302,3 +320,67 @@ def test_helpers_by_hand():
         "|  | \\|x\\| |", "|---|---|", "| a\\|b | 1.5000 |"]
     claim = replace(web.web_claim_specs()["B6"])
     assert claim.criterion([2.0]).tolist() == [False]
+
+
+def test_holm_adjusts_over_every_counted_claim():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(4)
+    n_null = 200
+    rates = [0.0, 0.0, 0.01, 0.02, 0.2, 0.005, 0.6]
+    claims = []
+    for i, rate in enumerate(rates):
+        null = np.full(n_null, 0.5)
+        null[:round(rate * n_null)] = 0.0  # the claim (<= 0.01) holds on these draws
+        claims.append(ev.assess(replace(_claim(), id=f"C{i}"), 0.005,
+                                rng.uniform(0, 0.009, 50), rng.permutation(null)))
+    claims.insert(2, ev.fixed(replace(_claim(), id="X"), "exact", 1.0, True))  # not counted
+    corrected = ev.holm(claims)
+    assert [c.id for c in corrected] == [c.id for c in claims] and corrected[2].p_holm is None
+    p = [c.p_null for c in claims if c.kind == ev.SAMPLED]
+    assert p[0] == 1 / 201 and p[2] == 3 / 201
+    reference = multipletests(p, method="holm")[1]
+    np.testing.assert_allclose([c.p_holm for c in corrected if c.kind == ev.SAMPLED],
+                               reference)
+    # by hand: 1/201 is the smallest of 7, times 7 = 0.0348: still reproduced; 3/201 ranks
+    # fourth (after 1/201, 1/201 and 2/201), times 4 = 0.0597: no longer above chance
+    verdicts = {c.id: c.verdict for c in corrected}
+    assert verdicts["C0"] == verdicts["C1"] == "reproduced"
+    assert claims[3].verdict == "reproduced"  # C2 alone: p = 3/201 = 0.0149
+    assert verdicts["C2"] == "not above chance"
+
+
+def test_interval_contains_the_value_when_the_resamples_run_high():
+    # the largest absolute difference over 8 algorithms: nearly every resample is larger
+    # than the value (T1-RD printed 0.0063 with the percentile interval [0.009, 0.041])
+    rng = np.random.default_rng(5)
+    diffs = np.array([0.0063, -0.004, 0.002, -0.005, 0.001, 0.003, -0.0061, 0.0])
+    boot = np.abs(diffs + rng.normal(0, 0.008, (1000, 8))).max(axis=1)
+    value = np.abs(diffs).max()
+    assert np.percentile(boot, 2.5) > value  # the plain percentile interval misses it
+    c = ev.assess(_claim(), value, boot, np.ones(10))
+    lo, hi = c.interval
+    assert lo <= value <= hi
+    q = np.percentile(boot, [2.5, 50, 97.5])
+    assert (lo, hi) == pytest.approx((max(value - (q[1] - q[0]), boot.min()),
+                                      value + (q[2] - q[1])))
+    # a value in the middle of its resamples keeps an interval of the same width
+    mid = ev.recentred_interval(np.arange(101.0) / 100, 0.5)
+    assert mid == pytest.approx((0.025, 0.975))
+
+
+def test_a_claim_tested_in_both_versions_is_counted_once():
+    def sampled(cid, holds, share, null):
+        return replace(_claim(), id=cid, holds=holds, share=share, null_rate=null,
+                       n_null=1000)
+
+    claims = [sampled("A1b", True, 1.0, 0.0), sampled("A1m", True, 1.0, 0.0),
+              sampled("A4b", True, 1.0, 0.0), sampled("A4m", False, 1.0, 0.0),
+              sampled("A6", True, 0.5, 0.0), sampled("T1-RD", True, 1.0, 0.0)]
+    merged = ev.counted_claims(claims)
+    assert merged == {"A1": "reproduced", "A4": "not reproduced", "A6": "unstable",
+                      "T1-RD": "reproduced"}
+    line = next(x for x in ev.summary_table(ev.holm(claims)) if x.startswith("**Counted"))
+    assert line.startswith("**Counted claims: 4** — 2 reproduced, 1 unstable, 0 not above "
+                           "chance, 1 not reproduced (6 verdicts: 2 claims, A1, A4, are "
+                           "tested in both")
