@@ -384,3 +384,13 @@ def test_a_claim_tested_in_both_versions_is_counted_once():
     assert line.startswith("**Counted claims: 4** — 2 reproduced, 1 unstable, 0 not above "
                            "chance, 1 not reproduced (6 verdicts: 2 claims, A1, A4, are "
                            "tested in both")
+
+
+def test_runs_as_python_dash_m_from_the_repository_root():
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "docs.reproduce", "--draws", "0"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "python -m docs.reproduce: error: --draws must be a positive integer")
