@@ -161,8 +161,9 @@ def recentred_interval(boot, value, *, level=0.95):
 def holm(claims) -> list[Claim]:
     """Holm's correction of the null p-values over every counted (sampled) claim.
 
-    Holm (1979): sort the ``m`` p-values, multiply the ``i``-th smallest by ``m - i + 1``,
-    and make the sequence non-decreasing (capped at 1). A claim's verdict then needs its
+    Holm (1979), by :func:`metaeval.ranking.holm_adjust`: sort the ``m`` p-values,
+    multiply the ``i``-th smallest by ``m - i + 1``, and make the sequence non-decreasing
+    (capped at 1). A claim's verdict then needs its
     adjusted p-value to be at most :data:`NULL_MAX`, which keeps the chance of any false
     "above chance" among all the claims at most 5%. Every counted claim is in the family,
     those that fail on our data too, and each version of a claim of Melo & Prudêncio (2014)
@@ -175,13 +176,14 @@ def holm(claims) -> list[Claim]:
         ``claims`` in the same order, the counted ones with ``p_holm`` set (a claim
         without null draws gets 1).
     """
+    from metaeval.ranking import holm_adjust
+
     claims = list(claims)
     family = [i for i, c in enumerate(claims) if c.kind == SAMPLED]
-    p = np.array([1.0 if claims[i].p_null is None else claims[i].p_null for i in family])
-    order = np.argsort(p, kind="stable")
-    m = len(family)
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    if not family:
+        return claims
+    adjusted = holm_adjust([1.0 if claims[i].p_null is None else claims[i].p_null
+                            for i in family])
     for i, q in zip(family, adjusted, strict=True):
         claims[i] = replace(claims[i], p_holm=float(q))
     return claims
