@@ -107,3 +107,23 @@ def test_a_lower_layer_importing_a_higher_one_breaks_the_layers(tmp_path):
     status, report = _lint(folder)
     assert status == 1, report
     assert "metaeval.store is not allowed to import metaeval.report" in report, report
+
+
+#: Files over the limit whose split is under way on other branches (report-figures for the
+#: report, store-import for the store); each entry goes when its branch is merged.
+SPLIT_ELSEWHERE = {
+    "src/metaeval/report/figures.py",
+    "src/metaeval/report/_plots.py",
+    "src/metaeval/report/html.py",
+    "src/metaeval/store/_store.py",
+}
+
+
+def test_no_python_file_in_src_or_docs_is_over_800_lines():
+    long = {
+        path.relative_to(ROOT).as_posix(): n
+        for folder in (ROOT / "src", ROOT / "docs")
+        for path in sorted(folder.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 800
+    }
+    assert {p: n for p, n in long.items() if p not in SPLIT_ELSEWHERE} == {}
