@@ -5,16 +5,15 @@ fork server (:func:`metaeval.report._render.worker_pool`): the report starts the
 server and the resource tracker, the fork server starts the workers. When the report is
 killed (SIGTERM, SIGHUP, SIGKILL: no ``finally`` runs), none of them may live on,
 re-parented, holding hundreds of megabytes and the caller's standard output and error.
-As the study's workers do (:func:`metaeval.study._worker.die_with_parent`):
+As the study's workers do (the report does not import the study: the same few lines):
 
 - the fork server imports this module first (its preload, :data:`PARENT_VARIABLE`
   naming the report's process): on Linux the kernel kills it when the report dies
   (``prctl(PR_SET_PDEATHSIG, SIGKILL)``);
 - each worker, from the moment it is forked, is killed by the kernel when its parent
   (the fork server) dies, and at its start (:func:`die_with_report`, the pool's
-  initializer) a watcher thread ends it within
-  :data:`~metaeval.study._worker.PARENT_CHECK` seconds of the report's death, on every
-  platform.
+  initializer) a watcher thread ends it within :data:`PARENT_CHECK` seconds of its
+  parent's or the report's death, on every platform.
 
 The resource tracker ends by itself once every process holding its pipe has ended.
 """
@@ -27,7 +26,10 @@ import sys
 import threading
 import time
 
-__all__ = ["PARENT_VARIABLE", "die_with_report"]
+__all__ = ["PARENT_CHECK", "PARENT_VARIABLE", "die_with_report"]
+
+#: Seconds between two checks, in a worker, that its parent and the report are alive.
+PARENT_CHECK = 0.5
 
 #: environment variable naming the process id of the report that starts the fork server
 PARENT_VARIABLE = "METAEVAL_REPORT_PARENT"
@@ -56,16 +58,15 @@ def _alive(pid: int) -> bool:
 
 def die_with_report(report_pid: int) -> None:  # pragma: no cover - runs in a worker
     """End this worker when its parent or the report (``report_pid``) ends."""
-    from metaeval.study._worker import PARENT_CHECK, die_with_parent
-
-    die_with_parent(os.getppid())  # the fork server (or the report, when spawned)
+    _kill_with_parent()  # the fork server (or the report, when spawned)
+    parent = os.getppid()
     if not _alive(report_pid):
         os._exit(0)
 
     def watch() -> None:
         while True:
             time.sleep(PARENT_CHECK)
-            if not _alive(report_pid):
+            if os.getppid() != parent or not _alive(report_pid):
                 os._exit(0)
 
     threading.Thread(target=watch, name="metaeval-report-watch", daemon=True).start()
