@@ -23,6 +23,7 @@ from metaeval.recommend._curves import (
     mean_interval_loss,
 )
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
+from metaeval.recommend._learners import Learner, uses_of
 from metaeval.recommend._strategies import STRATEGIES, SingleBest, Strategy, get_strategy
 from metaeval.recommend._summary import summarise
 
@@ -322,8 +323,14 @@ def _strategies(strategies, kb, k, n_random):
             params = {"repeats": n_random}
         strategy = get_strategy(name, **params)
         available = {"metafeatures": kb.metafeatures, "landmarks": kb.landmarks}
-        if strategy.uses is not None and available[strategy.uses] is None:
-            why = (f"{strategy.name} needs {strategy.uses} of every dataset, and the "
+        uses = uses_of(strategy)
+        missing = [u for u in uses if available[u] is None]
+        if isinstance(name, str) and isinstance(strategy, Learner) and len(missing) < len(uses):
+            strategy = get_strategy(name, **params,  # a learner uses what is described
+                                    features=[u for u in uses if u not in missing])
+            missing = []
+        if missing:
+            why = (f"{strategy.name} needs {' and '.join(missing)} of every dataset, and the "
                    "knowledge base has none (describe the store's datasets first)")
             if explicit:
                 raise ValueError(why + ".")

@@ -11,6 +11,7 @@ from metaeval.datasets import Dataset
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
+from metaeval.recommend._learners import uses_of
 from metaeval.recommend._strategies import get_strategy
 
 
@@ -110,7 +111,7 @@ def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=
         kb = source
     else:
         kb = KnowledgeBase.from_store(source, condition)
-        if chosen.uses is not None and getattr(kb, chosen.uses) is None:
+        if any(getattr(kb, u) is None for u in uses_of(chosen)):
             described = describe_store(source, groups=describe_groups or PYMFE_GROUPS,
                                        time_budget=time_budget)
             notes.append(f"described {described['dataset'].nunique()} dataset(s) of the store "
@@ -120,11 +121,11 @@ def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=
     if describe_groups is None:
         cached = [] if kb.metafeatures is None else kb.metafeatures.columns
         describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
-    if chosen.uses is not None:
+    if uses_of(chosen):
         description = describe_dataset(
             dataset,
-            groups=describe_groups if chosen.uses == "metafeatures" else (),
-            landmarkers=() if chosen.uses == "metafeatures" else LANDMARKERS,
+            groups=describe_groups if "metafeatures" in uses_of(chosen) else (),
+            landmarkers=LANDMARKERS if "landmarks" in uses_of(chosen) else (),
             time_budget=time_budget,
         )
         query = Query.from_description(description, condition, dataset.n_instances)
