@@ -148,6 +148,18 @@ def test_learners_beat_single_best_and_need_the_metafeatures():
         assert shuffled[name] > honest[name] + 0.02, (name, shuffled[name], honest[name])
 
 
+def test_learners_run_on_the_smallest_knowledge_base():
+    """Three datasets in two families: a held-out pair leaves one training dataset."""
+    kb = _planted(n_datasets=3, n_configs=4)
+    kb = KnowledgeBase(kb.datasets, kb.algorithms, kb.success, kb.times, ["f", "f", "g"],
+                       kb.n_instances, kb.metafeatures, kb.metafeature_time, kb.landmarks,
+                       kb.landmark_time)
+    names = [*LEARNERS, "zero-shot-portfolio"]
+    ev = evaluate_recommenders(kb, strategies=names, n_boot=5)
+    assert set(ev.per_dataset["strategy"]) == set(names)
+    assert np.isfinite(ev.per_dataset["loss_at_1"]).all()
+
+
 def test_learners_use_only_metafeatures_when_no_landmarks():
     kb = _planted()
     meta_only = KnowledgeBase(kb.datasets, kb.algorithms, kb.success, kb.times, kb.families,
@@ -159,13 +171,19 @@ def test_learners_use_only_metafeatures_when_no_landmarks():
 # ---------------------------------------------------------------- leakage, inner folds
 class _Recorder(HeldOut):
     log: list = []
+    count = 0
+
+    def __init__(self, success, times):
+        super().__init__(success, times)
+        _Recorder.count += 1
+        self.id = _Recorder.count
 
     def test(self, j):
-        _Recorder.log.append((id(self), "test"))
+        _Recorder.log.append((self.id, "test"))
         return super().test(j)
 
     def reveal(self):
-        _Recorder.log.append((id(self), "reveal"))
+        _Recorder.log.append((self.id, "reveal"))
         return super().reveal()
 
 

@@ -112,6 +112,8 @@ class CollaborativeFiltering(Learner):
         points = np.vstack([X, x[None, :]]).astype(np.float32)
         oob = ~in_bag[:, codes]
         folds = [np.flatnonzero(codes == f) for f in range(n_families)]
+        if n_families < 2:  # nothing to hold out: every setting scores the same
+            folds = []
         bases = [_low_rank(np.delete(Y, rows, axis=0), max(self.ranks)) for rows in folds]
         scores, fits = {}, {}
         for leaf in self.min_leaf:
@@ -123,7 +125,7 @@ class CollaborativeFiltering(Learner):
             inner = np.where(np.isnan(inner), Y.mean(axis=0), inner)  # no tree: the mean
             fits[leaf] = (pred[:, -1].mean(axis=0), inner)
             for r in self.ranks:
-                picks = np.empty(Y.shape[0], dtype=np.int64)
+                picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
                 for rows, (mu, _, V) in zip(folds, bases, strict=True):
                     Vr = V[:, :r]
                     picks[rows] = np.argmax(mu + (inner[rows] - mu) @ Vr @ Vr.T, axis=1)
@@ -135,7 +137,11 @@ class CollaborativeFiltering(Learner):
         dof = max(Y.size - V.shape[1] * (Y.shape[0] + Y.shape[1]), 1)
         noise = max(float((residual**2).sum() / dof), 1e-8)
         errors = Z - (inner - mu) @ V
-        prior_cov = np.atleast_2d(np.cov(errors, rowvar=False)) + 1e-6 * np.eye(V.shape[1])
+        if errors.shape[0] > 1:
+            prior_cov = np.atleast_2d(np.cov(errors, rowvar=False))
+        else:  # one training dataset: a unit prior in the latent space
+            prior_cov = np.eye(V.shape[1])
+        prior_cov = prior_cov + 1e-6 * np.eye(V.shape[1])
         z0 = (predicted - mu) @ V
         median_t = np.median(np.log(train.times), axis=0)
         self.selection_ = {
