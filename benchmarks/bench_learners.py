@@ -9,8 +9,14 @@ the same run: the same evaluation of ``single-best``, and one scikit-learn rando
 of 100 trees fitted on the same meta-features (CPU seconds, process time). Target: every
 strategy together under 60 s on 2 cores.
 
+With ``--targets`` (and a real knowledge base) it also measures the issue's targets:
+under accuracy, 1 - rate-driven hardness at c = 0.3 and 1 - score-driven hardness under
+Beta(2, 8), each at P = 0 and P = 1/64, each learner's loss@1 and closed gap against
+single-best, with paired evidence on family means (a family is one unit: pseudo-
+replication by family) and Holm's correction over every comparison made.
+
 Run: ``python benchmarks/bench_learners.py [--knowledge FILE | --store FILE]
-[--measure accuracy] [--cost 0.3] [--beta 2 8] [--time-weight 0.015625]``.
+[--measure accuracy] [--cost 0.3] [--beta 2 8] [--time-weight 0.015625] [--targets]``.
 """
 
 from __future__ import annotations
@@ -23,7 +29,12 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 
-from metaeval.recommend import Condition, KnowledgeBase, evaluate_recommenders
+from metaeval.recommend import (
+    Condition,
+    KnowledgeBase,
+    evaluate_recommenders,
+    paired_comparison,
+)
 
 LEARNERS = ("pairwise", "regression", "collaborative", "zero-shot-portfolio")
 
@@ -100,6 +111,64 @@ def bench(kb, condition, label):
     print(f"all learners: {total:.1f} CPU-s ({total / base_rf:.0f} forests)")
 
 
+TARGET_CONDITIONS = (
+    ("accuracy", {}),
+    ("hardness:rate-driven", {"cost": 0.3}),
+    ("hardness:score-driven", {"cost_beta": (2, 8)}),
+)
+
+
+def holm(p_values):
+    """Holm's step-down adjusted p-values (Holm 1979)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.maximum.accumulate(p[order] * (p.size - np.arange(p.size)))
+    out = np.empty_like(p)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def targets(read, label):
+    """Every learner against single-best in the issue's six settings, Holm-corrected."""
+    print(f"\n== targets on {label}")
+    rows = []
+    for measure, extra in TARGET_CONDITIONS:
+        kb = read(Condition(measure, **extra))
+        for p in (0.0, 1 / 64):
+            condition = Condition(measure, time_weight=p, **extra)
+            start = time.process_time()
+            ev = evaluate_recommenders(kb, condition, strategies=[
+                *LEARNERS, "average-ranking", "single-best", "oracle"], n_boot=1000)
+            seconds = time.process_time() - start
+            s = ev.summary.set_index("strategy")
+            per = ev.per_dataset.pivot(index="dataset", columns="strategy",
+                                       values="loss_at_1")
+            family = ev.per_dataset.drop_duplicates("dataset").set_index("dataset")["family"]
+            by_family = per.groupby(family.reindex(per.index)).mean()
+            gap = s.loc["single-best", "loss_at_1"] - s.loc["oracle", "loss_at_1"]
+            for name in (*LEARNERS, "average-ranking"):
+                r = paired_comparison(by_family[name], by_family["single-best"], seed=0)
+                rows.append({
+                    "condition": condition.label, "strategy": name,
+                    "loss@1": s.loc[name, "loss_at_1"],
+                    "sb_loss@1": s.loc["single-best", "loss_at_1"], "sb_gap": gap,
+                    "closed_gap": s.loc[name, "closed_gap"],
+                    "gap_of_means": (s.loc["single-best", "loss_at_1"]
+                                     - s.loc[name, "loss_at_1"]) / gap if gap > 0 else np.nan,
+                    "diff_low": r["low"], "diff_high": r["high"], "wins": r["wins"],
+                    "losses": r["losses"], "p_wilcoxon": r["p_value"],
+                    "p_signflip": r["null_same_verdict"], "eval_cpu_s": seconds,
+                })
+    out = pd.DataFrame(rows)
+    out["p_holm"] = holm(np.maximum(out["p_wilcoxon"], out["p_signflip"]))
+    out["supported"] = (out["diff_low"] > 0) & (out["p_holm"] < 0.05)
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
+        print(out.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"{len(out)} comparisons, Holm over all; p = max(Wilcoxon, sign-flip) per "
+          "comparison; units: families (loss@1 averaged within a family)")
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--knowledge", help="a knowledge-base file (load_knowledge)")
@@ -108,22 +177,31 @@ def main():
     parser.add_argument("--cost", type=float)
     parser.add_argument("--beta", type=float, nargs=2)
     parser.add_argument("--time-weight", type=float, default=0.0)
+    parser.add_argument("--targets", action="store_true",
+                        help="the issue's six settings on the real knowledge base")
+    parser.add_argument("--skip-synthetic", action="store_true")
     args = parser.parse_args()
     print(f"{platform.platform()}, {platform.python_version()}; the machine may be loaded: "
           "compare ratios, not seconds")
     condition = Condition(args.measure, cost=args.cost,
                           cost_beta=None if args.beta is None else tuple(args.beta),
                           time_weight=args.time_weight)
-    bench(synthetic_knowledge(), Condition(time_weight=args.time_weight), "synthetic")
+    if not args.skip_synthetic:
+        bench(synthetic_knowledge(), Condition(time_weight=args.time_weight), "synthetic")
+    read, label = None, None
     if args.knowledge:
         from metaeval.recommend import load_knowledge
 
-        kb = load_knowledge(args.knowledge).knowledge_base(condition.replace(time_weight=0))
-        bench(kb, condition, args.knowledge)
-    if args.store:
-        kb = KnowledgeBase.from_store(args.store, condition.replace(time_weight=0),
-                                      clock="cpu")
-        bench(kb, condition, args.store)
+        knowledge = load_knowledge(args.knowledge)
+        read, label = knowledge.knowledge_base, args.knowledge
+    elif args.store:
+        def read(c):
+            return KnowledgeBase.from_store(args.store, c, clock="cpu")
+        label = args.store
+    if read is not None:
+        bench(read(condition.replace(time_weight=0)), condition, label)
+        if args.targets:
+            targets(read, label)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,13 @@ def _grid(values, name):
     return tuple(_positive_int(v, name) for v in values)
 
 
+def _blend(values):
+    values = tuple(float(v) for v in values)
+    if not values or not all(0.0 <= v <= 1.0 for v in values):
+        raise ValueError(f"blend must list weights in [0, 1], got {values!r}.")
+    return values
+
+
 class Learner(Strategy):
     """Base class of the meta-learners: what they describe a dataset with, and checks.
 

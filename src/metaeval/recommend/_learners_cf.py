@@ -8,6 +8,7 @@ from scipy.stats import norm
 from metaeval.recommend._learners import (
     FEATURE_SOURCES,
     Learner,
+    _blend,
     _grid,
     _positive_int,
     a3r_target,
@@ -67,13 +68,17 @@ class CollaborativeFiltering(Learner):
 
     Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
     loss of the first pick): the rank :math:`r` (each inner fold with its own SVD of the
-    datasets outside the held-out family) and the forest's minimum leaf size.
+    datasets outside the held-out family), the forest's minimum leaf size, and how far the
+    prior mean moves from the column means towards the forest's prediction,
+    :math:`z_0 = \beta V^\top (\hat y - \mu)` (:math:`\beta = 0`: the training means).
 
     Parameters
     ----------
     ranks : sequence of int, default=(1, 2, 4, 8, 16)
     min_leaf : sequence of int, default=(1, 3)
     trees : int, default=30
+    blend : sequence of float in [0, 1], default=(0.0, 0.5, 1.0)
+        The weights :math:`\beta` tried (ties go to the first).
     seed : int, default=0
         Seed of the forest in :meth:`run` (:meth:`rank` takes its own).
     features : tuple of {"metafeatures", "landmarks"}, default=both
@@ -91,8 +96,9 @@ class CollaborativeFiltering(Learner):
     interactive = True
 
     def __init__(self, ranks=(1, 2, 4, 8, 16), min_leaf=(1, 3), trees=30, seed=0,
-                 features=FEATURE_SOURCES):
+                 blend=(0.0, 0.5, 1.0), features=FEATURE_SOURCES):
         super().__init__(features)
+        self.blend = _blend(blend)
         self.ranks = _grid(ranks, "ranks")
         self.min_leaf = _grid(min_leaf, "min_leaf")
         self.trees = _positive_int(trees, "trees")
@@ -100,7 +106,7 @@ class CollaborativeFiltering(Learner):
 
     def __repr__(self) -> str:
         return (f"CollaborativeFiltering(ranks={self.ranks}, min_leaf={self.min_leaf}, "
-                f"trees={self.trees}, features={self.features})")
+                f"trees={self.trees}, blend={self.blend}, features={self.features})")
 
     def _model(self, train, query, condition, seed):
         """Fit: the chosen factors, the prior of the new dataset and the time model."""
@@ -125,27 +131,31 @@ class CollaborativeFiltering(Learner):
             inner = np.where(np.isnan(inner), Y.mean(axis=0), inner)  # no tree: the mean
             fits[leaf] = (pred[:, -1].mean(axis=0), inner)
             for r in self.ranks:
-                picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
-                for rows, (mu, _, V) in zip(folds, bases, strict=True):
-                    Vr = V[:, :r]
-                    picks[rows] = np.argmax(mu + (inner[rows] - mu) @ Vr @ Vr.T, axis=1)
-                scores[(r, leaf)] = float(first_pick_loss(train.success, picks).mean())
-        rank, leaf = select(scores)
+                for blend in self.blend:
+                    picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
+                    for rows, (mu, _, V) in zip(folds, bases, strict=True):
+                        Vr = V[:, :r]
+                        shift = blend * (inner[rows] - mu) @ Vr @ Vr.T
+                        picks[rows] = np.argmax(mu + shift, axis=1)
+                    scores[(r, leaf, blend)] = float(
+                        first_pick_loss(train.success, picks).mean())
+        rank, leaf, blend = select(scores)
         predicted, inner = fits[leaf]
         mu, Z, V = _low_rank(Y, rank)
         residual = Y - mu - Z @ V.T
         dof = max(Y.size - V.shape[1] * (Y.shape[0] + Y.shape[1]), 1)
         noise = max(float((residual**2).sum() / dof), 1e-8)
-        errors = Z - (inner - mu) @ V
+        errors = Z - blend * (inner - mu) @ V
         if errors.shape[0] > 1:
             prior_cov = np.atleast_2d(np.cov(errors, rowvar=False))
         else:  # one training dataset: a unit prior in the latent space
             prior_cov = np.eye(V.shape[1])
         prior_cov = prior_cov + 1e-6 * np.eye(V.shape[1])
-        z0 = (predicted - mu) @ V
+        z0 = blend * (predicted - mu) @ V
         median_t = np.median(np.log(train.times), axis=0)
         self.selection_ = {
-            "params": {"rank": rank, "min_leaf": leaf}, "inner_loss": scores,
+            "params": {"rank": rank, "min_leaf": leaf, "blend": blend},
+            "inner_loss": scores,
             "inner": _inner_record(train, codes, n_families, in_bag),
         }
         return mu, V, z0, prior_cov, noise, median_t
