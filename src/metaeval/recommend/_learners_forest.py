@@ -200,8 +200,7 @@ def _vote(cand, prob, pair_index):
             mass[:, a] += pj
             mass[:, b] += 1.0 - pj
     position = np.broadcast_to(np.arange(K), (n, K))
-    idx = np.lexsort((position, -mass, -votes), axis=-1) if n else np.zeros((0, K), int)
-    idx = idx if idx.ndim == 2 else idx[None, :]
+    idx = np.lexsort((position, -mass, -votes), axis=-1)
     return np.asarray(cand)[idx], np.take_along_axis(votes, idx, axis=1)
 
 
