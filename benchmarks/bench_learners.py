@@ -109,6 +109,11 @@ def bench(kb, condition, label):
         })
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(f"all learners: {total:.1f} CPU-s ({total / base_rf:.0f} forests)")
+    start, wall = time.process_time(), time.perf_counter()
+    ev = evaluate_recommenders(kb, condition)
+    print(f"every strategy ({', '.join(ev.strategies)}): "
+          f"{time.process_time() - start:.1f} CPU-s, {time.perf_counter() - wall:.1f} s wall "
+          f"({(time.process_time() - start) / base_sb:.0f} x the single-best evaluation)")
 
 
 TARGET_CONDITIONS = (

@@ -21,6 +21,7 @@ from metaeval.recommend import (
     get_strategy,
 )
 from metaeval.recommend._learners import design_matrix, greedy_portfolio_order
+from metaeval.recommend._learners_cf import expected_improvement
 from metaeval.recommend._learners_forest import _vote
 
 LEARNERS = ("pairwise", "regression", "collaborative")
@@ -86,6 +87,37 @@ def test_vote_worked_example():
     order, votes = _vote(np.array([0, 1, 2]), np.array([[0.9], [0.4], [0.7]]), index)
     assert order.tolist() == [[0, 2, 1]]
     assert votes.tolist() == [[1, 1, 1]]
+
+
+def test_expected_improvement_worked_example():
+    """At the best value EI = s phi(0); far above it, the gap; far below, almost 0; it
+    grows with the spread."""
+    ei = expected_improvement(np.array([0.5, 3.0, -3.0, 0.5]), np.array([1, 1, 1, 2.0]), 0.5)
+    np.testing.assert_allclose(ei[0], 0.39894228, rtol=1e-7)
+    assert ei[1] == pytest.approx(2.5 * 0.99379033 + 0.01752830, abs=1e-7)  # tables
+    assert 0 < ei[2] < 1e-4
+    assert ei[3] == pytest.approx(2 * ei[0])
+
+
+def test_collaborative_tests_the_cheaper_of_two_equal_candidates_next():
+    """Two twins (same results everywhere) except that one takes 100x longer: after the
+    first test the cheap twin comes before the slow one (EI per second)."""
+    rng = np.random.default_rng(1)
+    n = 12
+    names = [f"d{i}" for i in range(n)]
+    base = rng.uniform(0.6, 0.8, (n, 1))
+    success = np.hstack([base + 0.1, base + rng.normal(0, 0.05, (n, 2)), base - 0.05])
+    success[:, 2] = success[:, 1]
+    times = np.ones((n, 4))
+    times[:, 2] = 100.0
+    meta = pd.DataFrame(rng.normal(size=(n, 3)), index=names, columns=["g.a", "g.b", "g.c"])
+    kb = KnowledgeBase(names, ["best", "cheap", "slow", "worst"], success, times,
+                       metafeatures=meta)
+    held = HeldOut(success[0], times[0])
+    learner = CollaborativeFiltering(features=("metafeatures",))
+    learner.run(kb.subset(np.arange(n) > 0), kb.query(0), Condition(), held.test)
+    assert held.tested[0] == 0
+    assert held.tested.index(1) < held.tested.index(2)
 
 
 def test_design_matrix_imputes_with_training_median_and_drops_constants():

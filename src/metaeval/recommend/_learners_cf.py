@@ -22,6 +22,20 @@ from metaeval.recommend._learners_forest import _inner_record, forest_leaf_means
 from metaeval.recommend._strategies import Ranking
 
 
+def expected_improvement(mean, sd, best):
+    r"""Expected improvement over ``best`` of a Gaussian :math:`N(m, s^2)` (Jones et al.
+    1998): :math:`(m - y^*)\,\Phi(u) + s\,\varphi(u)`, :math:`u = (m - y^*) / s`.
+
+    Examples
+    --------
+    >>> round(float(expected_improvement(0.0, 1.0, 0.0)), 4)  # s * phi(0)
+    0.3989
+    """
+    gap = np.asarray(mean, dtype=np.float64) - best
+    u = gap / sd
+    return gap * norm.cdf(u) + sd * norm.pdf(u)
+
+
 def _low_rank(Y, rank):
     """Column means and the rank-``rank`` factors ``Z`` (D, r) and ``V`` (A, r) of ``Y``."""
     mu = Y.mean(axis=0)
@@ -192,10 +206,8 @@ class CollaborativeFiltering(Learner):
             cand = np.flatnonzero(untested)
             m = mu[cand] + V[cand] @ z
             sd = np.sqrt(np.einsum("ar,rs,as->a", V[cand], cov, V[cand]) + noise)
-            gap = m - max(observed)
-            u = gap / sd
-            ei = gap * norm.cdf(u) + sd * norm.pdf(u)
             factor = sum(factors) / (1 + len(factors))
-            per_second = ei / np.exp(median_t[cand] + factor)
+            per_second = expected_improvement(m, sd, max(observed)) / np.exp(
+                median_t[cand] + factor)
             pick = int(cand[np.argmax(per_second)] if np.max(per_second) > 0
                        else cand[np.argmax(m)])
