@@ -55,7 +55,8 @@ class CollaborativeFiltering(Learner):
 
     The new dataset's latent vector :math:`z` is first predicted from its meta-features:
     a random forest of family-bootstrapped multi-output regression trees (as in
-    :class:`ConfigurationRegression`) predicts its row :math:`\hat y`, and
+    :class:`ConfigurationRegression`) predicts its row relative to the row's mean, to
+    which the training datasets' mean level is added, :math:`\hat y`, and
     :math:`z_0 = V^\top (\hat y - \mu)`; the Gaussian prior :math:`N(z_0, \Sigma_0)` has
     the covariance of the same prediction's errors on the training datasets (each
     predicted by the trees that did not see its family). After each test the latent
@@ -89,7 +90,7 @@ class CollaborativeFiltering(Learner):
     Parameters
     ----------
     ranks : sequence of int, default=(1, 2, 4, 8, 16)
-    min_leaf : sequence of int, default=(1, 3)
+    min_leaf : sequence of int, default=(3,)
     trees : int, default=30
     blend : sequence of float in [0, 1], default=(0.0, 0.5, 1.0)
         The weights :math:`\beta` tried (ties go to the first).
@@ -109,7 +110,7 @@ class CollaborativeFiltering(Learner):
     name = "collaborative"
     interactive = True
 
-    def __init__(self, ranks=(1, 2, 4, 8, 16), min_leaf=(1, 3), trees=30, seed=0,
+    def __init__(self, ranks=(1, 2, 4, 8, 16), min_leaf=(3,), trees=30, seed=0,
                  blend=(0.0, 0.5, 1.0), features=FEATURE_SOURCES):
         super().__init__(features)
         self.blend = _blend(blend)
@@ -126,6 +127,10 @@ class CollaborativeFiltering(Learner):
         """Fit: the chosen factors, the prior of the new dataset and the time model."""
         X, x, _ = self._design(train, query)
         Y = a3r_target(train, condition)
+        # the forest learns each dataset's values relative to its own mean (what orders
+        # the configurations), and the level is the training datasets' mean
+        relative = Y - Y.mean(axis=1, keepdims=True)
+        level = float(Y.mean())
         codes, n_families = family_codes(train)
         rng = np.random.default_rng(seed)
         weights, in_bag = family_bags(codes, n_families, self.trees, rng)
@@ -138,7 +143,7 @@ class CollaborativeFiltering(Learner):
         scores, fits = {}, {}
         for leaf in self.min_leaf:
             seeds = rng.integers(0, 2**31 - 1, size=self.trees)
-            pred = forest_leaf_means(points, Y, weights, seeds, leaf)
+            pred = forest_leaf_means(points, relative, weights, seeds, leaf) + level
             with np.errstate(invalid="ignore", divide="ignore"):
                 inner = ((pred[:, :-1] * oob[:, :, None]).sum(axis=0)
                          / oob.sum(axis=0)[:, None])
