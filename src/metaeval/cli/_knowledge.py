@@ -28,6 +28,9 @@ def describe_command(
     store: StoreOption = Path(DEFAULT_STORE),
     time_budget: Annotated[float, typer.Option(
         "--time-budget", help="CPU seconds each pymfe group may take.")] = 2.0,
+    groups: Annotated[str | None, typer.Option(
+        help="Comma-separated pymfe groups [default: general, statistical, info-theory, "
+        "model-based, landmarking].", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Describe the store's datasets (pymfe meta-features and cost-sensitive landmarkers)
@@ -47,7 +50,9 @@ def describe_command(
             def advance(name, description):
                 bar.update(task, advance=1, description=f"Described {name}")
 
-            groups = describe_store(st, progress=advance, time_budget=time_budget)
+            extra = {} if groups is None else {
+                "groups": tuple(g.strip() for g in groups.split(",") if g.strip())}
+            groups = describe_store(st, progress=advance, time_budget=time_budget, **extra)
     if not len(groups):
         out.print(f"Every dataset of {store} was already described.", markup=False)
         return

@@ -596,7 +596,7 @@ def _descriptions(store, names, required):
     if len(features):
         mf = features.assign(name=features["group"] + "." + features["feature"]).pivot(
             index="dataset", columns="name", values="value").reindex(names)
-        mf = mf[sorted(mf.columns)].astype(np.float64)
+        mf = mf[sorted(mf.columns)].astype(np.float64).rename_axis(index=None, columns=None)
     land_names = None
     metrics, curves, counts = [], {m: [] for m in METHODS}, []
     for name in names:
