@@ -68,7 +68,7 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     assert doc["condition"]["measure"] == "auc"
     assert doc["condition"]["time_weight"] == 1 / 64
     assert set(doc["strategies"]) == {"average-ranking", "active-testing", "single-best",
-                                      "random", "oracle"}
+                                      "zero-shot-portfolio", "random", "oracle"}
     entry = doc["strategies"]["average-ranking"]
     assert set(entry["loss_at"]) == {"1", "3", "5"}
     assert {"mil", "closed_gap"} <= set(entry)
