@@ -15,6 +15,15 @@ Beta(2, 8), each at P = 0 and P = 1/64, each learner's loss@1 and closed gap aga
 single-best, with paired evidence on family means (a family is one unit: pseudo-
 replication by family) and Holm's correction over every comparison made.
 
+Measured on the shipped knowledge base (51 x 152, accuracy, P = 0) on a loaded 2-core
+machine (load average about 15): pairwise 9.0, regression 7.9, collaborative 5.5,
+zero-shot-portfolio 0.6 CPU-s (18, 16, 11 and 1.3 times one 100-tree forest fitted on
+the same meta-features); every strategy together 30.7 CPU-s (84.6 s wall under that
+load; 29.3 CPU-s, 55.4 s wall in a second run at load average 4-5). No learner had
+lower loss@1 than single-best with Holm-corrected evidence in any of the six settings;
+the largest closed gaps were pairwise 0.20 (Beta(2, 8), P = 0) and collaborative 0.08
+(accuracy, P = 0), both within noise.
+
 Run: ``python benchmarks/bench_learners.py [--knowledge FILE | --store FILE]
 [--measure accuracy] [--cost 0.3] [--beta 2 8] [--time-weight 0.015625] [--targets]``.
 """
