@@ -105,3 +105,16 @@ def test_source_section_has_every_table_and_figure(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "recommend_kb_accuracy_tests.png", "recommend_kb_accuracy_time.png"]
     assert "/work/" not in text  # no machine paths
+
+
+def test_noise_paragraph_by_hand():
+    # three datasets of 100 instances; A is best everywhere (0.9): the single best of the
+    # other families is A, loss 0; SE of 0.9 on 100 instances = 0.03; B (0.88) is within
+    # one SE of the best on every dataset, C (0.5) on none: 2 configurations near the best
+    kb = KnowledgeBase(["d1", "d2", "d3"], ["A", "B", "C"], [[0.9, 0.88, 0.5]] * 3,
+                       [[1.0, 1.0, 1.0]] * 3, n_instances=[100, 100, 100])
+    text = rd.noise_paragraph(kb)
+    assert "mean loss@1 is 0.0000" in text
+    assert "standard error of the best configuration's accuracy of 0.0300" in text
+    assert "within one standard error of the best on 100%" in text
+    assert "a median of 2 configurations" in text
