@@ -195,6 +195,14 @@ def test_save_and_load_round_trip_byte_for_byte(built, tmp_path):
     cond = Condition("hardness:score-driven", cost_beta=(2, 8))
     np.testing.assert_allclose(loaded.success(cond), archive.success(cond), atol=1e-6)
     pd.testing.assert_frame_equal(loaded.metafeatures, archive.metafeatures)
+    for clock in ("cpu", "wall"):
+        times = loaded.description_times[clock]
+        pd.testing.assert_frame_equal(times, archive.description_times[clock])
+        # each group's and landmarker's own seconds add up to the totals
+        for kind in ("pymfe", "landmarker"):
+            parts = [c for c in times.columns if c.startswith(kind + ":")]
+            assert parts
+            np.testing.assert_allclose(times[parts].sum(axis=1), times[kind])
 
 
 def test_bad_archive_files_are_refused_with_the_file_named(built, tmp_path):

@@ -98,8 +98,9 @@ class KnowledgeArchive:
     landmark_curves : dict
         Method -> ndarray of shape (D, L, 2, G): the landmarkers' class cost curves.
     description_times : dict
-        ``"cpu"``/``"wall"`` -> DataFrame (D, 2) of seconds, columns ``pymfe`` and
-        ``landmarker``.
+        ``"cpu"``/``"wall"`` -> DataFrame of seconds per dataset: columns ``pymfe`` and
+        ``landmarker`` (totals), then each pymfe group's and landmarker's own
+        (``"pymfe:general"``, ``"landmarker:NB"``, ...).
     provenance : dict
         How it was made (study, versions, machine, description settings, accuracy).
     """
@@ -250,8 +251,8 @@ class KnowledgeArchive:
         for m, v in self.landmark_curves.items():
             arrays[f"landmark_curve:{m}"] = np.asarray(v, dtype=np.float64)
         for clock, frame in self.description_times.items():
-            arrays[f"description_time:{clock}"] = frame[["pymfe", "landmarker"]].to_numpy(
-                dtype=np.float64)
+            arrays[f"description_time:{clock}"] = frame.to_numpy(dtype=np.float64)
+            arrays["description_time_columns"] = np.array(list(frame.columns), dtype=str)
         if self.metafeatures is not None:
             arrays["metafeature_names"] = np.array(list(self.metafeatures.columns), dtype=str)
             arrays["metafeatures"] = self.metafeatures.to_numpy(dtype=np.float64)
@@ -352,8 +353,10 @@ def _read(path, label) -> KnowledgeArchive:
         desc = {}
         for k, v in data.items():
             if k.startswith("description_time:"):
+                columns = [str(c) for c in data.get("description_time_columns",
+                                                    ["pymfe", "landmarker"])]
                 desc[k.split(":", 1)[1]] = pd.DataFrame(v, index=list(datasets),
-                                                        columns=["pymfe", "landmarker"])
+                                                        columns=columns)
         return KnowledgeArchive(
             datasets, tuple(str(f) for f in data["families"]), data["n_instances"],
             algorithms, tuple(str(m) for m in data["metric_names"]), data["metrics"], curves,
@@ -587,10 +590,16 @@ def _descriptions(store, names, required):
         settings = values[0] if len(values) == 1 else values
     g = groups.set_index("dataset")
     desc_times = {}
+    g = g.assign(part=g["kind"] + ":" + g["group"])
+    parts = sorted(g["part"].unique())
     for clock in ("cpu", "wall"):
         seconds = g.groupby(["dataset", "kind"])[clock].sum().unstack(fill_value=0.0)
         seconds = seconds.reindex(index=names, columns=["pymfe", "landmarker"]).fillna(0.0)
-        desc_times[clock] = seconds
+        # and each pymfe group's and landmarker's own seconds ("pymfe:general", ...)
+        each = g.groupby(["dataset", "part"])[clock].sum().unstack(fill_value=0.0)
+        each = each.reindex(index=names, columns=parts).fillna(0.0)
+        desc_times[clock] = pd.concat([seconds, each], axis=1).rename_axis(
+            index=None, columns=None)
     features = store.metafeatures()
     mf = None
     if len(features):
