@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 
 from metaeval.store import _metafeatures, _provenance
+from metaeval.store._coverage import Coverage, coverage_of
 from metaeval.store._integrity import (
     StoreDamagedError,
     StoreFullError,
@@ -326,6 +327,26 @@ class Store:
         counts = dict.fromkeys(TASK_STATUSES, 0)
         counts.update({status: int(n) for status, n in rows})
         return counts
+
+    def coverage(self) -> Coverage:
+        """Which datasets and algorithms the cross-dataset analyses use.
+
+        The one definition of "finished on every dataset" that ``rank``, ``benchmark``,
+        the report and ``status`` share: the datasets where at least two algorithms
+        finished (repeat 0), and the algorithms finished on every one of them. See
+        :class:`~metaeval.store.Coverage`.
+        """
+        with self._reading() as con:
+            datasets = con.execute("SELECT id, name FROM datasets ORDER BY id").fetchall()
+            algorithms = con.execute("SELECT id, name FROM algorithms ORDER BY id").fetchall()
+            done = con.execute("SELECT dataset_id, algorithm_id FROM tasks "
+                               "WHERE status = 'done' AND repeat = 0").fetchall()
+        row = {i: k for k, (i, _) in enumerate(datasets)}
+        col = {i: k for k, (i, _) in enumerate(algorithms)}
+        present = np.zeros((len(datasets), len(algorithms)), dtype=bool)
+        for d, a in done:
+            present[row[d], col[a]] = True
+        return coverage_of(present, [n for _, n in datasets], [n for _, n in algorithms])
 
     def scores_frame(self, dataset: str | None = None) -> pd.DataFrame:
         """Out-of-fold scores in long form, one row per (dataset, algorithm, repeat, row).
