@@ -336,3 +336,51 @@ def test_a_truncated_gzip_table_is_one_line(store, tmp_path):
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
     _refused(_cli_import(path, store), "t.csv.gz", "cannot be read")
+
+
+@pytest.fixture
+def restore_signals():
+    import signal
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+def test_ctrl_c_during_the_write_says_nothing_was_imported(store, tmp_path, monkeypatch,
+                                                           restore_signals):
+    import pyarrow
+
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext",)).to_csv(path, index=False)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pyarrow, "table", interrupted)  # inside the import's transaction
+    result = _cli_import(path, store)
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines() == [
+        f"Interrupted (SIGINT); nothing was imported: {store.path} is as it was."]
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_ctrl_c_after_the_commit_says_the_import_was_committed(store, tmp_path, monkeypatch,
+                                                               restore_signals):
+    import metaeval.cli._import as cli_import
+
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext",)).to_csv(path, index=False)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_import, "Table", interrupted)  # after the commit
+    result = _cli_import(path, store)
+    assert result.exit_code == 130, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "the import was committed" in lines[0], result.output
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB", "ext"]
