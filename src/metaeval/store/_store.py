@@ -1123,6 +1123,23 @@ def _not_a_store(path: Path) -> ValueError:
     )
 
 
+def _duckdb_or_new(path: Path) -> bool:
+    """Whether ``path`` is missing, empty, or starts as a DuckDB database file does.
+
+    DuckDB opens a CSV or Parquet file given as a database as an in-memory database with
+    a view of it: a study "written" there would be lost. A DuckDB file has its magic
+    bytes ``DUCK`` at offset 8.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+    except FileNotFoundError:
+        return True
+    except OSError:  # no permission to read: DuckDB says so (see translate)
+        return True
+    return len(head) == 0 or head[8:12] == b"DUCK"
+
+
 #: DuckDB's memory limit for metaeval's read-only connections: the blocks it caches and
 #: its operators' memory, which spill to disk beyond it
 READ_MEMORY_LIMIT = "256MB"
@@ -1136,7 +1153,7 @@ def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     A directory, or a file that is not a DuckDB database (a TOML file, an empty file),
     is a ValueError naming the path.
     """
-    if path.is_dir():
+    if path.is_dir() or not _duckdb_or_new(path):
         raise _not_a_store(path)
     last = None
     for attempt in range(3):  # a few quick tries: a writer may be closing right now
