@@ -35,6 +35,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from metaeval.store._connection import _rollback
+
 __all__ = ["FORMATS", "read_predictions", "import_predictions"]
 
 FORMATS = ("openml", "long", "wide")
@@ -465,8 +467,6 @@ def import_predictions(store, source, *, format: str | None = None,
 
     See :meth:`metaeval.store.Store.import_predictions`.
     """
-    from metaeval.store._store import _rollback
-
     if folds is not None and (isinstance(folds, bool) or not isinstance(folds, int)
                               or folds < 2):
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}.")

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 
 from metaeval.study._plan import Task
-from metaeval.study._run import LOST_PREFIX, TaskResult, _load_builtin, one_thread, run_task
+from metaeval.study._run import LOST_PREFIX, TaskResult, one_thread, run_task
 from metaeval.study._worker import WorkerProcess
 
 __all__ = ["LocalExecutor", "DaskExecutor"]
@@ -165,29 +165,6 @@ class _MainFinder(pickle.Unpickler):
         if module in ("__main__", "__mp_main__"):
             self.uses_main = True
         return super().find_class(module, name)
-
-
-def _warm_up(task: Task | None) -> None:  # pragma: no cover - runs in the child process
-    """Import what tasks need (and load the task's data) before the clock starts.
-
-    Module imports are a one-off cost of a fresh worker process and data loading is not
-    the algorithm's time, so neither counts against a task's time limit.
-    """
-    import importlib
-
-    try:
-        if task is None:
-            for module in ("sklearn.model_selection", "sklearn.pipeline", "sklearn.compose",
-                           "sklearn.impute", "sklearn.preprocessing", "metaeval.algorithms",
-                           "metaeval.datasets"):
-                importlib.import_module(module)
-            return
-        estimator = str(task.algorithm.estimator).replace(":", ".")
-        importlib.import_module(estimator.rpartition(".")[0])
-        if task.data is None:
-            _load_builtin(task.dataset)
-    except Exception:  # noqa: BLE001 - run_task reports the problem properly
-        pass
 
 
 class _Slot:
