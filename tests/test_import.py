@@ -384,3 +384,34 @@ def test_ctrl_c_after_the_commit_says_the_import_was_committed(store, tmp_path, 
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "the import was committed" in lines[0], result.output
     assert Store(store.path).algorithms()["name"].tolist() == ["NB", "ext"]
+
+
+def test_a_real_ctrl_c_during_the_write_is_held_until_between_queries(store, tmp_path,
+                                                                      monkeypatch,
+                                                                      restore_signals):
+    # DuckDB answers a signal that interrupts a query with one of several errors; the
+    # import holds SIGINT while a query runs and stops between two, then rolls back
+    import os
+    import signal
+
+    import pyarrow
+
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext", "ext2")).to_csv(path, index=False)
+    real = pyarrow.table
+
+    went_on = []
+
+    def table_then_ctrl_c(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        went_on.append(True)  # not interrupted here: held until between two queries
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pyarrow, "table", table_then_ctrl_c)
+    result = _cli_import(path, store)
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines() == [
+        f"Interrupted (SIGINT); nothing was imported: {store.path} is as it was."]
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+    assert went_on == [True]  # one table built, then stopped before the next task

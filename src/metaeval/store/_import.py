@@ -28,7 +28,10 @@ import csv
 import io
 import json
 import os
+import signal
+import threading
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -320,7 +323,8 @@ def _read(source, *, format, dataset, algorithm, pos_label,
                          f"{type(source).__name__}.")
     where = _Source(source, path)
     _check_headers(list(frame.columns), path)
-    frame = frame.assign(**{_POS: np.arange(len(frame), dtype=np.int64)})
+    frame = frame.copy()  # one block per dtype (a wide table read from CSV has many)
+    frame[_POS] = np.arange(len(frame), dtype=np.int64)
     fmt = format or _guess_format(path, frame)
     if fmt == "openml":
         return _from_openml(frame, dataset=dataset, algorithm=algorithm, pos_label=pos_label,
@@ -551,6 +555,13 @@ def import_predictions(store, source, *, format: str | None = None,
             labels_of[key[0]][part["row"].to_numpy()] = part["y"].to_numpy()
         checked.append((key, part.sort_values("row"), int(k)))
 
+    with _sigint_between_queries() as stop:
+        return _write(con, source, format, new_datasets, new_algorithms, checked, labels_of,
+                      stop)
+
+
+def _write(con, source, format, new_datasets, new_algorithms, checked, labels_of, stop):
+    """The import's one transaction; ``stop()`` raises KeyboardInterrupt after a Ctrl-C."""
     con.begin()
     try:
         next_id = con.execute("SELECT coalesce(max(id) + 1, 0) FROM datasets").fetchall()[0][0]
@@ -570,6 +581,7 @@ def import_predictions(store, source, *, format: str | None = None,
                for t in ("datasets", "algorithms")}
         out = []
         for (dname, aname, repeat), part, k in checked:
+            stop()
             d_id, a_id = ids["datasets"][dname], ids["algorithms"][aname]
             key = [d_id, a_id, repeat]
             n = len(part)
@@ -605,8 +617,51 @@ def import_predictions(store, source, *, format: str | None = None,
             con.execute("INSERT INTO tasks VALUES (?, ?, ?, 'done', NULL, ?, ?, ?, ?, now())",
                         key + [wall, wall, k, warning])
             out.append((dname, aname, repeat, n, k))
+        stop()
         con.commit()
-    except BaseException:
+    except BaseException as exc:
         _rollback(con)
+        if _query_interrupted(exc):  # DuckDB's answer to Ctrl-C during a query
+            raise KeyboardInterrupt from None
         raise
     return pd.DataFrame(out, columns=["dataset", "algorithm", "repeat", "rows", "folds"])
+
+
+@contextmanager
+def _sigint_between_queries():
+    """Hold Ctrl-C (SIGINT) back while DuckDB runs a query, and act on it between two.
+
+    DuckDB stops a query that a signal interrupts with one of several errors (an
+    ``InterruptException``, a ``RuntimeError``, an error naming the object it was
+    reading); holding the signal until the query is over makes Ctrl-C a plain
+    ``KeyboardInterrupt`` raised by ``stop()``, before the commit or after it, never
+    inside. Only in the main thread, where Python runs signal handlers.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield lambda: None
+        return
+    caught = []
+
+    def hold(signum, frame):
+        caught.append(signum)
+
+    def stop():
+        if caught:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    stop()  # a Ctrl-C after the last check: the import is committed, then stopped
+
+
+def _query_interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is how DuckDB reports a query stopped by a signal (Ctrl-C): an
+    ``InterruptException``, or a plain ``RuntimeError('Query interrupted')``."""
+    import duckdb
+
+    return isinstance(exc, duckdb.InterruptException) or (
+        type(exc) is RuntimeError and str(exc).strip() == "Query interrupted")
