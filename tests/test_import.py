@@ -233,6 +233,8 @@ def test_fit_times_that_differ_inside_one_fold_are_refused(store, tmp_path):
 
 
 def test_a_wide_table_with_a_repeated_algorithm_column_is_refused(store, tmp_path):
+    import pyarrow
+    import pyarrow.parquet
     y = load_dataset("labor").y.astype(int)
     rng = np.random.default_rng(0)
     path = tmp_path / "wide.csv"
@@ -242,6 +244,13 @@ def test_a_wide_table_with_a_repeated_algorithm_column_is_refused(store, tmp_pat
     _refused(_cli_import(path, store, "--format", "wide"), "wide.csv", "'W1'",
              "more than once")
     assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+    table = pyarrow.Table.from_arrays(
+        [pyarrow.array(["labor"] * len(y)), pyarrow.array(np.arange(len(y))),
+         pyarrow.array(np.arange(len(y)) % 2), pyarrow.array(rng.random(len(y))),
+         pyarrow.array(rng.random(len(y)))], names=["dataset", "row", "fold", "W1", "W1"])
+    pyarrow.parquet.write_table(table, tmp_path / "wide.parquet")
+    _refused(_cli_import(tmp_path / "wide.parquet", store, "--format", "wide"),
+             "wide.parquet", "'W1'", "more than once")
     frame = pd.DataFrame(np.zeros((2, 2)), columns=["row", "row"])
     with store.writing(), pytest.raises(ValueError, match=r"\['row'\] more than once"):
         store.import_predictions(frame)

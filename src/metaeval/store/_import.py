@@ -92,6 +92,9 @@ def _read_table(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     try:
         if suffix in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            _check_headers(pq.read_schema(path).names, path)
             frame = pd.read_parquet(path)
         elif suffix in (".csv", ".txt", ".gz"):
             # the header as written: pandas renames a repeated column (W1 -> W1.1)
