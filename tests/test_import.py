@@ -208,7 +208,8 @@ def test_negative_or_non_finite_fit_times_are_refused_naming_file_and_line(store
         table.loc[6, "fit_time"] = None
     path = tmp_path / "times.csv"
     table.to_csv(path, index=False)
-    _refused(_cli_import(path, store), "times.csv", "line(s) 8", "fit_time")
+    row = "on rows 6 but given on others" if bad == "nan" else "row 6 of 'labor'"
+    _refused(_cli_import(path, store), "times.csv", "line(s) 8", row, "fit_time")
     assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
 
 

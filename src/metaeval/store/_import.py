@@ -284,9 +284,10 @@ def _from_long(frame, *, dataset, algorithm, source) -> pd.DataFrame:
         bad = np.flatnonzero((np.isnan(fit) & given.notna().to_numpy())
                              | np.isinf(fit) | (fit < 0))
         if bad.size:
-            raise ValueError(f"{source.at(pos[bad])}: fit_time must be a finite number of "
-                             f"seconds >= 0; it is {given.iloc[bad[:_SHOW]].tolist()}. None "
-                             "imported.")
+            raise ValueError(f"{source.at(pos[bad])} (row {_lines(out['row'].to_numpy()[bad])} "
+                             f"of {out['dataset'].iloc[bad[0]]!r}): fit_time must be a finite "
+                             f"number of seconds >= 0; it is {given.iloc[bad[:_SHOW]].tolist()}. "
+                             "None imported.")
         out["fit_time"] = fit
     return out
 
