@@ -58,3 +58,16 @@ def test_status_of_a_complete_study_says_nothing_is_left_out(imported_store, tmp
                     executor=LocalExecutor(jobs=1), store=path))
     status = CliRunner().invoke(app, ["status", "--store", str(path)])
     assert status.exit_code == 0 and "leave out" not in status.output
+
+
+def test_status_names_left_out_datasets_and_shortens_long_lists(imported_store, capsys):
+    from metaeval.cli._study import _print_coverage
+
+    present = np.zeros((3, 14), dtype=bool)
+    present[0] = True
+    present[1, :2] = True  # 12 algorithms miss d1; d2 has none
+    _print_coverage(coverage_of(present, ["d0", "d1", "d2"], [f"a{i}" for i in range(14)]))
+    text = capsys.readouterr().out
+    assert "compare the 2 algorithm(s)" in text and "a2 (not finished on d1)" in text
+    assert "and 2 more algorithms" in text and "a13" not in text
+    assert "leave out the dataset(s) where fewer than two algorithms finished: d2." in text

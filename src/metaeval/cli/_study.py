@@ -191,17 +191,20 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
                       "(`run_study(..., retry_failed=True)`).", markup=False)
 
 
-def _print_coverage(coverage) -> None:
+def _print_coverage(coverage, show: int = 10) -> None:
     """Say what the cross-dataset commands leave out, by the store's one definition."""
     if coverage.missing:
+        items = list(coverage.missing.items())
         shown = "; ".join(f"{a} (not finished on {_few(missing)})"
-                          for a, missing in coverage.missing.items())
+                          for a, missing in items[:show])
+        if len(items) > show:
+            shown += f"; and {len(items) - show} more algorithms"
         out.print(f"rank, benchmark and report compare the {len(coverage.common)} "
                   "algorithm(s) finished on every dataset where at least two finished, and "
                   f"leave out: {shown}.", markup=False)
     if coverage.usable and coverage.left_out_datasets:
-        out.print("They also leave out the dataset(s) where fewer than two algorithms "
-                  f"finished: {_few(coverage.left_out_datasets)}.", markup=False)
+        out.print("rank, benchmark and report leave out the dataset(s) where fewer than two "
+                  f"algorithms finished: {_few(coverage.left_out_datasets)}.", markup=False)
 
 
 def _few(names, show: int = 5) -> str:
