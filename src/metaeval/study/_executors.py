@@ -36,6 +36,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import wait
+from pathlib import Path
 
 from metaeval.study._plan import Task
 from metaeval.study._run import LOST_PREFIX, TaskResult, one_thread, run_task
@@ -369,12 +370,16 @@ class DaskExecutor:
         if self.scheduler is not None:
             held["client"] = self._connect()
         try:
-            yield lambda tasks: self._run(tasks, held, log_file)
+            # for the whole session: a worker the nanny restarts after a loss, even as the
+            # run ends, logs to the file and does not import the caller's script either
+            # (see _starting_children)
+            with _dask_logging(log_file), _without_main():
+                try:
+                    yield lambda tasks: self._run(tasks, held, log_file)
+                finally:
+                    _close(held)
         finally:
-            if "client" in held:
-                held["client"].close()
-            if "cluster" in held:
-                held["cluster"].close()
+            _close(held)
 
     def _connect(self):
         from dask.distributed import Client
@@ -390,10 +395,7 @@ class DaskExecutor:
         tasks = list(tasks)
         if not tasks:
             return
-        # a worker restarted after a loss is spawned while the run goes on: it must not
-        # import the caller's script either (see _starting_children)
-        with _dask_logging(log_file), _without_main():
-            yield from self._run_logged(tasks, held, log_file)
+        yield from self._run_logged(tasks, held, log_file)
 
     def _run_logged(self, tasks, held, log_file) -> Iterator[TaskResult]:
         import logging
@@ -441,6 +443,15 @@ class DaskExecutor:
                 future.release()
 
 
+def _close(held: dict) -> None:
+    """Close the session's client, then its local cluster (once)."""
+    client, cluster = held.pop("client", None), held.pop("cluster", None)
+    if client is not None:
+        client.close()
+    if cluster is not None:
+        cluster.close()
+
+
 @contextmanager
 def _dask_logging(log_file):
     """Send Dask's logging to ``log_file`` while a study runs on Dask (this process's
@@ -452,6 +463,7 @@ def _dask_logging(log_file):
     import logging
 
     names = ("distributed", "dask", "tornado", "bokeh")
+    Path(log_file).parent.mkdir(parents=True, exist_ok=True)  # the executor is reachable
     handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     saved = {}
