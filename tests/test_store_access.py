@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -64,28 +65,30 @@ def test_an_immutable_store_file_is_one_line_exit_2(base_store, tmp_path, comman
 
 
 @pytest.mark.parametrize("command", ["run", "import"])
-def test_a_store_in_a_read_only_directory_is_one_line_exit_2(base_store, tmp_path, command):
+def test_a_store_in_a_read_only_directory_is_one_line_exit_2(base_store, command, request):
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to run the command as another user")
-    folder = tmp_path / "ro"
+    # not under pytest's temporary folder: pytest (of this or another session) resets
+    # its folder to mode 0700, which the other user cannot enter
+    outside = Path(tempfile.mkdtemp(prefix="metaeval-ro-"))
+    request.addfinalizer(lambda: shutil.rmtree(outside, ignore_errors=True))
+    outside.chmod(0o755)
+    folder = outside / "ro"
     folder.mkdir()
     store = folder / "s.duckdb"
     shutil.copy(base_store, store)
-    table = _table(tmp_path / "t.csv")
+    table = _table(outside / "t.csv")
     store.chmod(0o666)
     table.chmod(0o644)
     folder.chmod(0o555)
-    for parent in (tmp_path, *tmp_path.parents):  # let the other user reach the files
-        if parent != Path("/"):
-            parent.chmod(parent.stat().st_mode | 0o005)
+    request.addfinalizer(lambda: folder.chmod(0o755))
     before = store.read_bytes()
     script = "import sys; from metaeval.cli import main; sys.argv[0] = 'metaeval'; main()"
     result = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
          "-W", "ignore", "-c", script, *_commands(store, table)[command]],
         capture_output=True, text=True, timeout=300,
-        env={**os.environ, "HOME": str(tmp_path), "PYTHONWARNINGS": "ignore"})
-    folder.chmod(0o755)
+        env={**os.environ, "HOME": str(outside), "PYTHONWARNINGS": "ignore"})
     assert result.returncode == 2, result.stdout + result.stderr
     _one_line(result.stderr, "Permission denied", ".wal")
     assert store.read_bytes() == before
