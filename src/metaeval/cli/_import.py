@@ -6,7 +6,6 @@ import signal
 from pathlib import Path
 from typing import Annotated
 
-import duckdb
 import typer
 from rich.table import Table
 
@@ -55,7 +54,7 @@ def import_(
             table.add_row(row.dataset, row.algorithm, str(row.repeat), str(row.rows),
                           str(row.folds))
         out.print(table)
-    except (KeyboardInterrupt, duckdb.InterruptException):
+    except KeyboardInterrupt:  # the store turns DuckDB's interrupted query into one
         _interrupted(target if before is not None else None, before, store)
 
 
