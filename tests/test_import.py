@@ -425,3 +425,22 @@ def test_a_real_ctrl_c_during_the_write_is_held_until_between_queries(store, tmp
         f"Interrupted (SIGINT); nothing was imported: {store.path} is as it was."]
     assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
     assert went_on == [True, True]  # the first task's two tables, then stopped
+
+
+@pytest.mark.parametrize("error", ["InterruptException", "RuntimeError"])
+def test_duckdb_reporting_an_interrupted_query_is_a_keyboard_interrupt(store, monkeypatch,
+                                                                       error):
+    import duckdb
+
+    import metaeval.store._import as store_import
+
+    def interrupted(*args, **kwargs):
+        if error == "RuntimeError":
+            raise RuntimeError("Query interrupted")
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    monkeypatch.setattr(store_import, "_stored_labels", interrupted)  # a query of the checks
+    y = load_dataset("labor").y.astype(int)
+    with store.writing(), pytest.raises(KeyboardInterrupt):
+        store.import_predictions(_long(y, algorithms=("ext",)))
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]

@@ -473,8 +473,20 @@ def import_predictions(store, source, *, format: str | None = None,
                        pos_label=None, folds: int | None = None) -> pd.DataFrame:
     """Check predictions made elsewhere and write them to ``store`` in one transaction.
 
-    See :meth:`metaeval.store.Store.import_predictions`.
+    See :meth:`metaeval.store.Store.import_predictions`. Ctrl-C is a
+    ``KeyboardInterrupt`` wherever it comes (DuckDB reports a query it interrupts with
+    errors of its own).
     """
+    try:
+        return _import_predictions(store, source, format=format, dataset=dataset,
+                                   algorithm=algorithm, pos_label=pos_label, folds=folds)
+    except Exception as exc:
+        if _query_interrupted(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _import_predictions(store, source, *, format, dataset, algorithm, pos_label, folds):
     if folds is not None and (isinstance(folds, bool) or not isinstance(folds, int)
                               or folds < 2):
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}.")
