@@ -16,11 +16,11 @@ $(STAMP): pyproject.toml
 
 # The default study: the seeds' 8 algorithms, 10-fold CV, the quick suite (15 datasets).
 # Exit code 1 means some tasks failed (listed by `metaeval status`); the report still shows them.
+# A few lines of summary, then the report's path; the full tables: `metaeval hardness`
+# (and rank, benchmark) with --store $(STORE).
 run: $(STAMP)
 	$(BIN)/metaeval run --suite quick --store $(STORE); rc=$$?; [ $$rc -le 1 ] || exit $$rc
-	$(BIN)/metaeval hardness --store $(STORE)
-	$(BIN)/metaeval report --store $(STORE) --out $(REPORT)
-	@echo "Store: $(STORE)   Report: $(REPORT)/index.html"
+	$(BIN)/metaeval report --store $(STORE) --out $(REPORT) --summary
 
 test: $(STAMP)
 	$(BIN)/python -m ruff check src tests benchmarks

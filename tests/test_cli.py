@@ -125,7 +125,7 @@ def test_status_export_and_hardness(small_store, tmp_path):
     status = _run("status", "--store", small_store)
     assert status.exit_code == 0
     assert "4 tasks: 4 done, 0 failed, 0 pending" in status.output
-    assert "2 datasets x 2 algorithms x 1 repeat(s), 3-fold CV, seed 0" in status.output
+    assert "2 datasets x 2 algorithms x 1 repeat, 3-fold CV, seed 0" in status.output
 
     export = _run("export", "--parquet", tmp_path / "pq", "--store", small_store)
     assert export.exit_code == 0

@@ -150,7 +150,7 @@ def test_plot_writes_each_format(store, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["dendrograms", "--out", "x.gif"], "must end in .png, .svg or .pdf"),
     (["dendrograms"], "--out FILE"),
-    (["dendrogram", "--out", "x.png"], "kind must be one of"),
+    (["dendrogram", "--out", "x.png"], "Did you mean 'dendrograms'?"),
 ])
 def test_plot_bad_input_exits_2(store, args, message):
     result = _run("plot", *args, "--store", store)

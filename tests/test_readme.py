@@ -39,7 +39,7 @@ def test_readme_python_block_runs_as_a_plain_script(index, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     if "run_study" in block:
-        store = Store(tmp_path / "notebook-study.duckdb")
+        store = Store(tmp_path / "metaeval-results" / "notebook-study.duckdb")
         tasks = store.tasks()
         assert len(tasks) == 6 and (tasks["status"] == "done").all(), tasks
         y, S, algorithms = store.scores("labor")
@@ -67,7 +67,7 @@ def test_readme_study_files_are_valid_studies(tmp_path):
     assert studies[0].algorithm_names == ["RF", "MLP"]
     assert (studies[0].folds, studies[0].timeout) == (10, 1800)
     assert studies[0].executor.n_jobs == 4
-    assert studies[0].store == tmp_path / "results" / "my-study.duckdb"
+    assert studies[0].store == tmp_path / "metaeval-results" / "my-study.duckdb"
     churn = studies[1].datasets[-1]
     assert churn.name == "churn" and churn.class_names == ("no", "yes")
     # without `store`, a study file writes to metaeval-results/<its stem>.duckdb

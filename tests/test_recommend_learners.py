@@ -160,9 +160,6 @@ def test_overhead_counts_every_description_used():
 
 
 def test_registry_lists_the_learners_everywhere():
-    from metaeval.recommend._strategies import STRATEGIES as from_strategies
-
-    assert from_strategies is STRATEGIES
     assert {"pairwise", "regression", "collaborative", "zero-shot-portfolio"} <= set(STRATEGIES)
     assert isinstance(get_strategy("collaborative"), CollaborativeFiltering)
 

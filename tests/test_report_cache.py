@@ -314,7 +314,7 @@ def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, m
     import numpy as np
 
     from metaeval.report import _render
-    from metaeval.report._intermediates import StoredIntermediates, _npy
+    from metaeval.report._intermediates import StoredIntermediates, _npy, seal
 
     monkeypatch.setattr(_render, "_VIEWS", {})
     base = dict(store_path=str(study), methods=("score-driven",), t=0.5, measure="accuracy",
@@ -323,7 +323,7 @@ def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, m
     assert isinstance(first._cache, StoredIntermediates)
     assert ("hardness", "labor") not in first._cache
     key = first._cache.key_of(("hardness", "labor"))
-    (tmp_path / key).write_bytes(_npy(np.array([0.25, 0.5])))  # another worker made it
+    (tmp_path / key).write_bytes(seal(_npy(np.array([0.25, 0.5]))))  # another worker made it
     second = _render._view(_render.Settings(**base))
     assert second is first  # the same view, kept
     assert ("hardness", "labor") in second._cache  # read from what the other worker made

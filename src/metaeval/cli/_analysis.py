@@ -15,8 +15,10 @@ from metaeval.cli._app import (
     _note_exclusions,
     _split,
     app,
+    did_you_mean,
     err,
     out,
+    plural,
     print_table,
     require_results,
     steps,
@@ -61,7 +63,8 @@ def hardness(
         if repeat < 0:
             raise ValueError(f"--repeat must be >= 0; got {repeat}.")
         if method is not None and method not in METHODS:
-            raise ValueError(f"--method must be one of {', '.join(METHODS)}; got {method!r}.")
+            raise ValueError(f"--method must be one of {', '.join(METHODS)}; got {method!r}."
+                             + did_you_mean(method, METHODS))
         if instances is None and (method is not None or top != 10):
             raise ValueError("--method and --top go with --instances DATASET.")
         st = Store(store)
@@ -73,14 +76,15 @@ def hardness(
                 raise ValueError(f"--top must be a positive integer; got {top}.")
             if instances not in known:
                 raise ValueError(f"--instances: {instances!r} is not in the store (it holds "
-                                 f"{', '.join(known)}).")
+                                 f"{', '.join(known)})." + did_you_mean(instances, known))
             _hardest_instances(st, instances, repeat, (method,) if method else METHODS, top)
             return
         names = _split(dataset) or known
         unknown = [name for name in names if name not in known]
         if unknown:
             raise ValueError(f"--dataset: {', '.join(map(repr, unknown))} not in the store "
-                             f"(it holds {', '.join(known)}).")
+                             f"(it holds {', '.join(known)})."
+                             + did_you_mean(unknown[0], known))
         done = set(tasks.loc[(tasks["status"] == "done") & (tasks["repeat"] == repeat),
                              "dataset"])
         tables, overall = [], []
@@ -97,7 +101,7 @@ def hardness(
                 rows = [[algo, *(f"{means[m][j]:.4f} ± {sds[m][j]:.4f}" for m in METHODS)]
                         for j, algo in enumerate(algos)]
                 tables.append((f"{name} (n = {y.shape[0]}; mean ± sd over "
-                               f"{np.unique(folds).size} folds)", rows))
+                               f"{plural(np.unique(folds).size, 'fold')})", rows))
         columns = [("algorithm", "left")] + [(m, "right") for m in METHODS]
         for title, rows in tables:
             print_table(title, columns, rows)
@@ -156,8 +160,9 @@ def _hardest_instances(st, name, repeat, methods, top) -> None:
         pool = H[m].mean(axis=1)
         order = np.argsort(-pool, kind="stable")[:k]
         table = Table("row", "class", "pool", *algos,
-                      title=f"{name}: the {k} hardest of {y.shape[0]} instances under "
-                      f"{m} (by pool hardness, the mean over the {len(algos)} algorithms; "
+                      title=f"{name}: the {k} hardest of {plural(y.shape[0], 'instance')} "
+                      f"under {m} (by pool hardness, the mean over the "
+                      f"{plural(len(algos), 'algorithm')}; "
                       f"repeat {repeat})")
         for i in order:
             table.add_row(str(int(i)), str(int(y[i])), f"{pool[i]:.4f}",
@@ -177,7 +182,8 @@ def _check_clock(clock: str | None) -> None:
     from metaeval.benchmark import CLOCKS
 
     if clock is not None and clock not in CLOCKS:
-        raise ValueError(f"--time must be one of {', '.join(CLOCKS)}; got {clock!r}.")
+        raise ValueError(f"--time must be one of {', '.join(CLOCKS)}; got {clock!r}."
+                         + did_you_mean(clock, CLOCKS))
 
 
 def _times(st, clock: str | None):
@@ -198,6 +204,15 @@ def _times(st, clock: str | None):
     return task_times(timings, clock=clock), clock
 
 
+def _check_measure(measure: str) -> None:
+    """A ValueError naming --measure, with the closest measure, for an unknown one."""
+    from metaeval.benchmark import METRICS
+
+    if measure not in METRICS:
+        raise ValueError(f"--measure must be one of {', '.join(METRICS)}; got {measure!r}."
+                         + did_you_mean(measure, METRICS))
+
+
 def _clock_words(clock: str) -> str:
     return ("CPU seconds of fit + predict over the folds" if clock == "cpu"
             else "wall-clock seconds of fit + predict over the folds")
@@ -216,7 +231,8 @@ def _check_by_family(how: str | None) -> None:
     from metaeval.ranking import FAMILY_HOW
 
     if how is not None and how not in FAMILY_HOW:
-        raise ValueError(f"--by-family must be one of {', '.join(FAMILY_HOW)}; got {how!r}.")
+        raise ValueError(f"--by-family must be one of {', '.join(FAMILY_HOW)}; got {how!r}."
+                         + did_you_mean(how, FAMILY_HOW))
 
 
 def _family_map(algorithms) -> dict[str, str]:
@@ -225,7 +241,8 @@ def _family_map(algorithms) -> dict[str, str]:
 
     fams = families(sorted(set(map(str, algorithms))))
     if len(set(fams.values())) < 2:
-        raise ValueError(f"--by-family: the {len(fams)} algorithms all belong to the family "
+        raise ValueError(f"--by-family: the {plural(len(fams), 'algorithm')} all belong to "
+                         "the family "
                          f"{next(iter(fams.values()), '?')!r}; comparing families needs two.")
     return fams
 
@@ -267,9 +284,10 @@ def rank(
     require_results(store, what="`metaeval rank`")
     with _bad_input():
         _check_by_family(by_family)
+        _check_measure(measure)
         if method is not None and method not in RANKING_METHODS:
             raise ValueError(f"--method must be one of {', '.join(RANKING_METHODS)}; "
-                             f"got {method!r}.")
+                             f"got {method!r}." + did_you_mean(method, RANKING_METHODS))
         _check_clock(time)
         if draws < 2:
             raise ValueError(f"--draws must be at least 2; got {draws}.")
@@ -331,7 +349,8 @@ def rank(
                           *(str(col.get(row.algorithm, "")) for col in extra.values()),
                           f"{row.score:.4f}", f"{lo:.4f} to {hi:.4f}")
         out.print(table)
-    out.print(f"Intervals: 95 % bootstrap over the {n_datasets} datasets ({draws} draws of "
+    out.print(f"Intervals: 95 % bootstrap over the {plural(n_datasets, 'dataset')} ({draws} "
+              "draws of "
               "the datasets with replacement).", markup=False)
 
 
@@ -390,11 +409,12 @@ def benchmark(
             _note_exclusions(view)
         n_vc = vc["dataset"].nunique()
         tables = [
-            (f"Value captured (%, mean over the {n_vc} datasets and the metrics; sd over "
-             "datasets)", overall_value(vc), value_spread(vc)),
+            (f"Value captured (%, mean over the {plural(n_vc, 'dataset')} and the metrics; "
+             "sd over datasets)", overall_value(vc), value_spread(vc)),
             (f"Runtime score (log2 of time / fastest on each dataset, {_clock_words(time)}; "
-             f"mean over the {len(used)} slowest datasets"
-             + (f" of the {n_slowest} asked" if len(used) < n_slowest else "")
+             + (f"mean over the {len(used)} slowest datasets" if len(used) == n_slowest
+                else f"mean over all {plural(len(used), 'dataset')} (fewer than "
+                f"--n-slowest {n_slowest})")
              + "; lower is faster; sd over those datasets)", runtime,
              runtime_spread(times, used)),
         ]
@@ -454,7 +474,8 @@ def _benchmark_by_family(store: Path, how: str) -> None:
     table = Table("rank", "family", "configurations", "score", "sd", "best member",
                   "its value", "members' mean",
                   title=f"Value captured by family (%, {_family_words(how)} and metric, "
-                  f"against the whole pool; mean over the {n_vc} datasets and the metrics, sd "
+                  f"against the whole pool; mean over the {plural(n_vc, 'dataset')} and the "
+                  "metrics, sd "
                   "over datasets; best member: the member of highest value captured, and "
                   "the mean of the members' values)")
     for row in overall_value(fvc).itertuples(index=False):

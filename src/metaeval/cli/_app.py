@@ -13,7 +13,7 @@ from rich.console import Console
 from metaeval.store import StoreDamagedError, StoreLockedError
 
 __all__ = ["app", "datasets_app", "out", "err", "StoreOption", "require_results",
-           "EXIT_CODES"]
+           "EXIT_CODES", "did_you_mean", "plural"]
 
 #: Every exit code of the command line, and what it means (the README lists them too).
 EXIT_CODES = {
@@ -73,6 +73,20 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 StoreOption = Annotated[
     Path, typer.Option("--store", help="The results store (a DuckDB file).")
 ]
+
+
+def did_you_mean(value, choices) -> str:
+    """``" Did you mean 'x'?"`` for the choice closest to a mistyped ``value`` (difflib),
+    or ``""`` when none is close. Commands are suggested by Click itself."""
+    import difflib
+
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``"1 dataset"``, ``"2 datasets"`` (``many``: the plural, when not ``word + "s"``)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 @contextmanager

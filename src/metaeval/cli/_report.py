@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from metaeval.cli._app import StoreOption, _bad_input, app, err, out, require_results
+from metaeval.cli._analysis import TimeOption, _check_clock
+from metaeval.cli._app import (
+    StoreOption,
+    _bad_input,
+    app,
+    did_you_mean,
+    err,
+    out,
+    plural,
+    require_results,
+)
 from metaeval.store import Store
 from metaeval.study import DEFAULT_STORE
 
@@ -66,22 +76,103 @@ def report(
         "intermediates in the directory STORE.report-cache beside it, and redrawn only "
         "when what they show changed).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    time: TimeOption = None,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Also print a short summary of the study: its tasks and time, "
+        "the 3 hardest datasets and the best algorithm by A3R.")] = False,
 ) -> None:
-    """Write the self-contained HTML report of a store (DIR/index.html)."""
+    """Write the self-contained HTML report of a store (DIR/index.html).
+
+    ARR, A3R and the runtime score use the clock --time names (CPU by default), as
+    `metaeval rank` and `metaeval benchmark` do: the same store gives the same scores.
+    """
     from metaeval.report import write_report
 
     with _bad_input():
         if jobs is not None and jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
+        _check_clock(time)
     with _SectionBar(show=not quiet and err.is_terminal) as bar:
         require_results(store, what="`metaeval report`", verify=True)
         bar.status("reading the cache")
         with _bad_input():
-            path = write_report(Store(store), out_dir, jobs=jobs, cache=not no_cache,
-                                progress=bar)
+            st = Store(store)
+            clock = _clock(st, time)
+            path = write_report(st, out_dir, jobs=jobs, cache=not no_cache, progress=bar,
+                                clock=clock)
     if bar.summary and not quiet:
         err.print(bar.summary, markup=False, highlight=False)
+    if summary:
+        for line in study_summary(st, store, clock):
+            out.print(line, markup=False, highlight=False)
     out.print(f"Report written to {path}", markup=False)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def study_summary(st: Store, store_arg, clock: str) -> list[str]:
+    """A few lines on a store: its tasks and time, the 3 hardest datasets (mean pool
+    hardness, rate-driven), the best algorithm by A3R, and where the full tables are."""
+    import numpy as np
+
+    from metaeval.report._plots import StudyView
+    from metaeval.report.data import task_times_on
+
+    view = StudyView(st, methods=("rate-driven",), clock=clock)
+    tasks = st.tasks()
+    done = int((tasks["status"] == "done").sum())
+    runs = st.runs()
+    spent = (runs["finished"] - runs["started"]).dropna()
+    seconds = float(spent.dt.total_seconds().sum()) if len(spent) else 0.0
+    n_datasets, n_algorithms = tasks["dataset"].nunique(), tasks["algorithm"].nunique()
+    spent_on = float(task_times_on(st.timings(), clock)["time"].sum()) if done else 0.0
+    what = "CPU" if clock == "cpu" else "wall-clock"
+    lines = [f"Tasks: {done} of {len(tasks)} done ({plural(n_datasets, 'dataset')} x "
+             f"{plural(n_algorithms, 'algorithm')}), {_duration(seconds)} of running "
+             f"over {plural(len(spent), 'run')} ({spent_on:.1f} {what} seconds of fit + "
+             "predict)."]
+    names = view.usable_datasets()
+    if names:
+        means = sorted(((float(np.mean(view.hardness(n)[:, 0])), n) for n in names),
+                       reverse=True)[:3]
+        head = ("The hardest dataset" if len(means) == 1
+                else f"The {len(means)} hardest datasets")
+        lines.append(f"{head} (mean instance hardness of the pool, rate-driven, 0 to 1): "
+                     + ", ".join(f"{n} {h:.3f}" for h, n in means) + ".")
+        try:
+            a3r = view.rankings()["A3R (n=8)"]
+        except (KeyError, ValueError):
+            a3r = None
+        if a3r is not None and len(a3r):
+            lines.append(f"Best algorithm by A3R (n=8; accuracy and {what} time): "
+                         f"{a3r['algorithm'].iloc[0]} (A3R {a3r['score'].iloc[0]:.3f}).")
+    lines.append(f"Full tables: metaeval hardness --store {store_arg} (also: rank, "
+                 "benchmark, status).")
+    return lines
+
+
+def _clock(st: Store, clock: str | None) -> str:
+    """The clock of the report, as `metaeval rank` takes it: CPU unless --time wall, or
+    wall with a note when the store has no CPU times (an explicit cpu is then an error)."""
+    if clock == "wall":
+        return clock
+    if st.timings()["fit_cpu"].isna().any():
+        if clock == "cpu":
+            raise ValueError(f"the store {st.path} has no CPU times recorded (written by an "
+                             "older metaeval); use --time wall.")
+        err.print(f"Note: the store {st.path} has no CPU times recorded (written by an older "
+                  "metaeval); using wall-clock time.", markup=False)
+        return "wall"
+    return "cpu"
 
 
 @app.command()
@@ -107,6 +198,9 @@ def plot(
             raise ValueError("--out FILE.{png,svg,pdf} is required.")
         if out_file.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise ValueError(f"--out must end in .png, .svg or .pdf; got {out_file.name!r}.")
+        if kind not in PLOT_KINDS:
+            raise ValueError(f"no figure {kind!r} (`metaeval plot --list` lists them)."
+                             + did_you_mean(kind, PLOT_KINDS))
         options = parse_plot_options(option or [])
         spec = PLOT_KINDS.get(kind)
         if spec is not None and spec.needs_store:

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from metaeval.algorithms._wide import split_names
-from metaeval.cli._app import StoreOption, _bad_input, _split, app, err, out
+from metaeval.cli._app import StoreOption, _bad_input, _split, app, err, out, plural
 from metaeval.store import Store, StoreLockedError
 from metaeval.study import (
     DEFAULT_STORE,
@@ -107,8 +107,9 @@ def run(
         show = not quiet and err.is_terminal
         if not quiet:
             err.print(
-                f"Study: {len(study.datasets)} datasets x {len(study.algorithms)} algorithms x "
-                f"{study.repeats} repeat(s), {study.folds}-fold CV, seed {study.seed}; "
+                f"Study: {plural(len(study.datasets), 'dataset')} x "
+                f"{plural(len(study.algorithms), 'algorithm')} x "
+                f"{plural(study.repeats, 'repeat')}, {study.folds}-fold CV, seed {study.seed}; "
                 f"store {study.store}; {study.executor.describe()}; "
                 + (f"time limit {study.timeout:g} s per task." if study.timeout is not None
                    else "no time limit."),
@@ -149,16 +150,17 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
         tasks = st.tasks()
         coverage = st.coverage()
     out.print(
-        f"Store {store}: {sum(counts.values())} tasks: {counts['done']} done, "
+        f"Store {store}: {plural(sum(counts.values()), 'task')}: {counts['done']} done, "
         f"{counts['failed']} failed, {counts['pending']} pending.",
         markup=False,
     )
     folds = config.get("folds")
     if config:
         out.print(
-            f"Study: {len(config.get('datasets', []))} datasets x "
-            f"{len(config.get('algorithms', []))} algorithms x {config.get('repeats')} "
-            f"repeat(s), {folds}-fold CV, seed {config.get('seed')}.",
+            f"Study: {plural(len(config.get('datasets', [])), 'dataset')} x "
+            f"{plural(len(config.get('algorithms', [])), 'algorithm')} x "
+            f"{plural(int(config.get('repeats') or 1), 'repeat')}, {folds}-fold CV, "
+            f"seed {config.get('seed')}.",
             markup=False,
         )
     done = tasks[(tasks["status"] == "done") & tasks["n_folds"].notna()]

@@ -24,13 +24,8 @@ from metaeval.recommend._curves import (
 )
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
 from metaeval.recommend._learners import Learner, uses_of
-from metaeval.recommend._strategies import (
-    STRATEGIES,
-    RandomOrder,
-    SingleBest,
-    Strategy,
-    get_strategy,
-)
+from metaeval.recommend._registry import STRATEGIES, get_strategy
+from metaeval.recommend._strategies import RandomOrder, SingleBest, Strategy
 from metaeval.recommend._summary import compare_strategies, summarise
 
 #: The default log-time interval of the mean interval loss, as fractions of the whole

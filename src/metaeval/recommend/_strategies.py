@@ -370,12 +370,3 @@ class RandomOrder(Strategy):
         order = rng.permutation(len(train.algorithms))
         return Ranking(order, np.full(order.size, np.nan), ())
 
-
-def __getattr__(name):
-    # STRATEGIES and get_strategy live in _registry (it imports the learners, which
-    # import this module); they stay importable from here.
-    if name in ("STRATEGIES", "get_strategy"):
-        from metaeval.recommend import _registry
-
-        return getattr(_registry, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,7 +12,10 @@ A key is the SHA-256 of everything the piece depends on:
   figures that draw no data (the ARR and A3R curves) depend on no digest.
 
 The entries live in the store file (:mod:`metaeval.store._cache`); :class:`ReportCache`
-holds them in memory for one report and writes back the ones it used.
+holds them in memory for one report and writes back the ones it used. Each entry's value
+starts with the SHA-256 of the JSON that follows (:func:`seal_text`), checked when the
+cache is read: an entry whose text changed since it was written, or that is not JSON, is
+a miss (drawn again and replaced), never a piece of the page.
 """
 
 from __future__ import annotations
@@ -58,6 +61,28 @@ def _canonical(value):
     return value
 
 
+_SEAL = "sha256="
+_SEAL_LEN = len(_SEAL) + 64 + 1
+
+
+def seal_text(text: str) -> str:
+    """``text`` preceded by its SHA-256 (of its UTF-8 bytes), as the cache table holds it."""
+    return f"{_SEAL}{hashlib.sha256(text.encode()).hexdigest()}\n{text}"
+
+
+def unseal_text(value) -> str | None:
+    """The text of a sealed value, or None when it is not one or its text changed."""
+    if not isinstance(value, str) or len(value) < _SEAL_LEN or not value.startswith(_SEAL) \
+            or value[_SEAL_LEN - 1] != "\n":
+        return None
+    text = value[_SEAL_LEN:]
+    try:
+        digest = hashlib.sha256(text.encode()).hexdigest()
+    except UnicodeEncodeError:  # a lone surrogate: not what json.dumps wrote
+        return None
+    return text if digest == value[len(_SEAL):_SEAL_LEN - 1] else None
+
+
 def make_key(*parts) -> str:
     """SHA-256 of the code fingerprint and ``parts`` (JSON-able after canonicalisation)."""
     text = json.dumps([code_fingerprint(), _canonical(list(parts))], default=repr,
@@ -85,11 +110,17 @@ class ReportCache:
         self.version = __version__
         self.per_dataset: dict[str, str] = {}
         self.whole: str | None = None
-        self.entries: dict[str, tuple[str, str]] = {}
+        self.entries: dict[str, tuple[str, object]] = {}
+        self.damaged = 0  # entries whose checksum or JSON failed: drawn again
         if self.enabled:
             self.per_dataset, self.whole = sql.content_digests(store)
-            self.entries = sql.read_cache(store, self.version)
-        self.new: dict[str, tuple[str, str]] = {}
+            for key, (kind, value) in sql.read_cache(store, self.version).items():
+                decoded = _decode(value)
+                if decoded is _MISS:
+                    self.damaged += value is not None
+                    continue
+                self.entries[key] = (kind, decoded)
+        self.new: dict[str, tuple[str, object]] = {}
         self.used: set[str] = set()
         self.hits = 0
         self.misses = 0
@@ -100,14 +131,14 @@ class ReportCache:
         return self.whole if dataset is None else self.per_dataset.get(dataset)
 
     def get(self, key: str):
-        """The cached value (decoded JSON) under ``key``, or None."""
+        """The cached value (decoded JSON, verified when read) under ``key``, or None."""
         got = self.new.get(key) or self.entries.get(key)
         if got is None:
             self.misses += 1
             return None
         self.hits += 1
         self.used.add(key)
-        return json.loads(got[1])
+        return got[1]
 
     def has(self, key: str) -> bool:
         return key in self.new or key in self.entries
@@ -115,7 +146,7 @@ class ReportCache:
     def put(self, key: str, kind: str, value) -> None:
         if not self.enabled:
             return
-        self.new[key] = (kind, json.dumps(value))
+        self.new[key] = (kind, value)
         self.used.add(key)
 
     def save(self) -> str | None:
@@ -126,5 +157,20 @@ class ReportCache:
             return None  # nothing changed: leave the file alone
         from metaeval.store import _cache as sql
 
-        self.note = sql.write_cache(self.store, self.version, self.new, self.used)
+        new = {k: (kind, seal_text(json.dumps(v))) for k, (kind, v) in self.new.items()}
+        self.note = sql.write_cache(self.store, self.version, new, self.used)
         return self.note
+
+
+_MISS = object()
+
+
+def _decode(value):
+    """The JSON value of a sealed cache entry, or ``_MISS`` (damaged, not JSON, None)."""
+    text = unseal_text(value)
+    if text is None:
+        return _MISS
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _MISS

@@ -187,9 +187,9 @@ def families_section(page, *, k: int = 20) -> str:
     if summary is not None:
         out.append(f'<p class="note">{len(algs)} algorithms in {summary.shape[0]} families '
                    "(the part of a name before the colon). Mean instance hardness over "
-                   f"{len(names)} datasets: of the family's members (mean) and of its best "
-                   "member (best); lower is easier. Best rank: the best average rank (AR) "
-                   "of a member.</p>")
+                   f"{len(names)} dataset{'' if len(names) == 1 else 's'}: of the family's "
+                   "members (mean) and of its best member (best); lower is easier. Best "
+                   "rank: the best average rank (AR) of a member.</p>")
         first = next(iter(mean.columns))
         out.append(_table(summary, fmt="{:.3f}", text_columns=("best member",),
                           formats={"configurations": "{:g}", "best rank": "{:.1f}"},
@@ -208,7 +208,8 @@ def families_section(page, *, k: int = 20) -> str:
         figs = []
         for build, caption in (
             (lambda: family_dendrogram(D[method], order, fams,
-                                       title=f"{label} · mean over {len(names)} datasets"),
+                                       title=f"{label} · mean over {len(names)} dataset"
+                                       f"{'' if len(names) == 1 else 's'}"),
              "Average-linkage dendrogram of the algorithms (dissimilarity of Melo & Prudêncio "
              "2014, eq. 25, averaged over datasets), leaves coloured by family."),
             (lambda: _family_level_figure(D[method], order, fams, label),

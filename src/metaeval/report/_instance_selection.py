@@ -341,7 +341,7 @@ def _selection_plot(view, *, datasets=None, cost_proportions=(0.1, 0.3, 0.5, 0.7
     return selection_figure(
         table[["c", "single best", "selector", "oracle"]],
         title=f"Per-instance selection ({method}), mean over {int(table['datasets'].max())} "
-              "datasets")
+              f"dataset{'' if int(table['datasets'].max()) == 1 else 's'}")
 
 
 def _irt_plot(view, *, dataset=None, response="true-class-probability"):

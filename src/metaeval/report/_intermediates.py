@@ -14,13 +14,19 @@ matrix per method and dataset) is read one dataset at a time, never all at once.
 
 Values are stored as NumPy ``.npy``/``.npz`` or Parquet bytes (no pickle: a file may
 come from elsewhere); a symmetric dissimilarity matrix with a zero diagonal is stored
-condensed (:func:`scipy.spatial.distance.squareform`), bit for bit.
+condensed (:func:`scipy.spatial.distance.squareform`), bit for bit. Each file starts
+with the SHA-256 of the bytes that follow (:func:`seal`), checked whenever it is read: a
+file whose bytes changed since (a flipped bit, a file cut short), one this code did not
+write, or a directory where the file should be, is a miss, computed again and replaced,
+never a value.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
+import shutil
 from collections import OrderedDict
 from pathlib import Path
 
@@ -32,6 +38,27 @@ __all__ = ["MEMORY_BUDGET", "StoredIntermediates"]
 #: bytes of decoded intermediates one process keeps in memory (least recently used
 #: dropped beyond it: they are read again from disk when needed)
 MEMORY_BUDGET = 64 * 2**20
+
+
+#: first bytes of every intermediate's file, followed by the SHA-256 (hex) of the payload
+#: and a newline
+MAGIC = b"metaeval-intermediate sha256="
+_HEAD = len(MAGIC) + 64 + 1
+
+
+def seal(payload: bytes) -> bytes:
+    """``payload`` preceded by :data:`MAGIC` and its SHA-256, as the files hold it."""
+    return MAGIC + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload
+
+
+def unseal(raw: bytes) -> bytes | None:
+    """The payload of a sealed file, or None when it is not one or its bytes changed."""
+    if len(raw) < _HEAD or not raw.startswith(MAGIC) or raw[_HEAD - 1:_HEAD] != b"\n":
+        return None
+    payload = raw[_HEAD:]
+    if hashlib.sha256(payload).hexdigest().encode("ascii") != raw[len(MAGIC):_HEAD - 1]:
+        return None
+    return payload
 
 
 def _npy(value) -> bytes:
@@ -145,10 +172,12 @@ class StoredIntermediates(dict):
         return make_key("intermediate", list(key), self._options, digest)
 
     def _raw(self, stored_key: str) -> bytes | None:
+        """The verified payload of a file, or None (absent, a directory, damaged)."""
         try:
-            return (self.spill / stored_key).read_bytes()
-        except OSError:  # not there (yet)
+            raw = (self.spill / stored_key).read_bytes()
+        except OSError:  # not there (yet), or not a file
             return None
+        return unseal(raw)
 
     def _keep(self, key, value) -> None:
         if key in self._lru:
@@ -185,12 +214,26 @@ class StoredIntermediates(dict):
         if stored_key is None:
             dict.__setitem__(self, key, value)
             return
-        # set after a miss (absent, or a file this code cannot read): written, replacing
-        # it whole, so the other processes see all of it or none
+        # set after a miss (absent, damaged, or a file this code cannot read): written,
+        # replacing it whole, so the other processes see all of it or none
+        if self._write(stored_key, seal(CODECS[key[0]][0](value))):
+            self.new.add(stored_key)
+            self.used.add(stored_key)
+        self._keep(key, value)
+
+    def _write(self, stored_key: str, raw: bytes) -> bool:
+        """Write a file whole (through a temporary one, never left behind); False when
+        it cannot be written: the value is then kept in this process only."""
         path = self.spill / stored_key
         tmp = path.with_name(f"{stored_key}.{os.getpid()}.tmp")
-        tmp.write_bytes(CODECS[key[0]][0](value))
-        os.replace(tmp, path)
-        self.new.add(stored_key)
-        self.used.add(stored_key)
-        self._keep(key, value)
+        try:
+            try:
+                tmp.write_bytes(raw)
+                if path.is_dir() and not path.is_symlink():  # a directory in its place
+                    shutil.rmtree(path)
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+        except OSError:
+            return False
+        return True

@@ -52,6 +52,8 @@ class StudyView:
         Success measure of the rankings: a metric of
         :data:`metaeval.benchmark.METRICS` (e.g. ``"auc"``,
         ``"hardness:rate-driven"``).
+    clock : {"cpu", "wall"}, default "cpu"
+        The time of ARR, A3R and the runtime score, as ``metaeval rank --time``.
 
     Examples
     --------
@@ -59,7 +61,7 @@ class StudyView:
     'missing.duckdb'
     """
 
-    def __init__(self, store, *, methods=None, t=0.5, measure="accuracy"):
+    def __init__(self, store, *, methods=None, t=0.5, measure="accuracy", clock="cpu"):
         if isinstance(store, StudyView):
             store = store.store
         if isinstance(store, (str, os.PathLike)):
@@ -78,6 +80,7 @@ class StudyView:
                              f"got {list(self.methods)}")
         self.t = float(t)
         self.measure = measure
+        self.clock = data.check_clock(clock)  # the time of ARR, A3R and the runtime score
         self._cache: dict = {}
 
     def _cached(self, key, compute):
@@ -134,22 +137,9 @@ class StudyView:
         return self._cached("scores_frame", self.store.scores_frame)
 
     def times(self) -> pd.DataFrame:
-        """``[dataset, algorithm, time]``: fit + predict wall seconds over the folds.
-
-        Summed over the folds of a repeat, then averaged over repeats.
-        """
-        def compute():
-            tm = self.store.timings()
-            if tm.empty:
-                return pd.DataFrame(columns=["dataset", "algorithm", "time"])
-            tm = tm.assign(time=tm["fit_wall"] + tm["predict_wall"])
-            per_repeat = tm.groupby(["dataset", "algorithm", "repeat"], sort=False)["time"].sum()
-            out = per_repeat.groupby(level=["dataset", "algorithm"], sort=False).mean()
-            out = out.reset_index()
-            # a task faster than the clock's resolution still needs a positive time
-            out["time"] = out["time"].clip(lower=1e-6)
-            return out
-        return self._cached("times", compute)
+        """``[dataset, algorithm, time]``: fit + predict seconds on the view's clock
+        (:func:`metaeval.report.data.task_times_on`)."""
+        return self._cached("times", lambda: data.task_times_on(self.store.timings(), self.clock))
 
     # ------------------------------------------------------------------ features
     def dataset(self, dataset):
@@ -642,7 +632,7 @@ def _dendrograms_svg(view, *, dataset=None, cut_height=None, how="mean"):
 def _dendrograms_input(view, *, dataset, cut_height, how) -> dict:
     if dataset is None:
         D, algs = view.aggregated_dissimilarity(how)
-        label = f"{how} over {len(view.usable_datasets())} datasets"
+        label = f"{how} over {_n_datasets(len(view.usable_datasets()))}"
     else:
         D = view.dissimilarities(dataset)
         algs = view.scores(dataset)[2]
@@ -731,7 +721,8 @@ def _critical_difference(view, *, measure=None, alpha=0.05, algorithms=None):
     ranks = cdd.average_ranks.set_index("algorithm")["score"]
     return figures.critical_difference_diagram(
         ranks, cdd.cd, cdd.groups,
-        title=f"{_measure_name(view, measure)}: average ranks over {cdd.n_datasets} datasets, "
+        title=f"{_measure_name(view, measure)}: average ranks over "
+              f"{_n_datasets(cdd.n_datasets)}, "
               f"Nemenyi CD at α = {alpha:g}")
 
 
@@ -746,6 +737,10 @@ def _value_captured(view, *, algorithms=None):
                                title="Value captured per algorithm", fmt="{:.1f}")
 
 
+def _n_datasets(n: int) -> str:
+    return f"{n} dataset{'' if n == 1 else 's'}"
+
+
 def _runtime_scores(view, *, n_slowest=20, algorithms=None):
     from metaeval.benchmark import runtime_score
     from metaeval.report._topk import restrict
@@ -757,10 +752,11 @@ def _runtime_scores(view, *, n_slowest=20, algorithms=None):
     rs = restrict(out.set_index("algorithm")["score"], algorithms)
     used = len(out.attrs.get("datasets", ())) or times["dataset"].nunique()
     total = times["dataset"].nunique()
-    over = (f"over all {total} datasets" if used >= total
+    over = (f"over all {_n_datasets(total)}" if used >= total
             else f"over the {used} slowest of {total} datasets")
-    return figures.ranked_bars(rs, xlabel="mean log2(time / fastest time)\n0 = always the "
-                               "fastest; lower is faster",
+    c = "CPU" if view.clock == "cpu" else "wall"
+    return figures.ranked_bars(rs, xlabel=f"mean log2({c} time / fastest {c} time)\n0 = "
+                               "always the fastest; lower is faster",
                                title=f"Runtime score ({over})", higher_is_better=False)
 
 

@@ -73,7 +73,8 @@ def _runs(store) -> str:
                    text=(1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14))
     unknown = int(task_runs["run"].isna().sum())
     if unknown:
-        html_ += (f'<p class="note">{unknown} tasks finished before the store recorded its '
+        html_ += (f'<p class="note">{unknown} task{"" if unknown == 1 else "s"} finished '
+                  "before the store recorded its "
                   f"runs: their machine and versions are {_NOT_RECORDED} (the versions each "
                   "algorithm was registered with are in the next table).</p>")
     return html_

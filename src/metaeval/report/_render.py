@@ -19,6 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -74,6 +75,7 @@ class Settings:
     digests: dict
     whole: str
     spill: str | None = None  # directory of the per-dataset intermediates (None: in memory)
+    clock: str = "cpu"  # the time of ARR, A3R and the runtime score
 
 
 def available_cores() -> int:
@@ -95,14 +97,14 @@ PREFILL_BUDGET = 256 * 2**20
 
 def _view(settings: Settings):
     """One StudyView per worker process and settings, reused by the jobs it runs."""
-    key = (settings.store_path, settings.methods, settings.t, settings.measure)
+    key = (settings.store_path, settings.methods, settings.t, settings.measure, settings.clock)
     if key not in _VIEWS:
         from metaeval.report._plots import StudyView
         from metaeval.store import Store
 
         _VIEWS.clear()
         view = StudyView(Store(settings.store_path), methods=settings.methods, t=settings.t,
-                         measure=settings.measure)
+                         measure=settings.measure, clock=settings.clock)
         _VIEWS[key] = prefill(keep_intermediates(view, settings))
         return _VIEWS[key]
     # a worker kept for the next phase: the intermediates the other workers made since
@@ -199,10 +201,22 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes (``forkserver`` where there is one, else ``spawn``)."""
+    """A pool of ``workers`` processes (``forkserver`` where there is one, else ``spawn``).
+
+    The workers and the fork server die with this process, however it ends (see
+    :mod:`metaeval.report._lifeline`).
+    """
+    from metaeval.report import _lifeline
+
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    if "forkserver" in methods:
+        # a fork server started from here imports the lifeline first (a running one
+        # keeps what it has: its workers still watch this process)
+        os.environ[_lifeline.PARENT_VARIABLE] = str(os.getpid())
+        ctx.set_forkserver_preload(["__main__", "metaeval.report._lifeline"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                               initializer=_lifeline.die_with_report, initargs=(os.getpid(),))
 
 
 def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
@@ -328,6 +342,10 @@ class Pieces:
                 f"process{'es' if s['workers'] > 1 else ''}")
         if s.get("cpu"):
             line += f" ({s['cpu']:.1f} CPU-s)"
+        damaged = getattr(self.cache, "damaged", 0)
+        if damaged:
+            line += (f"; {damaged} damaged cache entr{'y' if damaged == 1 else 'ies'} "
+                     "ignored (drawn again where needed)")
         if note:
             line += f"; cache not saved ({note})"
         if progress is not None:
@@ -363,8 +381,8 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
         for f in fragments:
             total += 1
             f.key = make_key("fragment", f.name, f"{f.build.__module__}.{f.build.__qualname__}",
-                             f.kwargs, view.methods, view.t, view.measure, dpi, bool(strict),
-                             rc.digest(f.dataset))
+                             f.kwargs, view.methods, view.t, view.measure, view.clock, dpi,
+                             bool(strict), rc.digest(f.dataset))
             hit = rc.get(f.key) if rc.has(f.key) else None
             if hit is not None and all(rc.has(k) for k in TOKEN.findall(hit["html"])):
                 results[f.name] = hit
@@ -396,9 +414,12 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     # the intermediates' files are named by their dataset's digest; without the cache
     # none is taken, and this run's own directory needs none: any name per dataset will do
     digests = rc.per_dataset if rc.enabled else dict.fromkeys(sizes.index, "this run")
+    # the whole-study figures' keys take the clock with the store's digest: the runtime
+    # score and the rankings that weigh time are drawn again on the other clock
+    whole = make_key("whole-study", rc.whole, view.clock)
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
-                        view.measure, dpi, bool(strict), digests, rc.whole,
-                        None if where is None else str(where))
+                        view.measure, dpi, bool(strict), digests, whole,
+                        None if where is None else str(where), view.clock)
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
     workers = max(1, min(workers, len(grouped)))
     if grouped and workers == 1:
@@ -423,7 +444,7 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     if kept is not None and whole_drawn:
         for path in kept.iterdir():
             if path.name not in used:
-                path.unlink(missing_ok=True)
+                _remove(path)
     for key, value in figures.items():
         if not value.get("transient"):
             rc.put(key, "figure", value)
@@ -434,6 +455,17 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     stats = {"total": total, "drawn": len(drawn), "cached": total - len(drawn),
              "workers": max(1, min(workers, len(grouped))), "cpu": cpu}
     return Pieces(rc, results, figures, stats, spill)
+
+
+def _remove(path: Path) -> None:
+    """Remove a stale file of the intermediates' directory (a directory there too)."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:  # another process's, or not ours to remove: left
+        pass
 
 
 def intermediates_dir(store_path) -> Path | None:

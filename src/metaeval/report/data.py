@@ -20,6 +20,8 @@ __all__ = [
     "CostCurves",
     "choose_instances",
     "class_cost_curve_data",
+    "clock_words",
+    "check_clock",
     "cost_curve_data",
     "default_cut_height",
     "dissimilarity_matrices",
@@ -29,10 +31,44 @@ __all__ = [
     "pca_projection",
     "ranks_table",
     "rate_interpolation_interval",
+    "task_times_on",
 ]
 
 #: Cost grid the curves are drawn on (the breakpoints of each curve are added).
 _GRID = np.linspace(0.0, 1.0, 201)
+
+
+def check_clock(clock) -> str:
+    """``clock`` when it is one of ``"cpu"`` and ``"wall"``, else a ValueError."""
+    from metaeval.benchmark import CLOCKS
+
+    if not isinstance(clock, str) or clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}; got {clock!r}.")
+    return clock
+
+
+def clock_words(clock) -> str:
+    """How a table names the time it uses: ``"CPU seconds"`` or ``"wall-clock seconds"``."""
+    return "CPU seconds" if check_clock(clock) == "cpu" else "wall-clock seconds"
+
+
+def task_times_on(timings, clock="cpu") -> pd.DataFrame:
+    """``[dataset, algorithm, time]``: fit + predict seconds on ``clock``, over the folds.
+
+    The times of ARR, A3R, the runtime score and the cost-aware portfolio, exactly as
+    ``metaeval rank`` and ``metaeval benchmark`` take them
+    (:func:`metaeval.benchmark.task_times`): summed over the folds of a repeat, then
+    averaged over repeats.
+
+    Parameters
+    ----------
+    timings : pandas.DataFrame
+        ``Store.timings()``.
+    clock : {"cpu", "wall"}, default "cpu"
+    """
+    from metaeval.benchmark import task_times
+
+    return task_times(timings, clock=check_clock(clock))
 
 
 def _methods():

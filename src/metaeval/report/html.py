@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _render, _template
 from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
+from metaeval.report.data import clock_words
 from metaeval.report.figures import METHOD_ABBREVIATIONS, smallest_font_pt
 
 __all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
@@ -468,8 +469,8 @@ def _findings(page: _Page, *, accd, a3r_n) -> str:
                          for name, f in ranks.items())
         from metaeval.report._glossary import human_name
 
-        items.append(f"<li>Best algorithm by ranking on {_esc(human_name(view.measure))} — "
-                     f"{best}.</li>")
+        items.append(f"<li>Best algorithm by ranking on {_esc(human_name(view.measure))} "
+                     f"(ARR and A3R on {clock_words(view.clock)}) — {best}.</li>")
     cd = page.attempt("critical difference", lambda: _cd_summary(view)) \
         if len(view.usable_datasets()) >= 2 else None
     if cd:
@@ -498,7 +499,8 @@ def _cd_summary(view: StudyView) -> str:
     same = (", not significantly different from " + ", ".join(map(_esc, tied))) if tied else \
         ", significantly better than all others"
     return (f"{ptxt}best average rank: <b>{_esc(best)}</b> ({ranks['score'].iloc[0]:.2f})"
-            f"{same} (Nemenyi CD = {cdd.cd:.2f}, {cdd.n_datasets} datasets).")
+            f"{same} (Nemenyi CD = {cdd.cd:.2f}, {cdd.n_datasets} dataset"
+            f"{'' if cdd.n_datasets == 1 else 's'}).")
 
 
 def _best_value(view: StudyView) -> str:
@@ -512,7 +514,7 @@ def _best_value(view: StudyView) -> str:
     return (f"Most value captured: <b>{_esc(ov['algorithm'].iloc[0])}</b> "
             f"({ov['score'].iloc[0]:.1f} %); fastest: <b>{_esc(rs['algorithm'].iloc[0])}</b>; "
             f"slowest: <b>{_esc(rs['algorithm'].iloc[-1])}</b> "
-            f"(runtime score {rs['score'].iloc[-1]:.2f}).")
+            f"(runtime score {rs['score'].iloc[-1]:.2f}, {clock_words(view.clock)}).")
 
 
 def _hardest(view: StudyView) -> str:
@@ -535,7 +537,8 @@ def _mean_hardness_overall(page: _Page) -> str:
     tables = [view.mean_hardness(n).loc[algs] for n in names]
     mean = sum(tables) / len(tables)
     return ('<p class="note">Mean instance hardness of each algorithm, averaged over '
-            f"{len(names)} datasets (lower is easier; best of each method in bold).</p>"
+            f"{len(names)} dataset{'' if len(names) == 1 else 's'} (lower is easier; best of "
+            "each method in bold).</p>"
             + _table(_method_columns(mean), best="min", index_name="algorithm"))
 
 
@@ -585,8 +588,8 @@ def _rankings(page: _Page, *, accd, a3r_n, k=None) -> str:
         n_algorithms = len(ranks[first])
         top = top_names(ranks[first]["algorithm"], k)
         out.append(f'<p class="note">Success measure: {_esc(human_name(view.measure))}; time: '
-                   "fit + predict wall seconds over the folds. AR: lower score is better; the "
-                   "others: higher is better. Rank 1 = best, in bold.</p>")
+                   f"fit + predict {clock_words(view.clock)} over the folds. AR: lower score "
+                   "is better; the others: higher is better. Rank 1 = best, in bold.</p>")
         if top is not None:
             out.append(f'<p class="note">Shown: the {k} of {n_algorithms} algorithms best by '
                        f"{_esc(first)} (their ranks are among all {n_algorithms}); the "
@@ -659,7 +662,8 @@ def _benchmark(page: _Page, *, bootstrap_draws, k=None) -> str:
                              "after Caruana & Niculescu-Mizil 2006): per dataset and metric, "
                              "100·(p − Q1)/(max − Q1), averaged." + only, **opts),
                  page.figure("runtime-scores", "Runtime score (algorithm-benchmark web page): "
-                             "mean log2 of the time over the fastest algorithm's time on the "
+                             f"mean log2 of the {clock_words(view.clock)} over the fastest "
+                             "algorithm's on the "
                              "datasets the title names (the 20 slowest at most); lower is "
                              "faster." + only, **opts)),
             page.figure("heatmap-datasets", "Value captured per algorithm and dataset: were "
@@ -792,7 +796,7 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
                  datasets=None, cut_height=None, cost_proportions=(0.2, 0.5, 0.8), accd=0.1,
                  a3r_n=8, bootstrap_draws=2000, dpi=192, instance_space_max_rows=5000,
                  strict=False, title="metaeval report", jobs=1, cache=False,
-                 progress=None) -> Path:
+                 progress=None, clock="cpu") -> Path:
     """Write the self-contained HTML report of a study to ``out_dir/index.html``.
 
     Parameters
@@ -844,6 +848,8 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     progress : callable, optional
         ``progress(done, total, label)``, called as sections are ready and once at the
         end with a one-line account of what was drawn.
+    clock : {"cpu", "wall"}, default "cpu"
+        The time of ARR, A3R and the runtime score (as ``metaeval rank --time``).
 
     Returns
     -------
@@ -857,7 +863,7 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     ...
     ValueError: No metaeval store at ...
     """
-    view = StudyView(store_or_path, methods=methods, t=t, measure=measure)
+    view = StudyView(store_or_path, methods=methods, t=t, measure=measure, clock=clock)
     view._metric(measure)  # an unknown measure fails before any work
     from metaeval.store import Store
 
@@ -961,7 +967,8 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
     nav = "".join(f'<a href="#{a}">{_esc(t_)}</a>' for a, t_, _ in sections)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     store_path = getattr(view.store, "path", "")
-    subtitle = f"Store {store_path} · {len(all_names)} datasets · generated {stamp}"
+    subtitle = (f"Store {store_path} · {len(all_names)} dataset"
+                f"{'' if len(all_names) == 1 else 's'} · generated {stamp}")
     doc = _template.PAGE.format(title=_esc(title), subtitle=_esc(subtitle), nav=nav,
                                 body=body, css=_template.CSS, version=_esc(__version__))
     doc = _render.renumber_svg_ids(doc)

@@ -156,13 +156,15 @@ def write_cache(store, version: str, entries: dict[str, tuple[str, str]],
             try:
                 present = {r[0] for r in con.execute(
                     f"SELECT key FROM {CACHE_TABLE} WHERE version = ?", [version]).fetchall()}
-                stale = pd.DataFrame({"key": sorted(present - set(keep))}, dtype=object)
+                # a new entry replaces a present one of its key (one found damaged)
+                stale = pd.DataFrame({"key": sorted((present - set(keep))
+                                                    | (present & set(entries)))}, dtype=object)
                 con.execute(f"DELETE FROM {CACHE_TABLE} WHERE version <> ?", [version])
                 if len(stale):
                     con.register("_stale", stale)
                     con.execute(f"DELETE FROM {CACHE_TABLE} WHERE key IN (SELECT key FROM _stale)")
                     con.unregister("_stale")
-                new = {k: e for k, e in entries.items() if k not in present}
+                new = entries
                 if new:
                     frame = pd.DataFrame({
                         "key": list(new), "kind": [e[0] for e in new.values()],
