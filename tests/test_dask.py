@@ -61,3 +61,62 @@ def test_a_plain_script_without_a_main_guard_runs_on_a_local_dask_cluster(tmp_pa
     assert done.returncode == 0, done.stderr
     assert "1 done, 0 failed" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_an_unreachable_scheduler_creates_nothing(tmp_path):
+    pytest.importorskip("dask.distributed")
+    import socket
+
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    store = tmp_path / "new" / "s.duckdb"
+    result = CliRunner().invoke(app, ["run", "--datasets", "labor", "--algorithms", "NB",
+                                      "--folds", "2", "--scheduler", f"tcp://127.0.0.1:{port}",
+                                      "--store", str(store), "-q"])
+    assert result.exit_code == 2, result.output
+    assert "Cannot reach the Dask scheduler" in result.output
+    assert not (tmp_path / "new").exists()  # no store, no tasks, no folder
+
+
+@pytest.mark.slow
+def test_dask_logs_go_beside_the_store_and_a_lost_worker_is_one_line(tmp_path):
+    pytest.importorskip("dask.distributed")
+    (tmp_path / "killer.py").write_text(textwrap.dedent("""\
+        import os
+
+        from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+        class Killer(ClassifierMixin, BaseEstimator):
+            def fit(self, X, y):
+                os._exit(3)  # the worker process dies
+
+            def predict_proba(self, X):
+                raise AssertionError("never fitted")
+        """))
+    (tmp_path / "on_dask.py").write_text(textwrap.dedent("""\
+        from metaeval.algorithms import Algorithm
+        from metaeval.study import DaskExecutor, Study, run_study
+
+        killer = Algorithm(name="killer", estimator="killer.Killer")
+        summary = run_study(Study(datasets=["labor"], algorithms=["NB", killer], folds=2,
+                                  store="dask.duckdb", timeout=None,
+                                  executor=DaskExecutor(n_workers=1)))
+        print(summary.message())
+        """))
+    env = {**__import__("os").environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
+           "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "on_dask.py"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "1 done, 1 failed" in done.stdout, done.stdout + done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr
+    assert "A Dask worker was lost while running labor x killer" in lines[0]
+    log = (tmp_path / "dask.duckdb.dask.log").read_text()
+    assert "distributed" in log

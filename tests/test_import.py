@@ -182,3 +182,265 @@ def test_cli_import(store, tmp_path):
     result = runner.invoke(app, ["import", str(tmp_path / "none.csv"), "--store",
                                  str(store.path)])
     assert result.exit_code == 2 and "is not a file" in result.output
+
+
+# --------------------------------------------------------------- refused, never stored wrong
+def _cli_import(path, store, *extra):
+    return CliRunner().invoke(app, ["import", str(path), "--store", str(store.path), *extra])
+
+
+def _refused(result, *words):
+    """Exit 2 with one line naming each of ``words``, and no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+@pytest.mark.parametrize("bad", [-0.5, "inf", "nan", "fast"])
+def test_negative_or_non_finite_fit_times_are_refused_naming_file_and_line(store, tmp_path,
+                                                                          bad):
+    y = load_dataset("labor").y.astype(int)
+    table = _long(y, algorithms=("ext",)).astype({"fit_time": object})
+    table.loc[6, "fit_time"] = bad
+    if bad == "nan":  # one missing time among given ones: which time is the fold's?
+        table.loc[6, "fit_time"] = None
+    path = tmp_path / "times.csv"
+    table.to_csv(path, index=False)
+    row = "on rows 6 but given on others" if bad == "nan" else "row 6 of 'labor'"
+    _refused(_cli_import(path, store), "times.csv", "line(s) 8", row, "fit_time")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_fit_times_are_stored_as_given(store):
+    y = load_dataset("labor").y.astype(int)
+    table = _long(y, algorithms=("ext",))
+    table["fit_time"] = np.where(table["fold"] == 0, 0.125, 2.5)
+    with store.writing():
+        store.import_predictions(table)
+    t = Store(store.path).timings()
+    assert t[t.algorithm == "ext"]["fit_wall"].tolist() == [0.125, 2.5]
+
+
+def test_fit_times_that_differ_inside_one_fold_are_refused(store, tmp_path):
+    y = load_dataset("labor").y.astype(int)
+    table = _long(y, algorithms=("ext",))
+    table.loc[4, "fit_time"] = 3.0  # row 4 is in fold 0, whose other rows say 0.25
+    path = tmp_path / "t.csv"
+    table.to_csv(path, index=False)
+    _refused(_cli_import(path, store), "t.csv", "fold 0 has different fit times")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_a_wide_table_with_a_repeated_algorithm_column_is_refused(store, tmp_path):
+    import pyarrow
+    import pyarrow.parquet
+    y = load_dataset("labor").y.astype(int)
+    rng = np.random.default_rng(0)
+    path = tmp_path / "wide.csv"
+    lines = ["dataset,row,fold,W1,W1"] + [
+        f"labor,{i},{i % 2},{rng.random():.4f},{rng.random():.4f}" for i in range(len(y))]
+    path.write_text("\n".join(lines) + "\n")
+    _refused(_cli_import(path, store, "--format", "wide"), "wide.csv", "'W1'",
+             "more than once")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+    table = pyarrow.Table.from_arrays(
+        [pyarrow.array(["labor"] * len(y)), pyarrow.array(np.arange(len(y))),
+         pyarrow.array(np.arange(len(y)) % 2), pyarrow.array(rng.random(len(y))),
+         pyarrow.array(rng.random(len(y)))], names=["dataset", "row", "fold", "W1", "W1"])
+    pyarrow.parquet.write_table(table, tmp_path / "wide.parquet")
+    _refused(_cli_import(tmp_path / "wide.parquet", store, "--format", "wide"),
+             "wide.parquet", "'W1'", "more than once")
+    frame = pd.DataFrame(np.zeros((2, 2)), columns=["row", "row"])
+    with store.writing(), pytest.raises(ValueError, match=r"\['row'\] more than once"):
+        store.import_predictions(frame)
+
+
+@pytest.mark.parametrize("cell", [None, "", "  "])
+def test_an_empty_algorithm_cell_is_refused_not_read_as_nan(store, tmp_path, cell):
+    y = load_dataset("labor").y.astype(int)
+    table = _long(y, algorithms=("ext",))
+    table.loc[9, "algorithm"] = cell
+    path = tmp_path / "long.csv"
+    table.to_csv(path, index=False)
+    _refused(_cli_import(path, store), "long.csv", "line(s) 11", "algorithm is missing")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def _arff_with_classes(path, classes, y, *, pos):
+    """An OpenML predictions.arff whose confidence columns are ``classes``."""
+    rng = np.random.default_rng(3)
+    head = ["@RELATION p", "@ATTRIBUTE repeat NUMERIC", "@ATTRIBUTE fold NUMERIC",
+            "@ATTRIBUTE row_id NUMERIC"]
+    head += [f"@ATTRIBUTE 'confidence.{c}' NUMERIC" for c in classes]
+    head += [f"@ATTRIBUTE prediction {{{','.join(classes)}}}", "@DATA"]
+    rows = []
+    for i in range(len(y)):
+        conf = np.full(len(classes), 0.0)
+        conf[pos if y[i] else 0] = 1.0 if rng.random() < 0.8 else 0.0
+        if conf.sum() == 0:
+            conf[0] = 1.0
+        pred = classes[int(np.argmax(conf))]
+        rows.append(f"0,{i % 2},{i}," + ",".join(f"{c:.1f}" for c in conf) + f",{pred}")
+    path.write_text("\n".join(head + rows) + "\n")
+
+
+def test_openml_predictions_with_three_classes_are_refused(store, tmp_path):
+    ds = load_dataset("labor")
+    arff = tmp_path / "p.arff"
+    _arff_with_classes(arff, ["good", "bad", "meh"], ds.y, pos=1)
+    _refused(_cli_import(arff, store, "--dataset", "labor", "--algorithm", "o",
+                         "--pos-label", "bad"), "p.arff", "['bad', 'good', 'meh']",
+             "['good', 'bad']")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_openml_predictions_of_other_classes_are_refused_naming_both(store, tmp_path):
+    ds = load_dataset("labor")  # classes good (0), bad (1)
+    arff = tmp_path / "p.arff"
+    _arff_with_classes(arff, ["no", "yes"], ds.y, pos=1)
+    _refused(_cli_import(arff, store, "--dataset", "labor", "--algorithm", "o",
+                         "--pos-label", "yes"), "['no', 'yes']", "['good', 'bad']")
+    arff2 = tmp_path / "q.arff"
+    _arff_with_classes(arff2, ["good", "bad"], ds.y, pos=1)
+    _refused(_cli_import(arff2, store, "--dataset", "labor", "--algorithm", "o",
+                         "--pos-label", "good"), "pos_label='good' is class 0", "'bad'")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+    result = _cli_import(arff2, store, "--dataset", "labor", "--algorithm", "o")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_repeat_the_study_does_not_have_is_refused(store, tmp_path):
+    y = load_dataset("labor").y.astype(int)
+    table = _long(y, algorithms=("ext",)).assign(repeat=1)  # the study has 1 repeat
+    path = tmp_path / "r.csv"
+    table.to_csv(path, index=False)
+    _refused(_cli_import(path, store), "r.csv", "no repeat 1", "repeats 0..0")
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_a_y_column_of_class_names_is_accepted_when_they_are_the_datasets(store, tmp_path):
+    ds = load_dataset("labor")
+    table = _long(ds.y.astype(int), algorithms=("ext",))
+    table["y"] = np.asarray(ds.class_names, dtype=object)[ds.y.astype(int)]
+    path = tmp_path / "names.csv"
+    table.to_csv(path, index=False)
+    result = _cli_import(path, store)
+    assert result.exit_code == 0, result.output
+    y, S, names = Store(store.path).scores("labor")
+    assert names == ["NB", "ext"] and y.tolist() == ds.y.tolist()
+    flipped = table.assign(algorithm="ext2", y=np.asarray(ds.class_names, dtype=object)[
+        1 - ds.y.astype(int)])
+    flipped.to_csv(path, index=False)
+    _refused(_cli_import(path, store), "rows", "have a class that differs")
+    other = table.assign(algorithm="ext3", y=np.where(ds.y == 1, "yes", "no"))
+    other.to_csv(path, index=False)
+    _refused(_cli_import(path, store), "['no', 'yes']", "['good', 'bad']")
+
+
+def test_a_truncated_gzip_table_is_one_line(store, tmp_path):
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "t.csv.gz"
+    _long(y, algorithms=("ext",)).to_csv(path, index=False)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    _refused(_cli_import(path, store), "t.csv.gz", "cannot be read")
+
+
+@pytest.fixture
+def restore_signals():
+    import signal
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+def test_ctrl_c_during_the_write_says_nothing_was_imported(store, tmp_path, monkeypatch,
+                                                           restore_signals):
+    import pyarrow
+
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext",)).to_csv(path, index=False)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pyarrow, "table", interrupted)  # inside the import's transaction
+    result = _cli_import(path, store)
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines() == [
+        f"Interrupted (SIGINT); nothing was imported: {store.path} is as it was."]
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+
+
+def test_ctrl_c_after_the_commit_says_the_import_was_committed(store, tmp_path, monkeypatch,
+                                                               restore_signals):
+    import metaeval.cli._import as cli_import
+
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext",)).to_csv(path, index=False)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_import, "Table", interrupted)  # after the commit
+    result = _cli_import(path, store)
+    assert result.exit_code == 130, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "the import was committed" in lines[0], result.output
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB", "ext"]
+
+
+def test_a_real_ctrl_c_during_the_write_is_held_until_between_queries(store, tmp_path,
+                                                                      monkeypatch,
+                                                                      restore_signals):
+    # DuckDB answers a signal that interrupts a query with one of several errors; the
+    # import holds SIGINT while a query runs and stops between two, then rolls back
+    import os
+    import signal
+
+    import pyarrow
+
+    y = load_dataset("labor").y.astype(int)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext", "ext2")).to_csv(path, index=False)
+    real = pyarrow.table
+
+    went_on = []
+
+    def table_then_ctrl_c(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        went_on.append(True)  # not interrupted here: held until between two queries
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pyarrow, "table", table_then_ctrl_c)
+    result = _cli_import(path, store)
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines() == [
+        f"Interrupted (SIGINT); nothing was imported: {store.path} is as it was."]
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]
+    assert went_on == [True, True]  # the first task's two tables, then stopped
+
+
+@pytest.mark.parametrize("error", ["InterruptException", "RuntimeError"])
+def test_duckdb_reporting_an_interrupted_query_is_a_keyboard_interrupt(store, monkeypatch,
+                                                                       error):
+    import duckdb
+
+    import metaeval.store._import as store_import
+
+    def interrupted(*args, **kwargs):
+        if error == "RuntimeError":
+            raise RuntimeError("Query interrupted")
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    monkeypatch.setattr(store_import, "_stored_labels", interrupted)  # a query of the checks
+    y = load_dataset("labor").y.astype(int)
+    with store.writing(), pytest.raises(KeyboardInterrupt):
+        store.import_predictions(_long(y, algorithms=("ext",)))
+    assert Store(store.path).algorithms()["name"].tolist() == ["NB"]

@@ -61,7 +61,7 @@ def test_a_missing_or_repeated_row_is_an_error(tmp_path, change, error, match):
 def test_a_held_connection_is_opened_anew_after_a_large_read(tmp_path, monkeypatch):
     # DuckDB caches what a connection read until it closes: a loop over a wide study's
     # datasets inside Store.reading() must not hold every dataset's blocks at once
-    from metaeval.store import _store as store_module
+    from metaeval.store import _reading as store_module
 
     store, _, y = _store(tmp_path / "s.duckdb")
     expected = store.scores("labor")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from metaeval.store import coverage_of
+
 __all__ = ["Results", "results_view", "STREAM_ABOVE"]
 
 #: above this many scores, ``rank`` and ``benchmark`` read the store one dataset at a
@@ -50,10 +52,11 @@ class Results:
         n_d, n_a = len(self._datasets), len(self._algorithms)
         present = np.zeros((n_d, n_a), dtype=bool)
         present[d[first], a[first]] = True
-        usable = present.sum(axis=1) >= 2
-        common = present[usable].all(axis=0) if usable.any() else np.zeros(n_a, dtype=bool)
-        self._usable = [self._datasets[i] for i in np.flatnonzero(usable)]
-        self._common = [self._algorithms[j] for j in np.flatnonzero(common)]
+        # the store's one definition of the results every dataset has (status shares it)
+        self.coverage = coverage_of(present, self._datasets, self._algorithms)
+        self._usable, self._common = self.coverage.usable, self.coverage.common
+        usable = np.isin(self._datasets, self._usable)
+        common = np.isin(self._algorithms, self._common)
         keep = usable[d] & common[a]
         self._scores = pd.DataFrame({k: v[keep] for k, v in cols.items()})
         self._cache: dict = {}

@@ -148,6 +148,7 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
         counts = st.status_counts()
         config = st.study_config() or {}
         tasks = st.tasks()
+        coverage = st.coverage()
     out.print(
         f"Store {store}: {plural(sum(counts.values()), 'task')}: {counts['done']} done, "
         f"{counts['failed']} failed, {counts['pending']} pending.",
@@ -171,6 +172,7 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
                       f"instances than that: {shown}.", markup=False)
     if counts["pending"]:
         out.print("Pending tasks run when the study is run again.", markup=False)
+    _print_coverage(coverage)
     failed = tasks[tasks["status"] == "failed"]
     if len(failed):
         kinds = [failure_kind(e) for e in failed["error"]]
@@ -189,6 +191,27 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
                       " (error, time limit) stay failed: after fixing the cause, run the study "
                       f"again with `metaeval run ... --store {store} --retry-failed` "
                       "(`run_study(..., retry_failed=True)`).", markup=False)
+
+
+def _print_coverage(coverage, show: int = 10) -> None:
+    """Say what the cross-dataset commands leave out, by the store's one definition."""
+    if coverage.missing:
+        items = list(coverage.missing.items())
+        shown = "; ".join(f"{a} (not finished on {_few(missing)})"
+                          for a, missing in items[:show])
+        if len(items) > show:
+            shown += f"; and {len(items) - show} more algorithms"
+        out.print(f"rank, benchmark and report compare the {len(coverage.common)} "
+                  "algorithm(s) finished on every dataset where at least two finished, and "
+                  f"leave out: {shown}.", markup=False)
+    if coverage.usable and coverage.left_out_datasets:
+        out.print("rank, benchmark and report leave out the dataset(s) where fewer than two "
+                  f"algorithms finished: {_few(coverage.left_out_datasets)}.", markup=False)
+
+
+def _few(names, show: int = 5) -> str:
+    return ", ".join(names[:show]) + (f" and {len(names) - show} more" if len(names) > show
+                                      else "")
 
 
 _WHY = {"lost": "worker died", "timeout": "time limit", "error": "error"}

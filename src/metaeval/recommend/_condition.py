@@ -285,7 +285,16 @@ class Condition:
         times = np.asarray(times, dtype=np.float64)
         if self.time_weight == 0.0:
             return success
-        return success / times**self.time_weight
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            values = success / times**self.time_weight
+        given = np.isfinite(success) & np.isfinite(times) & (times > 0)
+        if (given & (~np.isfinite(values) | (values == 0))).any():
+            raise ValueError(
+                f"time_weight (P of A3R) = {self.time_weight:g} is too large for these "
+                f"running times ({times[given].min():.3g} to {times[given].max():.3g} s): "
+                "T^P overflows or vanishes. A3R's P is small: Abdulrahman & Brazdil "
+                "(2014) show P = 1/4, 1/8 and 1/16.")
+        return values
 
 
 def _fraction(p: float) -> str:

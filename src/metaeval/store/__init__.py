@@ -38,9 +38,11 @@ small tables whole and checks that the tables' row counts agree.
 ``OSError``) naming the file that could not be written.
 """
 
-from metaeval.store._integrity import StoreDamagedError, StoreFullError
+from metaeval.store._connection import StoreLockedError
+from metaeval.store._coverage import Coverage, coverage_of
+from metaeval.store._integrity import StoreDamagedError, StoreFullError, StorePermissionError
 from metaeval.store._schema import SCHEMA_VERSION, TASK_STATUSES
-from metaeval.store._store import Store, StoreLockedError
+from metaeval.store._store import Store
 
 __all__ = ["Store", "StoreLockedError", "StoreDamagedError", "StoreFullError",
-           "SCHEMA_VERSION", "TASK_STATUSES"]
+           "StorePermissionError", "SCHEMA_VERSION", "TASK_STATUSES", "Coverage", "coverage_of"]

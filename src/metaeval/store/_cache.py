@@ -111,7 +111,7 @@ def read_cache(store, version: str) -> dict[str, tuple[str, str | None]]:
     when the cache is next written. Empty when the store has no cache table, one of
     another layout, or cannot be read right now (a study writing it).
     """
-    from metaeval.store._store import StoreLockedError
+    from metaeval.store._connection import StoreLockedError
 
     try:
         with store._reading() as con:
@@ -144,7 +144,7 @@ def write_cache(store, version: str, entries: dict[str, tuple[str, str]],
         None when written, else why not (a read-only file, a study writing the
         store, ...): the report is complete either way, only the next one is slower.
     """
-    from metaeval.store._store import StoreLockedError
+    from metaeval.store._connection import StoreLockedError
 
     try:
         with store.writing():

@@ -28,11 +28,17 @@ import csv
 import io
 import json
 import os
+import signal
+import threading
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+
+from metaeval.store._connection import _rollback
 
 __all__ = ["FORMATS", "read_predictions", "import_predictions"]
 
@@ -86,16 +92,47 @@ def _read_table(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     try:
         if suffix in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        if suffix in (".csv", ".txt", ".gz"):
-            return pd.read_csv(path)
-    except (OSError, ValueError, pa.ArrowException) as exc:
+            import pyarrow.parquet as pq
+
+            _check_headers(pq.read_schema(path).names, path)
+            frame = pd.read_parquet(path)
+        elif suffix in (".csv", ".txt", ".gz"):
+            # the header as written: pandas renames a repeated column (W1 -> W1.1)
+            header = pd.read_csv(path, header=None, nrows=1, dtype=str,
+                                 keep_default_na=False).iloc[0].tolist()
+            _check_headers(header, path)
+            frame = pd.read_csv(path)
+        else:
+            frame = None
+    except (OSError, ValueError, EOFError, zlib.error, pa.ArrowException) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
-        raise ValueError(f"source {str(path)!r} cannot be read as a {suffix[1:]} table: "
-                         f"{str(exc).splitlines()[0]}") from None
-    raise ValueError(f"source {str(path)!r}: unknown file type {suffix!r}; give a .arff, "
-                     ".csv or .parquet file.")
+        text = str(exc).strip().splitlines()
+        raise ValueError(f"source {str(path)!r} cannot be read as a {suffix[1:]} table "
+                         f"(damaged or cut short?): {text[0] if text else type(exc).__name__}"
+                         ) from None
+    if frame is None:
+        raise ValueError(f"source {str(path)!r}: unknown file type {suffix!r}; give a .arff, "
+                         ".csv or .parquet file.")
+    return frame
+
+
+def _check_headers(header, source) -> None:
+    """Refuse a table whose column names repeat or are empty (which column is meant?)."""
+    names = [str(h).strip() for h in header]
+    seen, repeated = set(), []
+    for name in names:
+        if name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    where = f"source {str(source)!r}" if source is not None else "the table"
+    if repeated:
+        raise ValueError(f"{where} has the column(s) {repeated} more than once; give each "
+                         "column once (which one holds the scores?). None imported.")
+    empty = [i + 1 for i, name in enumerate(names) if not name]
+    if empty:
+        raise ValueError(f"{where}: column(s) {empty} have no name; name every column. "
+                         "None imported.")
 
 
 def _guess_format(path: Path | None, frame: pd.DataFrame | None) -> str:
@@ -110,17 +147,48 @@ def _need(frame: pd.DataFrame, columns, fmt: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"a {fmt} predictions table needs the column(s) {missing}; it has "
-                         f"{list(frame.columns)[:12]}.")
+                         f"{[c for c in frame.columns if c != _POS][:12]}.")
 
 
-def _integers(values: pd.Series, what: str) -> np.ndarray:
-    numbers = pd.to_numeric(values, errors="coerce")
-    bad = np.flatnonzero(~np.isfinite(numbers.to_numpy(dtype=np.float64))
-                         | (numbers.to_numpy(dtype=np.float64) % 1 != 0))
+class _Source:
+    """Where a record of the source is, for the error messages: a CSV file's line, a
+    Parquet file's or a DataFrame's record."""
+
+    def __init__(self, source, path: Path | None):
+        self.name = "a DataFrame" if path is None else repr(str(path))
+        self.csv = path is not None and path.suffix.lower() in (".csv", ".txt", ".gz")
+        self.arff = path is not None and path.suffix.lower() == ".arff"
+
+    def at(self, positions) -> str:
+        positions = np.asarray(positions, dtype=np.int64)
+        if self.arff:
+            return f"source {self.name}, data line(s) {_lines(positions + 1)}"
+        if self.csv:  # line 1 is the header
+            return f"source {self.name}, line(s) {_lines(positions + 2)}"
+        return f"source {self.name}, record(s) {_lines(positions + 1)}"
+
+
+_POS = "_position"  # a record's position in the source, carried along for the messages
+
+
+def _integers(values: pd.Series, what: str, source: _Source, pos) -> np.ndarray:
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(numbers) | (numbers % 1 != 0))
     if bad.size:
-        raise ValueError(f"column {what!r} must hold integers; lines {_lines(bad)} hold "
-                         f"{[values.iloc[i] for i in bad[:_SHOW]]}.")
-    return numbers.to_numpy(dtype=np.int64)
+        raise ValueError(f"{source.at(pos[bad])}: column {what!r} must hold integers; it "
+                         f"holds {[values.iloc[i] for i in bad[:_SHOW]]}. None imported.")
+    return numbers.astype(np.int64)
+
+
+def _names(values: pd.Series, what: str, source: _Source, pos) -> pd.Series:
+    """A column of names (dataset, algorithm): a missing or blank cell is refused, not
+    read as the name "nan"."""
+    text = values.astype(str).str.strip()
+    bad = np.flatnonzero((values.isna() | (text == "")).to_numpy())
+    if bad.size:
+        raise ValueError(f"{source.at(pos[bad])}: the {what} is missing; every row needs "
+                         f"one. None imported.")
+    return text
 
 
 def _lines(index) -> str:
@@ -129,13 +197,19 @@ def _lines(index) -> str:
     return shown + (f" (and {len(index) - _SHOW} more)" if len(index) > _SHOW else "")
 
 
-def _from_openml(frame, *, dataset, algorithm, pos_label) -> pd.DataFrame:
+def _from_openml(frame, *, dataset, algorithm, pos_label, source,
+                 class_names=None) -> pd.DataFrame:
     _need(frame, ("repeat", "fold", "row_id", "prediction"), "OpenML")
+    pos = frame[_POS].to_numpy()
     confidence = {c[len("confidence."):]: c for c in frame.columns
                   if c.startswith("confidence.")}
-    if len(confidence) < 2:
-        raise ValueError("an OpenML predictions file needs a confidence.<class> column per "
-                         f"class; it has {list(frame.columns)}.")
+    if class_names is not None:
+        _check_openml_classes(list(confidence), pos_label, class_names, dataset, source)
+    if len(confidence) != 2:
+        raise ValueError(f"source {source.name}: an OpenML predictions file of a binary "
+                         "dataset needs one confidence.<class> column for each of its two "
+                         f"classes; it has {len(confidence)}: {sorted(confidence)}. None "
+                         "imported.")
     if not dataset or not algorithm:
         raise ValueError("dataset and algorithm must be given for an OpenML predictions "
                          "file (it holds one run of one algorithm on one dataset).")
@@ -165,60 +239,77 @@ def _from_openml(frame, *, dataset, algorithm, pos_label) -> pd.DataFrame:
         )
     out = pd.DataFrame({
         "dataset": dataset, "algorithm": algorithm,
-        "repeat": _integers(frame["repeat"], "repeat"),
-        "fold": _integers(frame["fold"], "fold"),
-        "row": _integers(frame["row_id"], "row_id"),
+        "repeat": _integers(frame["repeat"], "repeat", source, pos),
+        "fold": _integers(frame["fold"], "fold", source, pos),
+        "row": _integers(frame["row_id"], "row_id", source, pos),
         "score": conf[:, classes.index(pos_label)],
+        _POS: pos,
     })
     if "correct" in frame.columns:
-        out["y"] = (frame["correct"].astype(str).to_numpy() == pos_label).astype(np.int64)
+        correct = frame["correct"].astype(str).str.strip().to_numpy()
+        bad = np.flatnonzero(~np.isin(correct, classes))
+        if bad.size:
+            raise ValueError(f"{source.at(pos[bad])}: the true class (column 'correct') is "
+                             f"{sorted(set(correct[bad].tolist()))[:_SHOW]}, not one of the "
+                             f"file's classes {sorted(classes)}. None imported.")
+        out["y"] = (correct == pos_label).astype(np.int64)
+    out.attrs["classes"] = classes
+    out.attrs["pos_label"] = pos_label
     return out
 
 
-def _from_long(frame, *, dataset, algorithm) -> pd.DataFrame:
+def _from_long(frame, *, dataset, algorithm, source) -> pd.DataFrame:
     frame = frame.copy()
     if dataset and "dataset" not in frame.columns:
         frame["dataset"] = dataset
     if algorithm and "algorithm" not in frame.columns:
         frame["algorithm"] = algorithm
     _need(frame, ("dataset", "row", "fold", "algorithm", "score"), "long")
+    pos = frame[_POS].to_numpy()
     out = pd.DataFrame({
-        "dataset": frame["dataset"].astype(str), "algorithm": frame["algorithm"].astype(str),
-        "repeat": _integers(frame["repeat"], "repeat") if "repeat" in frame else 0,
-        "fold": _integers(frame["fold"], "fold"), "row": _integers(frame["row"], "row"),
+        "dataset": _names(frame["dataset"], "dataset", source, pos),
+        "algorithm": _names(frame["algorithm"], "algorithm", source, pos),
+        "repeat": (_integers(frame["repeat"], "repeat", source, pos) if "repeat" in frame
+                   else 0),
+        "fold": _integers(frame["fold"], "fold", source, pos),
+        "row": _integers(frame["row"], "row", source, pos),
         "score": pd.to_numeric(frame["score"], errors="coerce").astype(np.float64),
+        _POS: pos,
     })
-    for extra in ("y", "fit_time"):
-        if extra in frame.columns:
-            out[extra] = pd.to_numeric(frame[extra], errors="coerce").to_numpy()
+    if "y" in frame.columns:  # 0/1 or the dataset's class names: resolved when checked
+        out["y"] = frame["y"].to_numpy()
+    if "fit_time" in frame.columns:
+        given = frame["fit_time"]
+        fit = pd.to_numeric(given, errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero((np.isnan(fit) & given.notna().to_numpy())
+                             | np.isinf(fit) | (fit < 0))
+        if bad.size:
+            raise ValueError(f"{source.at(pos[bad])} (row {_lines(out['row'].to_numpy()[bad])} "
+                             f"of {out['dataset'].iloc[bad[0]]!r}): fit_time must be a finite "
+                             f"number of seconds >= 0; it is {given.iloc[bad[:_SHOW]].tolist()}. "
+                             "None imported.")
+        out["fit_time"] = fit
     return out
 
 
-def _from_wide(frame, *, dataset) -> pd.DataFrame:
+def _from_wide(frame, *, dataset, source) -> pd.DataFrame:
     frame = frame.copy()
     if dataset and "dataset" not in frame.columns:
         frame["dataset"] = dataset
     _need(frame, ("dataset", "row", "fold"), "wide")
-    keys = [c for c in ("dataset", "row", "fold", "repeat", "y") if c in frame.columns]
+    keys = [c for c in ("dataset", "row", "fold", "repeat", "y", _POS) if c in frame.columns]
     algorithms = [c for c in frame.columns if c not in keys]
     if not algorithms:
         raise ValueError("a wide predictions table needs one score column per algorithm "
                          "besides dataset, row, fold (repeat, y); it has none.")
     long = frame.melt(id_vars=keys, value_vars=algorithms, var_name="algorithm",
                       value_name="score")
-    return _from_long(long, dataset=None, algorithm=None)
+    return _from_long(long, dataset=None, algorithm=None, source=source)
 
 
-def read_predictions(source, *, format: str | None = None, dataset: str | None = None,
-                     algorithm: str | None = None, pos_label=None) -> pd.DataFrame:
-    """Read predictions in any of :data:`FORMATS` into the long form (no store checks).
-
-    Returns
-    -------
-    frame : DataFrame
-        Columns dataset, algorithm, repeat, fold, row, score and, when the source has
-        them, y and fit_time.
-    """
+def _read(source, *, format, dataset, algorithm, pos_label,
+          class_names=None) -> tuple[pd.DataFrame, _Source]:
+    """The long form with each record's position in the source, and the source."""
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}.")
     path = None
@@ -234,12 +325,32 @@ def read_predictions(source, *, format: str | None = None, dataset: str | None =
     else:
         raise ValueError(f"source must be a file path or a DataFrame, got "
                          f"{type(source).__name__}.")
+    where = _Source(source, path)
+    _check_headers(list(frame.columns), path)
+    frame = frame.copy()  # one block per dtype (a wide table read from CSV has many)
+    frame[_POS] = np.arange(len(frame), dtype=np.int64)
     fmt = format or _guess_format(path, frame)
     if fmt == "openml":
-        return _from_openml(frame, dataset=dataset, algorithm=algorithm, pos_label=pos_label)
+        return _from_openml(frame, dataset=dataset, algorithm=algorithm, pos_label=pos_label,
+                            source=where, class_names=class_names), where
     if fmt == "long":
-        return _from_long(frame, dataset=dataset, algorithm=algorithm)
-    return _from_wide(frame, dataset=dataset)
+        return _from_long(frame, dataset=dataset, algorithm=algorithm, source=where), where
+    return _from_wide(frame, dataset=dataset, source=where), where
+
+
+def read_predictions(source, *, format: str | None = None, dataset: str | None = None,
+                     algorithm: str | None = None, pos_label=None) -> pd.DataFrame:
+    """Read predictions in any of :data:`FORMATS` into the long form (no store checks).
+
+    Returns
+    -------
+    frame : DataFrame
+        Columns dataset, algorithm, repeat, fold, row, score and, when the source has
+        them, y and fit_time.
+    """
+    frame, _ = _read(source, format=format, dataset=dataset, algorithm=algorithm,
+                     pos_label=pos_label)
+    return frame.drop(columns=_POS)
 
 
 # ----------------------------------------------------------------------------- checking
@@ -258,18 +369,64 @@ def _builtin(name: str):
     return load_dataset(name) if name in list_datasets("full") else None
 
 
-def _check_task(key, part: pd.DataFrame, n: int, labels, n_folds) -> None:
+def _classes(given, class_names, where: str) -> np.ndarray:
+    """A ``y`` column as classes 0/1: given as 0/1, or as the dataset's class names."""
+    values = pd.Series(given)
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+    if np.isin(numbers, (0.0, 1.0)).all():
+        return numbers.astype(np.int64)
+    text = values.astype(str).str.strip().to_numpy()
+    found = sorted(set(text.tolist()))
+    if class_names is None:
+        raise ValueError(f"{where}: the y column holds {found[:_SHOW]}; give the classes as "
+                         "0/1 (the dataset's class names are not known to metaeval). None "
+                         "imported.")
+    names = [str(c) for c in class_names]
+    unknown = [v for v in found if v not in names]
+    if unknown:
+        raise ValueError(f"{where}: the y column holds {unknown[:_SHOW]}, which are neither "
+                         f"0/1 nor the dataset's classes {names} (class 0, class 1). None "
+                         "imported.")
+    return (text == names[1]).astype(np.int64)
+
+
+def _check_openml_classes(classes, pos_label, class_names, dataset, where) -> None:
+    """The classes of an OpenML file must be the dataset's, and ``pos_label`` its class 1."""
+    names = [str(c) for c in class_names]
+    if sorted(str(c) for c in classes) != sorted(names):
+        raise ValueError(f"source {where.name}: the predictions' classes (confidence.<class> "
+                         f"columns) are {sorted(classes)}, not the {len(names)} classes of "
+                         f"dataset {dataset!r}, which are {names} (class 0, class 1): "
+                         "predictions of another dataset? None imported.")
+    if pos_label is not None and str(pos_label) not in names:
+        raise ValueError(f"pos_label={str(pos_label)!r} is not a class of the file; its "
+                         f"classes: {sorted(names)}.")
+    if pos_label is not None and str(pos_label) != names[1]:
+        raise ValueError(f"pos_label={pos_label!r} is class 0 of dataset {dataset!r}; its "
+                         f"class 1 is {names[1]!r} (give that, or leave --pos-label out). "
+                         "None imported.")
+
+
+def _check_task(key, part: pd.DataFrame, n: int, labels, n_folds, n_repeats,
+                source: _Source) -> None:
     dataset, algorithm, repeat = key
     where = f"dataset {dataset!r}, algorithm {algorithm!r}, repeat {repeat}"
+    pos = part[_POS].to_numpy()
+    if repeat < 0 or (n_repeats is not None and repeat >= n_repeats):
+        have = (f"the study has repeats 0..{n_repeats - 1}" if n_repeats
+                else "repeats are numbered from 0")
+        raise ValueError(f"{source.at(pos)}: {where}: the study has no repeat {repeat} "
+                         f"({have}); none imported.")
     rows = part["row"].to_numpy()
     dup = part.index[part.duplicated("row", keep="first")]
     if len(dup):
         raise ValueError(f"{where}: rows {_lines(part.loc[dup, 'row'])} appear more than "
-                         "once; none imported.")
-    unknown = rows[(rows < 0) | (rows >= n)]
+                         f"once ({source.at(part.loc[dup, _POS])}); none imported.")
+    unknown = np.flatnonzero((rows < 0) | (rows >= n))
     if unknown.size:
-        raise ValueError(f"{where}: rows {_lines(np.sort(unknown))} are not rows of the "
-                         f"dataset (it has rows 0..{n - 1}); none imported.")
+        raise ValueError(f"{where}: rows {_lines(np.sort(rows[unknown]))} are not rows of "
+                         f"the dataset (it has rows 0..{n - 1}; {source.at(pos[unknown])}); "
+                         "none imported.")
     if rows.size != n:
         missing = np.setdiff1d(np.arange(n), rows)
         raise ValueError(f"{where}: rows {_lines(missing)} have no score ({rows.size} of "
@@ -278,45 +435,84 @@ def _check_task(key, part: pd.DataFrame, n: int, labels, n_folds) -> None:
     bad = np.flatnonzero(~np.isfinite(score) | (score < 0) | (score > 1))
     if bad.size:
         raise ValueError(f"{where}: rows {_lines(rows[bad])} have scores that are NaN or "
-                         f"outside [0, 1] ({score[bad][:_SHOW].tolist()}); none imported.")
+                         f"outside [0, 1] ({score[bad][:_SHOW].tolist()}; "
+                         f"{source.at(pos[bad])}); none imported.")
     folds = part["fold"].to_numpy()
     bad = np.flatnonzero((folds < 0) | (folds >= n_folds))
     if bad.size:
         raise ValueError(f"{where}: rows {_lines(rows[bad])} are in folds "
                          f"{sorted(set(folds[bad].tolist()))[:_SHOW]}, which do not exist "
                          f"(folds 0..{n_folds - 1}); none imported.")
+    if "fit_time" in part.columns:
+        fit = part["fit_time"].to_numpy(dtype=np.float64)
+        missing = np.isnan(fit)
+        if missing.any() and not missing.all():
+            bad = np.flatnonzero(missing)
+            raise ValueError(f"{source.at(pos[bad])}: {where}: fit_time is missing on rows "
+                             f"{_lines(rows[bad])} but given on others; give it on every row "
+                             "of the task, or on none. None imported.")
+        if not missing.any():
+            spread = part.groupby("fold")["fit_time"].agg(["min", "max"])
+            differ = spread.index[spread["min"] != spread["max"]]
+            if len(differ):
+                fold = differ[0]
+                inside = np.flatnonzero(folds == fold)
+                raise ValueError(
+                    f"{source.at(pos[inside])}: {where}: fold {fold} has different fit "
+                    f"times ({sorted(set(fit[inside].tolist()))[:_SHOW]}); a fold is fitted "
+                    "once, so its rows need one fit_time. None imported.")
     if "y" in part.columns and labels is not None:
         given = part["y"].to_numpy()
         bad = np.flatnonzero(given != labels[rows])
         if bad.size:
             raise ValueError(f"{where}: rows {_lines(rows[bad])} have a class that differs "
-                             "from the stored dataset's; none imported.")
-
-
+                             f"from the stored dataset's ({source.at(pos[bad])}); none "
+                             "imported.")
 def import_predictions(store, source, *, format: str | None = None,
                        dataset: str | None = None, algorithm: str | None = None,
                        pos_label=None, folds: int | None = None) -> pd.DataFrame:
     """Check predictions made elsewhere and write them to ``store`` in one transaction.
 
-    See :meth:`metaeval.store.Store.import_predictions`.
+    See :meth:`metaeval.store.Store.import_predictions`. Ctrl-C is a
+    ``KeyboardInterrupt`` wherever it comes (DuckDB reports a query it interrupts with
+    errors of its own).
     """
-    from metaeval.store._store import _rollback
+    try:
+        return _import_predictions(store, source, format=format, dataset=dataset,
+                                   algorithm=algorithm, pos_label=pos_label, folds=folds)
+    except Exception as exc:
+        if _query_interrupted(exc):
+            raise KeyboardInterrupt from None
+        raise
 
+
+def _import_predictions(store, source, *, format, dataset, algorithm, pos_label, folds):
     if folds is not None and (isinstance(folds, bool) or not isinstance(folds, int)
                               or folds < 2):
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}.")
+    builtin: dict = {}
+
+    def built_in(name):
+        if name not in builtin:
+            builtin[name] = _builtin(name)
+        return builtin[name]
+
     arff = isinstance(source, (str, os.PathLike)) and str(source).lower().endswith(".arff")
-    if (format == "openml" or (format is None and arff)) and pos_label is None and dataset:
-        ds = _builtin(dataset)
-        if ds is not None:
-            pos_label = ds.class_names[1]
-    frame = read_predictions(source, format=format, dataset=dataset, algorithm=algorithm,
-                             pos_label=pos_label)
+    openml = format == "openml" or (format is None and arff)
+    class_names = None
+    if openml and dataset and built_in(dataset) is not None:
+        class_names = built_in(dataset).class_names
+        if pos_label is None:
+            pos_label = class_names[1]
+    frame, where = _read(source, format=format, dataset=dataset, algorithm=algorithm,
+                         pos_label=pos_label, class_names=class_names)
     if frame.empty:
         raise ValueError("the source holds no predictions.")
     con = store._writer()
     config = con.execute("SELECT value FROM meta WHERE key = 'study'").fetchall()
-    n_folds = folds or (json.loads(config[0][0]).get("folds") if config else None)
+    config = json.loads(config[0][0]) if config else {}
+    n_folds = folds or config.get("folds")
+    n_repeats = config.get("repeats")
     known = {name: (int(i), int(n)) for name, i, n in
              con.execute("SELECT name, id, n_instances FROM datasets").fetchall()}
     algos = {name: est for name, est in
@@ -324,7 +520,7 @@ def import_predictions(store, source, *, format: str | None = None,
     new_datasets, new_algorithms, checked = [], [], []
     for name in pd.unique(frame["dataset"]):
         if name not in known:
-            ds = _builtin(name)
+            ds = built_in(name)
             if ds is None:
                 raise ValueError(f"dataset {name!r} is neither in the store nor a built-in "
                                  "dataset; run a study on it first (its rows and classes "
@@ -341,11 +537,20 @@ def import_predictions(store, source, *, format: str | None = None,
         if name in known:
             labels_of[name] = _stored_labels(con, known[name][0], known[name][1])
             if labels_of[name] is None:
-                ds = _builtin(name)
+                ds = built_in(name)
                 labels_of[name] = None if ds is None else np.asarray(ds.y, dtype=np.int64)
         else:
             ds = next(d for d in new_datasets if d.name == name)
             labels_of[name] = np.asarray(ds.y, dtype=np.int64)
+    if "y" in frame.columns and "classes" not in frame.attrs:
+        y = np.empty(len(frame), dtype=np.int64)
+        for name, index in frame.groupby("dataset", sort=False).indices.items():
+            ds = built_in(name)
+            y[index] = _classes(frame["y"].to_numpy()[index],
+                                None if ds is None else ds.class_names,
+                                f"{where.at(frame[_POS].to_numpy()[index[:1]])}: dataset "
+                                f"{name!r}")
+        frame = frame.assign(y=y)
     sizes = {**{k: v[1] for k, v in known.items()},
              **{d.name: d.n_instances for d in new_datasets}}
     done = set(con.execute(
@@ -357,7 +562,8 @@ def import_predictions(store, source, *, format: str | None = None,
             raise ValueError(f"dataset {key[0]!r}, algorithm {key[1]!r}, repeat {key[2]} is "
                              "already in the store; none imported.")
         k = n_folds or int(part["fold"].max()) + 1
-        _check_task(key, part, sizes[key[0]], labels_of[key[0]], max(int(k), 1))
+        _check_task(key, part, sizes[key[0]], labels_of[key[0]], max(int(k), 1), n_repeats,
+                    where)
         if labels_of[key[0]] is None:
             if "y" not in part.columns:
                 raise ValueError(f"dataset {key[0]!r} has no stored classes; give a y column.")
@@ -365,6 +571,13 @@ def import_predictions(store, source, *, format: str | None = None,
             labels_of[key[0]][part["row"].to_numpy()] = part["y"].to_numpy()
         checked.append((key, part.sort_values("row"), int(k)))
 
+    with _sigint_between_queries() as stop:
+        return _write(con, source, format, new_datasets, new_algorithms, checked, labels_of,
+                      stop)
+
+
+def _write(con, source, format, new_datasets, new_algorithms, checked, labels_of, stop):
+    """The import's one transaction; ``stop()`` raises KeyboardInterrupt after a Ctrl-C."""
     con.begin()
     try:
         next_id = con.execute("SELECT coalesce(max(id) + 1, 0) FROM datasets").fetchall()[0][0]
@@ -384,6 +597,7 @@ def import_predictions(store, source, *, format: str | None = None,
                for t in ("datasets", "algorithms")}
         out = []
         for (dname, aname, repeat), part, k in checked:
+            stop()
             d_id, a_id = ids["datasets"][dname], ids["algorithms"][aname]
             key = [d_id, a_id, repeat]
             n = len(part)
@@ -399,7 +613,7 @@ def import_predictions(store, source, *, format: str | None = None,
             known_time = "fit_time" in part.columns and part["fit_time"].notna().all()
             if known_time:
                 per_fold = part.groupby("fold")["fit_time"].first()
-                fit[per_fold.index.to_numpy()] = np.maximum(per_fold.to_numpy(), 0.0)
+                fit[per_fold.index.to_numpy()] = per_fold.to_numpy()
             timings = pa.table({
                 "dataset_id": np.full(k, d_id, np.int16), "algorithm_id": np.full(k, a_id,
                                                                                   np.int16),
@@ -419,8 +633,51 @@ def import_predictions(store, source, *, format: str | None = None,
             con.execute("INSERT INTO tasks VALUES (?, ?, ?, 'done', NULL, ?, ?, ?, ?, now())",
                         key + [wall, wall, k, warning])
             out.append((dname, aname, repeat, n, k))
+        stop()
         con.commit()
-    except BaseException:
+    except BaseException as exc:
         _rollback(con)
+        if _query_interrupted(exc):  # DuckDB's answer to Ctrl-C during a query
+            raise KeyboardInterrupt from None
         raise
     return pd.DataFrame(out, columns=["dataset", "algorithm", "repeat", "rows", "folds"])
+
+
+@contextmanager
+def _sigint_between_queries():
+    """Hold Ctrl-C (SIGINT) back while DuckDB runs a query, and act on it between two.
+
+    DuckDB stops a query that a signal interrupts with one of several errors (an
+    ``InterruptException``, a ``RuntimeError``, an error naming the object it was
+    reading); holding the signal until the query is over makes Ctrl-C a plain
+    ``KeyboardInterrupt`` raised by ``stop()``, before the commit or after it, never
+    inside. Only in the main thread, where Python runs signal handlers.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield lambda: None
+        return
+    caught = []
+
+    def hold(signum, frame):
+        caught.append(signum)
+
+    def stop():
+        if caught:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    stop()  # a Ctrl-C after the last check: the import is committed, then stopped
+
+
+def _query_interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is how DuckDB reports a query stopped by a signal (Ctrl-C): an
+    ``InterruptException``, or a plain ``RuntimeError('Query interrupted')``."""
+    import duckdb
+
+    return isinstance(exc, duckdb.InterruptException) or (
+        type(exc) is RuntimeError and str(exc).strip() == "Query interrupted")

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import duckdb
 
-__all__ = ["StoreDamagedError", "StoreFullError", "translate", "quick_problems",
-           "full_problems"]
+__all__ = ["StoreDamagedError", "StoreFullError", "StorePermissionError", "translate",
+           "quick_problems", "full_problems"]
 
 _TABLES = ("meta", "datasets", "algorithms", "tasks", "scores", "timings")
 _SMALL_TABLES = ("meta", "datasets", "algorithms", "tasks", "timings")
@@ -68,6 +68,24 @@ class StoreFullError(OSError):
                 "Finished tasks are saved; free some space and run the same command again.")
 
 
+class StorePermissionError(PermissionError):
+    """The store file, or the file DuckDB keeps beside it (``<store>.wal``), cannot be
+    written: no permission, a read-only directory or file system, an immutable file.
+
+    A ``PermissionError`` with ``filename`` the file that could not be opened.
+    """
+
+    def __init__(self, filename, detail: str = "Permission denied"):
+        code = errno.EPERM if "not permitted" in detail else errno.EACCES
+        super().__init__(code, detail, str(filename))
+
+    def __str__(self) -> str:
+        return (f"Cannot write {self.filename} ({self.strerror}): a store needs a writable "
+                "file in a writable directory (DuckDB writes <store>.wal beside it); "
+                "copy the store somewhere writable, or pass another --store.")
+
+
+_DENIED = ("Permission denied", "Operation not permitted", "Read-only file system")
 _NO_SPACE = ("No space left on device", "Disk quota exceeded")
 _DAMAGE = ("Corrupt database file", "checksum", "Could not read enough bytes",
            "Serialization Error", "INTERNAL Error", "FATAL Error")
@@ -75,7 +93,8 @@ _WRITE_FILE = re.compile(r'(?:write|open|create)[^"]* file "([^"]+)"')
 
 
 def translate(exc: BaseException, path) -> BaseException | None:
-    """The :class:`StoreFullError` or :class:`StoreDamagedError` a DuckDB error means.
+    """The :class:`StoreFullError`, :class:`StoreDamagedError` or
+    :class:`StorePermissionError` a DuckDB error means.
 
     None when it means neither (a lock conflict, a bug): the caller re-raises it as is.
     """
@@ -87,6 +106,10 @@ def translate(exc: BaseException, path) -> BaseException | None:
         return StoreFullError(named.group(1) if named else path,
                               "No space left on device" if "quota" not in text
                               else "Disk quota exceeded")
+    denied = [marker for marker in _DENIED if marker in text]
+    if denied:
+        named = _WRITE_FILE.search(text)
+        return StorePermissionError(named.group(1) if named else path, denied[0])
     damaged = isinstance(exc, (duckdb.SerializationException, duckdb.InternalException)) \
         or any(marker in text for marker in _DAMAGE)
     if damaged:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from metaeval.store import Store, StoreFullError
 from metaeval.study._config import Study
+from metaeval.study._executors import DaskExecutor
 from metaeval.study._plan import plan_tasks
 from metaeval.study._provenance import environment, fold_seeds, hyperparameters
 from metaeval.study._run import TaskResult, _load_builtin, failure_kind
@@ -258,7 +259,8 @@ def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
     store = Store(study.store)
     summary = StudySummary(store=store.path, n_tasks=len(tasks), folds=study.folds,
                            executor=study.executor.describe())
-    with store.writing():
+    # the executor first: nothing is created (no store, no tasks) while it is unreachable
+    with _session(study.executor, store.path) as run_tasks, store.writing():
         _check_compatible(store, study, datasets, algorithms)
         config = _merge_config(store.study_config(), study.config())
         for row, algorithm in zip(algorithms, study.algorithms, strict=True):
@@ -281,7 +283,7 @@ def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
             size = {row["name"]: row["n_instances"] for row in datasets}
             todo.sort(key=lambda t: (-size[t.dataset], t.dataset))  # big ones first
             run_id = store.start_run(environment(summary.executor))
-            _execute(study, store, todo, summary, progress)
+            _execute(run_tasks, store, todo, summary, progress)
             store.finish_run(run_id)
         recorded = store.tasks()
         if todo:
@@ -305,7 +307,22 @@ def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
     return summary
 
 
-def _execute(study, store, todo, summary, progress) -> None:
+@contextmanager
+def _session(executor, store_path: Path):
+    """The executor's session (a Dask cluster reached first, its log beside the store), or
+    its ``run`` for an executor without one."""
+    session = getattr(executor, "session", None)
+    if session is None:
+        yield executor.run
+        return
+    log_file = None
+    if isinstance(executor, DaskExecutor):
+        log_file = store_path.with_name(store_path.name + ".dask.log")
+    with session(log_file=log_file) as run_tasks:
+        yield run_tasks
+
+
+def _execute(run_tasks, store, todo, summary, progress) -> None:
     """Run ``todo`` on the study's executor; a writer thread commits each result."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -334,7 +351,7 @@ def _execute(study, store, todo, summary, progress) -> None:
     if progress is not None:
         progress.start(len(todo), f"{len(todo)} tasks")
     writer = _Writer(commit)
-    results = study.executor.run(todo)
+    results = run_tasks(todo)
     try:
         try:
             for result in results:

@@ -36,9 +36,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import wait
+from pathlib import Path
 
 from metaeval.study._plan import Task
-from metaeval.study._run import LOST_PREFIX, TaskResult, _load_builtin, one_thread, run_task
+from metaeval.study._run import LOST_PREFIX, TaskResult, one_thread, run_task
 from metaeval.study._worker import WorkerProcess
 
 __all__ = ["LocalExecutor", "DaskExecutor"]
@@ -106,6 +107,12 @@ class LocalExecutor:
         """A few words for the user."""
         return f"{self.n_jobs} local process{'es' if self.n_jobs > 1 else ''}"
 
+    @contextmanager
+    def session(self, log_file=None):
+        """Yield :meth:`run` (local processes need no connection; see
+        :meth:`DaskExecutor.session`)."""
+        yield self.run
+
     def run(self, tasks: Sequence[Task]) -> Iterator[TaskResult]:
         """Yield the result of every task as it finishes (any order)."""
         tasks = list(tasks)
@@ -159,29 +166,6 @@ class _MainFinder(pickle.Unpickler):
         if module in ("__main__", "__mp_main__"):
             self.uses_main = True
         return super().find_class(module, name)
-
-
-def _warm_up(task: Task | None) -> None:  # pragma: no cover - runs in the child process
-    """Import what tasks need (and load the task's data) before the clock starts.
-
-    Module imports are a one-off cost of a fresh worker process and data loading is not
-    the algorithm's time, so neither counts against a task's time limit.
-    """
-    import importlib
-
-    try:
-        if task is None:
-            for module in ("sklearn.model_selection", "sklearn.pipeline", "sklearn.compose",
-                           "sklearn.impute", "sklearn.preprocessing", "metaeval.algorithms",
-                           "metaeval.datasets"):
-                importlib.import_module(module)
-            return
-        estimator = str(task.algorithm.estimator).replace(":", ".")
-        importlib.import_module(estimator.rpartition(".")[0])
-        if task.data is None:
-            _load_builtin(task.dataset)
-    except Exception:  # noqa: BLE001 - run_task reports the problem properly
-        pass
 
 
 class _Slot:
@@ -310,6 +294,18 @@ def _starting_children():
             if hasattr(signal, name):
                 number = getattr(signal, name)
                 saved[number] = signal.signal(number, signal.SIG_IGN)
+    try:
+        with _without_main():
+            yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+
+
+@contextmanager
+def _without_main():
+    """An empty ``__main__`` module, so that processes spawned meanwhile do not import
+    the caller's script."""
     main = sys.modules.get("__main__")
     if main is not None:
         sys.modules["__main__"] = types.ModuleType("__main__")
@@ -318,8 +314,6 @@ def _starting_children():
     finally:
         if main is not None:
             sys.modules["__main__"] = main
-        for number, handler in saved.items():
-            signal.signal(number, handler)
 
 
 @dataclass(frozen=True)
@@ -358,33 +352,69 @@ class DaskExecutor:
 
     def run(self, tasks: Sequence[Task]) -> Iterator[TaskResult]:
         """Yield the result of every task as it finishes (any order)."""
+        with self.session() as run:
+            yield from run(tasks)
+
+    @contextmanager
+    def session(self, log_file=None):
+        """Reach the cluster first; yield a function that runs tasks on it.
+
+        With ``scheduler``, the connection is made on entering (a ``ValueError`` when
+        the scheduler cannot be reached), so that a study creates nothing -- no store,
+        no tasks -- until its executor is there. A local cluster is started when the
+        first tasks are run. With ``log_file``, Dask's own logging (heartbeats, workers
+        restarted) goes to that file, not to the terminal, and one line on standard
+        error says when a worker was lost.
+        """
+        held = {}
+        if self.scheduler is not None:
+            held["client"] = self._connect()
+        try:
+            # for the whole session: a worker the nanny restarts after a loss, even as the
+            # run ends, logs to the file and does not import the caller's script either
+            # (see _starting_children)
+            with _dask_logging(log_file), _without_main():
+                try:
+                    yield lambda tasks: self._run(tasks, held, log_file)
+                finally:
+                    _close(held)
+        finally:
+            _close(held)
+
+    def _connect(self):
+        from dask.distributed import Client
+
+        try:
+            return Client(self.scheduler, timeout="10s")
+        except OSError as exc:
+            raise ValueError(
+                f"Cannot reach the Dask scheduler at {self.scheduler}: {exc}"
+            ) from exc
+
+    def _run(self, tasks, held, log_file) -> Iterator[TaskResult]:
         tasks = list(tasks)
         if not tasks:
             return
+        yield from self._run_logged(tasks, held, log_file)
+
+    def _run_logged(self, tasks, held, log_file) -> Iterator[TaskResult]:
         import logging
 
         from dask.distributed import Client, LocalCluster, as_completed
 
-        cluster = None
-        if self.scheduler is not None:
-            try:
-                client = Client(self.scheduler, timeout="10s")
-            except OSError as exc:
-                raise ValueError(
-                    f"Cannot reach the Dask scheduler at {self.scheduler}: {exc}"
-                ) from exc
-        else:
+        if "client" not in held:
             with _starting_children():
-                cluster = LocalCluster(
+                held["cluster"] = LocalCluster(
                     n_workers=self.n_workers or os.cpu_count() or 1,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
-                    silence_logs=logging.ERROR,
+                    silence_logs=logging.ERROR if log_file is None else False,
                 )
-            client = Client(cluster)
+            held["client"] = Client(held["cluster"])
+        client = held["client"]
+        futures, by_key = [], {}
         try:
-            futures, by_key = [], {}
             for i, task in enumerate(tasks):
                 future = client.submit(
                     run_task, task, pin_threads=True, pure=False, priority=len(tasks) - i,
@@ -401,10 +431,69 @@ class DaskExecutor:
                     lost = type(exc).__name__ in _DASK_LOST
                     result = TaskResult.failure(
                         task, f"{LOST_PREFIX} (Dask {what})" if lost else f"Dask: {what}")
+                    if lost and log_file is not None:
+                        print(f"A Dask worker was lost while running {task.dataset} x "
+                              f"{task.algorithm.name} (repeat {task.repeat}); it runs again "
+                              f"on the next run. Dask's log: {log_file}",
+                              file=sys.stderr, flush=True)
                 future.release()
                 yield result
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            for future in futures:
+                future.release()
 
+
+def _close(held: dict) -> None:
+    """Close the session's client, then its local cluster (once)."""
+    client, cluster = held.pop("client", None), held.pop("cluster", None)
+    if client is not None:
+        client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+@contextmanager
+def _dask_logging(log_file):
+    """Send Dask's logging to ``log_file`` while a study runs on Dask (this process's
+    loggers, and the worker processes' through Dask's ``logging`` setting, which they
+    read from the environment when they start)."""
+    if log_file is None:
+        yield
+        return
+    import logging
+
+    names = ("distributed", "dask", "tornado", "bokeh")
+    Path(log_file).parent.mkdir(parents=True, exist_ok=True)  # the executor is reachable
+    handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    saved = {}
+    for name in names:
+        logger = logging.getLogger(name)
+        saved[name] = (list(logger.handlers), logger.propagate)
+        for old in list(logger.handlers):
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+        logger.propagate = False
+    setting = {"version": 1, "disable_existing_loggers": False,
+               "formatters": {"plain": {"format": "%(asctime)s %(process)d %(name)s "
+                                                  "%(levelname)s %(message)s"}},
+               "handlers": {"file": {"class": "logging.FileHandler", "filename": str(log_file),
+                                     "formatter": "plain", "encoding": "utf-8"}},
+               "loggers": {name: {"handlers": ["file"], "level": "INFO", "propagate": False}
+                           for name in names}}
+    previous = os.environ.get("DASK_LOGGING")
+    os.environ["DASK_LOGGING"] = repr(setting)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("DASK_LOGGING", None)
+        else:
+            os.environ["DASK_LOGGING"] = previous
+        for name, (handlers, propagate) in saved.items():
+            logger = logging.getLogger(name)
+            logger.removeHandler(handler)
+            for old in handlers:
+                logger.addHandler(old)
+            logger.propagate = propagate
+        handler.close()

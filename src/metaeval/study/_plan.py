@@ -9,13 +9,11 @@ bit for bit on any executor and any number of workers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from metaeval.study._config import Study
 
 __all__ = ["Task", "derive_seed", "plan_tasks"]
 
@@ -109,7 +107,19 @@ class Task:
         )
 
 
-def plan_tasks(study: Study) -> list[Task]:
+class _Plan(Protocol):
+    """What planning reads of a :class:`~metaeval.study.Study` (this module does not import
+    the study's configuration, which imports the executors, which import this module)."""
+
+    datasets: Sequence[Any]
+    algorithms: Sequence[Any]
+    repeats: int
+    folds: int
+    seed: int
+    timeout: float | None
+
+
+def plan_tasks(study: _Plan) -> list[Task]:
     """List the tasks of a study: every (dataset, algorithm, repeat), in study order.
 
     Parameters

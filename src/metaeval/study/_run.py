@@ -362,3 +362,26 @@ def _warning_lines(caught) -> list[str]:
     if len(seen) > 5:
         seen = seen[:5] + [f"... and {len(seen) - 5} more"]
     return seen
+
+
+def warm_up(task: Task | None) -> None:  # pragma: no cover - runs in the child process
+    """Import what tasks need (and load the task's data) before the clock starts.
+
+    Module imports are a one-off cost of a fresh worker process and data loading is not
+    the algorithm's time, so neither counts against a task's time limit.
+    """
+    import importlib
+
+    try:
+        if task is None:
+            for module in ("sklearn.model_selection", "sklearn.pipeline", "sklearn.compose",
+                           "sklearn.impute", "sklearn.preprocessing", "metaeval.algorithms",
+                           "metaeval.datasets"):
+                importlib.import_module(module)
+            return
+        estimator = str(task.algorithm.estimator).replace(":", ".")
+        importlib.import_module(estimator.rpartition(".")[0])
+        if task.data is None:
+            _load_builtin(task.dataset)
+    except Exception:  # noqa: BLE001 - run_task reports the problem properly
+        pass

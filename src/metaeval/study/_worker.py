@@ -135,11 +135,10 @@ def main(fd: int, parent_pid: int) -> None:  # pragma: no cover - runs in the ch
     for name in ("SIGINT", "SIGHUP"):  # the parent's to handle
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
-    from metaeval.study._executors import _warm_up
-    from metaeval.study._run import TaskResult, run_task
+    from metaeval.study._run import TaskResult, run_task, warm_up
 
     conn = Connection(fd)
-    _warm_up(None)
+    warm_up(None)
     while True:
         try:
             data = conn.recv_bytes()
@@ -153,7 +152,7 @@ def main(fd: int, parent_pid: int) -> None:  # pragma: no cover - runs in the ch
         if task is None:
             return
         try:
-            _warm_up(task)
+            warm_up(task)
             conn.send(("started", None))
             result = run_task(task, pin_threads=True)
             try:
