@@ -18,6 +18,8 @@ from scipy.cluster.hierarchy import linkage
 
 from metaeval.report import figures
 from metaeval.report._plots import StudyView, plot
+from metaeval.report.figures import _style as fig_style
+from metaeval.report.figures import similarity as fig_sim
 
 METHODS = ["score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform"]
 ALGS = ["3NN", "5NN", "DT", "LR", "NB", "RF", "SVM_LIN", "SVM_RBF"]
@@ -170,7 +172,7 @@ def test_instance_cost_curves_say_when_lines_coincide_and_show_zero_losses():
     markers = {line.get_marker() for line in second.lines}
     assert len(markers) == 3  # each algorithm its own marker, not only its colour
     # and eight algorithms' colours stay apart for a deuteranope (DT/NB/RF were one olive)
-    seen = [_as_deuteranope_sees(c) for c in figures._algorithm_colours(ALGS).values()]
+    seen = [_as_deuteranope_sees(c) for c in fig_style._algorithm_colours(ALGS).values()]
     gaps = [np.linalg.norm(a - b) for i, a in enumerate(seen) for b in seen[i + 1:]]
     assert min(gaps) > 0.15  # matplotlib's default colours: 0.115
 
@@ -312,10 +314,10 @@ def test_folds_used_and_their_warning():
 
 @given(st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False))
 def test_nice_ceilings_are_round_and_close_above(x):
-    top = figures._nice_ceiling(x)
+    top = fig_sim._nice_ceiling(x)
     assert x * (1 - 1e-12) <= top <= x * 4 / 3 * (1 + 1e-12)  # 1.5+ -> 2 is the widest gap
     mantissa = top / 10.0 ** np.floor(np.log10(top))
-    assert any(np.isclose(mantissa, m) for m in figures._NICE)
+    assert any(np.isclose(mantissa, m) for m in fig_sim._NICE)
 
 
 def test_class_cost_curves_and_dendrograms_end_on_round_values():

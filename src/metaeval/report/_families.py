@@ -165,8 +165,9 @@ def family_dendrogram(D, algorithms, families: dict[str, str], *, title: str = "
 def families_section(page, *, k: int = 20) -> str:
     """HTML of the report's family section (``page`` is the report's page object)."""
     from metaeval.algorithms import families as family_map
+    from metaeval.report._encode import figure_to_svg
+    from metaeval.report._markup import _table
     from metaeval.report.figures import METHOD_ABBREVIATIONS
-    from metaeval.report.html import _table, figure_to_svg
 
     view = page.view
     names = view.usable_datasets()

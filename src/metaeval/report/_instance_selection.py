@@ -390,7 +390,7 @@ def _shown_algorithms(page, dataset, max_algorithms):
     algorithm and condition would take minutes to draw and be unreadable) the best
     ``max_algorithms`` by average rank (AR), in rank order.
     """
-    from metaeval.report.html import _esc
+    from metaeval.report._markup import _esc
 
     algs = list(page.view.scores(dataset)[2])
     if len(algs) <= max_algorithms:
@@ -435,7 +435,7 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
     at most ``max_algorithms`` algorithms (the best by average rank); selection runs on
     every such dataset.
     """
-    from metaeval.report.html import _esc, _row, _table
+    from metaeval.report._markup import _esc, _row, _table
 
     view = page.view
     featured = _featured(view, list(datasets), max_rows)
