@@ -416,3 +416,21 @@ def test_the_instance_cost_curves_legend_fits_in_the_figure(models):
     box = fig.legends[0].get_window_extent(canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= fig.bbox.width
     assert len(fig.legends[0].get_texts()) == 8
+
+
+def test_the_figures_package_keeps_the_public_names_of_the_module_it_was():
+    # metaeval.report.figures became a package of one module per paper or theme: every
+    # name it had is still there, a figure function (not a submodule of the same name)
+    import types
+
+    public = ["METHOD_ABBREVIATIONS", "a3r_curves", "arr_curves", "class_cost_curves",
+              "correlation_heatmap", "cost_hardness_maps", "critical_difference_diagram",
+              "dendrograms", "hardness_maps", "heatmap", "instance_cost_curves",
+              "instance_space_map", "iso_a3r_curves", "portfolio_curve", "projection_map",
+              "rank_table", "ranked_bars", "smallest_font_pt", "stability_grid"]
+    assert sorted(figures.__all__) == sorted(public)
+    for name in public[1:] + ["drawing_style"]:
+        assert callable(getattr(figures, name)), name
+        assert not isinstance(getattr(figures, name), types.ModuleType), name
+    assert (figures.FONT, figures.TITLE, figures.MAX_WIDTH) == (10.0, 11.0, 7.2)
+    assert figures.METHOD_ABBREVIATIONS["rate-driven"] == "RD"

@@ -11,8 +11,8 @@ from metaeval.report import _backdrop, data, figures
 from metaeval.report.figures import benchmark as fig_bench
 from metaeval.report.figures import cost_curves as fig_cc
 from metaeval.report.figures import drawing_style
-from metaeval.report.figures import hardness_maps as fig_maps
 from metaeval.report.figures import instance_space as fig_space
+from metaeval.report.figures import maps as fig_maps
 from metaeval.report.figures import similarity as fig_sim
 
 METHODS = ["score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform"]

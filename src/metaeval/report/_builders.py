@@ -18,8 +18,8 @@ from metaeval.report import data, figures
 from metaeval.report.figures import _style as fig_style
 from metaeval.report.figures import benchmark as fig_bench
 from metaeval.report.figures import cost_curves as fig_cc
-from metaeval.report.figures import hardness_maps as fig_maps
 from metaeval.report.figures import instance_space as fig_space
+from metaeval.report.figures import maps as fig_maps
 from metaeval.report.figures import similarity as fig_sim
 
 _SCORE_METHODS = ("score-driven", "rate-driven")

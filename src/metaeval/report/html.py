@@ -610,7 +610,8 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     store_path = getattr(view.store, "path", "")
     subtitle = f"Store {store_path} · {len(all_names)} datasets · generated {stamp}"
-    doc = _template.PAGE.format(title=_esc(title), subtitle=_esc(subtitle), nav=nav,
+    doc = _template.PAGE.format(title=_esc(title), intro=_esc(_template.INTRO),
+                                subtitle=_esc(subtitle), nav=nav,
                                 body=body, css=_template.CSS, version=_esc(__version__))
     doc = _render.renumber_svg_ids(doc)
     out_dir.mkdir(parents=True, exist_ok=True)

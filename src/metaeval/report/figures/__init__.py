@@ -24,7 +24,7 @@ References
    meta-learning", MetaSel workshop at ECAI 2014.
 
 The functions live in one module per paper or theme: :mod:`.cost_curves` and
-:mod:`.hardness_maps` (instance hardness), :mod:`.similarity`, :mod:`.rankings`,
+:mod:`.maps` (instance hardness), :mod:`.similarity`, :mod:`.rankings`,
 :mod:`.benchmark` and :mod:`.instance_space`; :mod:`._style` holds what they share.
 """
 
@@ -41,8 +41,8 @@ from metaeval.report.figures._style import (  # noqa: F401 (FONT .. drawing_styl
 )
 from metaeval.report.figures.benchmark import heatmap, portfolio_curve, ranked_bars, stability_grid
 from metaeval.report.figures.cost_curves import class_cost_curves, instance_cost_curves
-from metaeval.report.figures.hardness_maps import cost_hardness_maps, hardness_maps, projection_map
 from metaeval.report.figures.instance_space import correlation_heatmap, instance_space_map
+from metaeval.report.figures.maps import cost_hardness_maps, hardness_maps, projection_map
 from metaeval.report.figures.rankings import (
     a3r_curves,
     arr_curves,

@@ -250,12 +250,6 @@ def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
                     ax.text(j, i, f"{100 * values[i, j]:.0f}", ha="center", va="center",
                             fontsize=FONT,
                             color=_text_colour(im.cmap(im.norm(values[i, j]))))
-    if n_rows > 1 and n_cols > 1 and np.nanmin(values) < 0.1 < np.nanmax(values):
-        cs = ax.contour(ci, ri, values, levels=[0.1], colors="black", linewidths=1.6,
-                        linestyles="--")
-        labels = ax.clabel(cs, fmt={0.1: "10 %"}, fontsize=FONT)
-        for t in labels:
-            t.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 1})
     ax.set_xticks(ci, [f"{v:g}" for v in cols])
     ax.set_yticks(ri, [f"{v:g}" for v in rows])
     ax.set_xlabel("metrics sampled", fontsize=FONT)
@@ -264,9 +258,35 @@ def stability_grid(grid, *, title="Bootstrap stability") -> Figure:
     ax.tick_params(labelsize=FONT)
     from matplotlib.ticker import PercentFormatter
 
-    cb = fig.colorbar(im, ax=ax, pad=0.02, format=PercentFormatter(xmax=1, decimals=0))
-    cb.set_label("draws with a different\nconclusion (%)", fontsize=FONT)
+    # below the grid, its label horizontal (at the right, rotated, the label's second
+    # line was cut off)
+    cb = fig.colorbar(im, ax=ax, location="bottom", fraction=0.06, aspect=40, pad=0.03,
+                      format=PercentFormatter(xmax=1, decimals=0))
+    edges = _level_edges(values, 0.1)
+    cb.set_label("draws with a different conclusion (%)"
+                 + ("\ndashed: the 10 % level" if edges else ""), fontsize=FONT)
+    cb.ax.tick_params(labelsize=FONT)
+    if edges:
+        # the 10 % level along the cells' edges, never across the numbers in them
+        from matplotlib.collections import LineCollection
+
+        style = {"colors": "black", "linewidths": 1.6, "linestyles": "--"}
+        ax.add_collection(LineCollection(edges, **style))
+        if lo < 0.1 < hi:
+            cb.ax.axvline(0.1, color="black", lw=1.6, ls="--")
     return fig
+
+
+def _level_edges(values: np.ndarray, level: float) -> list:
+    """The cell edges between a cell under ``level`` and a neighbour at or over it, as
+    line segments in the cells' coordinates (cell ``(i, j)`` centred on ``(j, i)``)."""
+    below = np.where(np.isfinite(values), values < level, np.nan)
+    segments = []
+    for i, j in zip(*np.nonzero(below[:, :-1] + below[:, 1:] == 1), strict=True):
+        segments.append([(j + 0.5, i - 0.5), (j + 0.5, i + 0.5)])  # left | right
+    for i, j in zip(*np.nonzero(below[:-1, :] + below[1:, :] == 1), strict=True):
+        segments.append([(j - 0.5, i + 0.5), (j + 0.5, i + 0.5)])  # row i over row i + 1
+    return segments
 
 
 def _edges(centres: np.ndarray) -> np.ndarray:

@@ -179,6 +179,11 @@ def _instance_cost_curves_frame(*, methods, n_instances, models, single, legend_
                               fontsize=FONT)
             if i == n_methods - 1:
                 ax.set_xlabel("cost c", fontsize=FONT)
+                # the end labels inside their panel: a panel's "1" beside the next
+                # one's "0" read "10" (three fixed ticks: their labels stay as set)
+                ends = ax.get_xticklabels()
+                ends[0].set_horizontalalignment("left")
+                ends[-1].set_horizontalalignment("right")
     if not single:  # the models' lines as the content draws them (see _curve_style)
         handles = [Line2D([], [], label=model, **_legend_style(model, models))
                    for model in models]
