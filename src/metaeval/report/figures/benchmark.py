@@ -186,11 +186,12 @@ def _heatmap_content(fig, frame, checked) -> None:
     if checked["annotate"]:
         fmt, missing_label = checked["fmt"], checked["missing_label"]
         n_rows, n_cols = values.shape
+        cells = im.cmap(im.norm(values))  # every cell's colour at once, not one by one
         for i in range(n_rows):
             for j in range(n_cols):
                 if np.isfinite(values[i, j]):
                     ax.text(j, i, fmt.format(values[i, j]), ha="center", va="center",
-                            fontsize=FONT, color=_text_colour(im.cmap(im.norm(values[i, j]))))
+                            fontsize=FONT, color=_text_colour(cells[i, j]))
                 elif missing_label:
                     ax.text(j, i, missing_label, ha="center", va="center", fontsize=FONT,
                             color="0.3")
