@@ -26,7 +26,7 @@ def _kb():
 
 def test_loss_curve_data_by_hand():
     ev = evaluate_recommenders(_kb(), strategies=["single-best", "oracle"], n_boot=5,
-                               time_range=(0.5, 100.0))
+                               time_range=(0.5, 100.0), time_axis="seconds")
     tests = loss_curve_data(ev, axis="tests").set_index(["strategy", "x"])["loss"]
     # single best (mean success of the training datasets, ties in column order) tests
     # B, C, A on d1 (loss .1, .1, 0), A, B, C on d2 (.2, 0, 0), B, A, C on d3 (.1, .1, 0);

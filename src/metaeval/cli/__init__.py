@@ -22,7 +22,7 @@ from metaeval.cli._app import app
 
 # Each module registers its commands on ``app`` when imported; this order is --help's order.
 COMMAND_MODULES = ("_study", "_check", "_data", "_import", "_analysis", "_report",
-                   "_recommend")
+                   "_recommend", "_knowledge")
 for _name in COMMAND_MODULES:
     importlib.import_module(f"metaeval.cli.{_name}")
 

@@ -99,8 +99,9 @@ def algorithms(
 @app.command()
 def export(
     parquet: Annotated[
-        Path, typer.Option("--parquet", help="Directory to write the Parquet files to.")
-    ],
+        Path | None, typer.Option("--parquet", help="Directory to write the Parquet files to.",
+                                  show_default=False)
+    ] = None,
     store: StoreOption = Path(DEFAULT_STORE),
     hardness: Annotated[
         bool, typer.Option("--hardness/--no-hardness",
@@ -108,14 +109,36 @@ def export(
                            "every instance for every algorithm and threshold choice "
                            "method (Prudêncio 2019), one row each.")
     ] = True,
+    aslib: Annotated[
+        Path | None, typer.Option("--aslib", help="Write the study under one condition as "
+                                  "an ASlib scenario folder instead (a new folder).",
+                                  show_default=False)
+    ] = None,
+    measure: Annotated[str, typer.Option(help="With --aslib: the success measure.")
+                       ] = "accuracy",
+    cost: Annotated[float | None, typer.Option(
+        help="With --aslib: point cost proportion c (hardness measures).")] = None,
+    cost_beta: Annotated[str | None, typer.Option(
+        "--cost-beta", help="With --aslib: Beta(A, B) cost distribution as A,B.")] = None,
+    time_weight: Annotated[str, typer.Option(
+        "--time-weight", help="With --aslib: P of A3R (recorded in readme.txt).")] = "0",
 ) -> None:
-    """Export a store's tables to Parquet files.
+    """Export a store's tables to Parquet files (or the study as an ASlib scenario).
 
     The tables (datasets, algorithms, tasks, scores, timings), how the results were made
     (runs with their library versions, CPU model and cores; each algorithm's full
     hyperparameters; the fold seeds) and, by default, the per-instance hardness as a
     long table: dataset, repeat, row, algorithm, method, hardness.
     """
+    if (parquet is None) == (aslib is None):
+        err.print("Error: give --parquet DIR or --aslib DIR (one of them).", markup=False)
+        raise typer.Exit(2)
+    if aslib is not None:
+        from metaeval.cli._aslib import export_aslib_command
+
+        export_aslib_command(aslib, store=store, measure=measure, cost=cost,
+                             cost_beta=cost_beta, time_weight=time_weight)
+        return
     with _bad_input():
         st = Store(store)
         with steps(f"Exporting the tables of {store}", 1) as bar:

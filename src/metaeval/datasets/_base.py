@@ -300,10 +300,19 @@ def resolve_column(columns: Sequence[str], target: str, *, what: str = "target")
     folded = [c for c in columns if c.lower() == str(target).lower()]
     if len(folded) == 1:
         return folded[0]
-    shown = ", ".join(repr(c) for c in columns[:20])
+    import difflib
+
+    # the names closest to the one asked for first, then the rest in file order
+    close = difflib.get_close_matches(str(target).lower(), [c.lower() for c in columns],
+                                      n=5, cutoff=0.5)
+    first = [c for low in close for c in columns if c.lower() == low]
+    first = list(dict.fromkeys(first))
+    ordered = first + [c for c in columns if c not in first]
+    shown = ", ".join(repr(c) for c in ordered[:20])
+    hint = f" (closest: {', '.join(repr(c) for c in first)})" if first else ""
     raise ValueError(
-        f"{what} column {target!r} is not in the data; the columns are: {shown}"
-        f"{', ...' if len(columns) > 20 else ''}."
+        f"{what} column {target!r} is not in the data{hint}; the {len(columns)} columns "
+        f"are: {shown}{f', ... ({len(columns) - 20} more)' if len(columns) > 20 else ''}."
     )
 
 

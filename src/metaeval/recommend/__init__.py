@@ -11,16 +11,31 @@ algorithms should I try, in what order?* This room answers it from past results
 - :func:`describe_dataset`: pymfe meta-features and cost-sensitive landmarkers, each
   group under a time budget, failures recorded; :func:`describe_store` caches them.
 - :class:`KnowledgeBase`: past results under a condition, read one dataset at a time.
+- :class:`KnowledgeArchive`: past results under *every* condition, compactly, in one
+  file (:func:`build_knowledge` from a store, :func:`load_knowledge`); one ships with
+  metaeval, so recommending needs no study of one's own.
 - Strategies (:data:`STRATEGIES`): average ranking, k-NN on meta-features, cost-sensitive
   landmarking, active testing; baselines single best, random and oracle.
 - :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
   loss curves against tests and time, mean interval loss, closed gap, bootstrap
   intervals and Friedman/Nemenyi; :func:`recommend`: the order for a new dataset.
+- ASlib scenarios (Bischl et al. 2016): :func:`read_aslib` reads one into a knowledge
+  base, :func:`evaluate_aslib` judges the strategies on its own cross-validation with the
+  algorithm-selection measures, :func:`write_aslib` writes a knowledge base as one.
 
 It reads results through the store's query methods only and never imports the study,
 the report or the command line.
 """
 
+from metaeval.recommend._archive import (
+    GRID,
+    KnowledgeArchive,
+    beta_weights,
+    build_knowledge,
+    load_knowledge,
+)
+from metaeval.recommend._aslib import AslibScenario, read_aslib, write_aslib
+from metaeval.recommend._aslib_evaluate import AslibEvaluation, evaluate_aslib
 from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
 from metaeval.recommend._curves import loss_at, loss_by_time, loss_curve, mean_interval_loss
 from metaeval.recommend._describe import (
@@ -53,11 +68,12 @@ from metaeval.recommend._strategies import (
     Strategy,
     get_strategy,
 )
-from metaeval.recommend._summary import paired_comparison
+from metaeval.recommend._summary import compare_strategies, holm, paired_comparison
 
 __all__ = [
     "Condition",
     "paired_comparison",
+    "compare_strategies",
     "SUCCESS_FLOOR",
     "Description",
     "describe_dataset",
@@ -66,6 +82,11 @@ __all__ = [
     "LANDMARKERS",
     "PYMFE_GROUPS",
     "KnowledgeBase",
+    "KnowledgeArchive",
+    "build_knowledge",
+    "load_knowledge",
+    "beta_weights",
+    "GRID",
     "Query",
     "Strategy",
     "Ranking",
@@ -90,4 +111,10 @@ __all__ = [
     "loss_by_time",
     "Recommendation",
     "recommend",
+    "AslibScenario",
+    "read_aslib",
+    "write_aslib",
+    "AslibEvaluation",
+    "evaluate_aslib",
+    "holm",
 ]

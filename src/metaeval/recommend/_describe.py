@@ -14,6 +14,7 @@ median-imputed, categorical ones as text with missing values as their own catego
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 import traceback
 import warnings
@@ -35,6 +36,9 @@ LANDMARKERS = (
     Algorithm("1NN", "sklearn.neighbors.KNeighborsClassifier", {"n_neighbors": 1}, scale=True),
     Algorithm("LR", "sklearn.linear_model.LogisticRegression", {"max_iter": 1000}, scale=True),
 )
+
+# wall seconds a group may take per CPU second of budget before it is stopped anyway
+_WALL_FACTOR = 20.0
 
 _GROUP_COLUMNS = ("group", "kind", "status", "wall", "cpu", "n_features", "n_failed", "error")
 
@@ -137,8 +141,9 @@ def describe_dataset(
     *,
     groups=PYMFE_GROUPS,
     landmarkers=LANDMARKERS,
-    time_budget=60.0,
-    max_rows=5000,
+    time_budget=2.0,
+    max_rows=1000,
+    landmark_rows=2000,
     landmark_folds=3,
     seed=0,
 ) -> Description:
@@ -151,13 +156,17 @@ def describe_dataset(
         pymfe groups (``"general"``, ``"statistical"``, ``"info-theory"``,
         ``"model-based"``, ``"landmarking"``, ...), summarised by mean and sd.
     landmarkers : sequence of Algorithm, default=LANDMARKERS
-    time_budget : float or None, default=60.0
-        Seconds each pymfe group may take; a group still running then is stopped (it
-        runs in a child process) and recorded as ``"timeout"``. None runs every group in
-        this process without a limit.
-    max_rows : int or None, default=5000
+    time_budget : float or None, default=2.0
+        **CPU** seconds each pymfe group may take (user and system time of the child
+        process it runs in, so a loaded machine gives the same descriptions as an idle
+        one); a group past it is stopped and recorded as ``"timeout"``. None runs every
+        group in this process without a limit.
+    max_rows : int or None, default=1000
         pymfe sees a stratified, seeded sample of at most this many rows (its cost grows
-        faster than linearly); landmarkers always see every row.
+        faster than linearly).
+    landmark_rows : int or None, default=2000
+        The landmarkers are cross-validated on a stratified, seeded sample of at most
+        this many rows (None: every row).
     landmark_folds : int, default=3
         Stratified folds of the landmarkers' cross-validation.
     seed : int, default=0
@@ -196,6 +205,10 @@ def describe_dataset(
         raise ValueError(f"time_budget must be > 0 seconds or None, got {time_budget!r}.")
     if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 10):
         raise ValueError(f"max_rows must be an integer >= 10 or None, got {max_rows!r}.")
+    if landmark_rows is not None and (isinstance(landmark_rows, bool)
+                                      or int(landmark_rows) < 10):
+        raise ValueError(f"landmark_rows must be an integer >= 10 or None, got "
+                         f"{landmark_rows!r}.")
     if isinstance(landmark_folds, bool) or int(landmark_folds) < 2:
         raise ValueError(f"landmark_folds must be an integer >= 2, got {landmark_folds!r}.")
     if groups:
@@ -209,7 +222,9 @@ def describe_dataset(
         row, rows = _run_group(group, X[idx], y[idx], cat_cols, time_budget, seed)
         group_rows.append(row)
         feature_rows.extend(rows)
-    land_y, land_scores, land_rows = _landmark(dataset, landmarkers, landmark_folds, seed)
+    land_idx = _sample_rows(y, landmark_rows, seed)
+    land_y, land_scores, land_rows = _landmark(dataset, landmarkers, landmark_folds, seed,
+                                               land_idx)
     group_rows.extend(land_rows)
     features = pd.DataFrame(feature_rows, columns=["group", "feature", "value", "error"])
     features["value"] = features["value"].astype(np.float64)
@@ -281,7 +296,10 @@ def _as_float(v):
     return v if np.isfinite(v) else float("nan")
 
 
-def _child(conn, group, X, y, cat_cols, seed):  # pragma: no cover - runs in a child process
+def _child(conn, group, X, y, cat_cols, seed, budget):  # pragma: no cover - child process
+    # the budget is CPU time: SIGPROF (whose default action ends the process) fires after
+    # `budget` seconds of this process's user + system time, also inside compiled code
+    signal.setitimer(signal.ITIMER_PROF, float(budget))
     try:
         conn.send(("ok", _extract(group, X, y, cat_cols, seed)))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, never raised
@@ -336,16 +354,23 @@ def _in_child(group, X, y, cat_cols, budget, seed):
     parent, child = ctx.Pipe(duplex=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # fork with native threads alive
-        proc = ctx.Process(target=_child, args=(child, group, X, y, cat_cols, seed), daemon=True)
+        proc = ctx.Process(target=_child, args=(child, group, X, y, cat_cols, seed, budget),
+                           daemon=True)
         proc.start()
     child.close()
+    timeout = ("timeout", f"group {group!r} took more than its budget of {budget:g} CPU "
+                          "seconds")
     try:
-        if parent.poll(budget):
+        # a safety net in wall time, for a child that waits instead of computing
+        if parent.poll(_WALL_FACTOR * budget + 10.0):
             try:
                 return parent.recv()
             except EOFError:
+                proc.join(5)
+                if proc.exitcode == -signal.SIGPROF:
+                    return timeout
                 return ("failed", f"the pymfe process for group {group!r} died")
-        return ("timeout", f"group {group!r} took longer than its budget of {budget:g} s")
+        return timeout
     finally:
         parent.close()
         if proc.is_alive():
@@ -354,10 +379,14 @@ def _in_child(group, X, y, cat_cols, budget, seed):
 
 
 # ----------------------------------------------------------------------------- landmarkers
-def _landmark(dataset, landmarkers, folds, seed):
-    """Out-of-fold scores of each landmarker; (y, scores frame, group rows)."""
+def _landmark(dataset, landmarkers, folds, seed, rows=None):
+    """Out-of-fold scores of each landmarker on ``rows``; (y, scores frame, group rows)."""
     from sklearn.model_selection import StratifiedKFold
 
+    if rows is not None and len(rows) < dataset.n_instances:
+        X = dataset.X.iloc[rows].reset_index(drop=True)
+        dataset = Dataset(dataset.name, X, dataset.y[rows], categorical=dataset.categorical,
+                          family=dataset.family)
     y = dataset.y
     minority = int(np.bincount(y, minlength=2).min())
     k = min(int(folds), minority)

@@ -23,13 +23,24 @@ from metaeval.recommend._curves import (
     mean_interval_loss,
 )
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
-from metaeval.recommend._strategies import STRATEGIES, SingleBest, Strategy, get_strategy
-from metaeval.recommend._summary import summarise
+from metaeval.recommend._strategies import (
+    STRATEGIES,
+    RandomOrder,
+    SingleBest,
+    Strategy,
+    get_strategy,
+)
+from metaeval.recommend._summary import compare_strategies, summarise
 
-#: The default log-time interval of the mean interval loss (seconds).
-DEFAULT_TIME_RANGE = (0.1, 1000.0)
+#: The default log-time interval of the mean interval loss, as fractions of the whole
+#: pool's time on the held-out dataset (``time_axis="relative"``).
+DEFAULT_TIME_RANGE = (0.01, 1.0)
+#: The default interval in seconds (``time_axis="seconds"``).
+DEFAULT_SECONDS_RANGE = (0.1, 1000.0)
 #: Numbers of tests after which the loss is reported.
 LOSS_STEPS = (1, 3, 5)
+#: Fractions of the pool's time at which the loss is reported (relative time axis).
+LOSS_TIMES = (0.01, 0.1, 1.0)
 
 
 class HeldOut:
@@ -98,6 +109,14 @@ class RecommenderEvaluation:
     critical_difference : CriticalDifferenceData or None
         Friedman and Nemenyi over the held-out datasets, on MIL.
     notes : tuple of str
+    time_axis : {"relative", "seconds"}
+        ``"relative"``: times are fractions of the pool's time on each held-out dataset.
+    clock : {"cpu", "wall"}
+    n_algorithms : int
+    comparisons : DataFrame or None
+        Every paired comparison the evaluation makes (each strategy against the single
+        best and against the random order, on loss@1 and MIL), families resampled,
+        with Holm's correction over all of them (:func:`compare_strategies`).
     """
 
     condition: Condition
@@ -109,21 +128,31 @@ class RecommenderEvaluation:
     versus_random: pd.DataFrame
     critical_difference: object
     notes: tuple = field(default=())
+    time_axis: str = "seconds"
+    clock: str = "cpu"
+    n_algorithms: int = 0
+    comparisons: pd.DataFrame | None = None
 
     def to_json(self) -> dict:
         """The ``metaeval recommend --evaluate --json`` document."""
         strategies = {}
         for row in self.summary.itertuples(index=False):
             r = row._asdict()
+            times = [t for t in LOSS_TIMES if f"loss_at_time_{t:g}" in r]
             strategies[r["strategy"]] = {
                 "mil": _num(r["mil"]),
                 "loss_at": {str(k): _num(r[f"loss_at_{k}"]) for k in LOSS_STEPS},
+                "loss_at_time": {f"{t:g}": _num(r[f"loss_at_time_{t:g}"]) for t in times},
                 "closed_gap": _num(r["closed_gap"]),
+                "first_success": _num(r["first_success"]),
                 "intervals": {
                     name: [_num(r[f"{name}_low"]), _num(r[f"{name}_high"])]
-                    for name in ("mil", *(f"loss_at_{k}" for k in LOSS_STEPS), "closed_gap")
+                    for name in ("mil", *(f"loss_at_{k}" for k in LOSS_STEPS),
+                                 *(f"loss_at_time_{t:g}" for t in times), "closed_gap")
                 },
             }
+            if "mil_se" in r and r["mil_se"] == r["mil_se"]:
+                strategies[r["strategy"]]["mil_monte_carlo_se"] = _num(r["mil_se"])
         curves = self.curves[["dataset", "strategy", "step", "algorithm", "elapsed", "loss"]]
         cd = self.critical_difference
         return {
@@ -134,6 +163,14 @@ class RecommenderEvaluation:
                 for rec in curves.to_dict(orient="records")
             ],
             "n_datasets": int(self.per_dataset["dataset"].nunique()),
+            "n_algorithms": int(self.n_algorithms),
+            "clock": self.clock,
+            "time_axis": self.time_axis,
+            "loss_before_first_test": "the loss of the worst algorithm of the pool (best "
+                                      "minus worst success): nothing is in hand yet",
+            "comparisons": [] if self.comparisons is None else [
+                {k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
+                for rec in self.comparisons.to_dict(orient="records")],
             "friedman": None if cd is None else {
                 "p_value": _num(cd.friedman.p_value),
                 "cd": _num(cd.cd),
@@ -156,13 +193,16 @@ def evaluate_recommenders(
     *,
     strategies=None,
     k=5,
-    n_random=100,
-    time_range=DEFAULT_TIME_RANGE,
+    n_random=10_000,
+    time_range=None,
     n_boot=1000,
     alpha=0.05,
     seed=0,
     describe=False,
-    clock="wall",
+    clock="cpu",
+    folds=None,
+    time_axis="relative",
+    compare=True,
 ) -> RecommenderEvaluation:
     """Leave-one-dataset-out evaluation of recommendation strategies.
 
@@ -184,10 +224,21 @@ def evaluate_recommenders(
         needing meta-features are skipped, with a note, when the store has none).
     k : int, default=5
         Neighbours of ``knn-metafeatures`` and ``cost-landmarking``.
-    n_random : int, default=100
-        Seeded orders averaged for ``random``.
-    time_range : (float, float), default=(0.1, 1000.0)
-        Log-time interval (seconds) of the mean interval loss.
+    n_random : int, default=10000
+        Seeded random orders behind the random baseline's mean interval loss and loss at
+        a time (their Monte-Carlo standard error is reported); its loss after ``k``
+        tests is exact (closed form), whatever ``n_random``.
+    time_range : (float, float), optional
+        Log-time interval of the mean interval loss: fractions of the pool's time
+        (default (0.01, 1): from 1 % of the time the whole pool takes on the held-out
+        dataset to all of it) or seconds (default (0.1, 1000)), as ``time_axis`` says.
+    time_axis : {"relative", "seconds"}, default="relative"
+        ``"relative"``: each held-out dataset's times (tests and description) are
+        divided by the total time of every algorithm of the pool on it, so curves and
+        MIL compare across datasets and machines; ``"seconds"``: as recorded.
+    compare : bool, default=True
+        Paired comparisons of every strategy with the single best and the random
+        order, families resampled, Holm-corrected (:attr:`RecommenderEvaluation.comparisons`).
     n_boot : int, default=1000
         Bootstrap resamples of the held-out datasets for the intervals.
     alpha : float, default=0.05
@@ -197,8 +248,12 @@ def evaluate_recommenders(
         With a store as ``source``: describe (pymfe and landmarkers) the datasets not
         yet described and cache them in the store before reading it, when a strategy
         needs them.
-    clock : {"wall", "cpu"}, default="wall"
+    clock : {"cpu", "wall"}, default="cpu"
         With a store as ``source``: which recorded time of the tests and descriptions.
+    folds : array-like of shape (n_datasets,), optional
+        Outer fold of each dataset of the knowledge base (e.g. an ASlib scenario's
+        ``cv.arff``): a held-out dataset is recommended for from the datasets of the
+        other folds only. Default: its family (leave-one-family-out).
 
     Returns
     -------
@@ -232,48 +287,119 @@ def evaluate_recommenders(
         if any(get_strategy(n).uses is not None for n in names if n not in ("random",)):
             describe_store(source)
     kb, condition = _knowledge(source, condition, clock)
+    if time_axis not in ("relative", "seconds"):
+        raise ValueError(f"time_axis must be 'relative' or 'seconds', got {time_axis!r}.")
+    relative = time_axis == "relative"
+    if time_range is None:
+        time_range = DEFAULT_TIME_RANGE if relative else DEFAULT_SECONDS_RANGE
     lo_hi = _check_range(time_range)
-    chosen, notes = _strategies(strategies, kb, k, n_random)
+    if isinstance(n_random, bool) or not isinstance(n_random, (int, np.integer)) \
+            or n_random < 1:
+        raise ValueError(f"n_random must be a positive integer, got {n_random!r}.")
+    chosen, notes = _strategies(strategies, kb, k, n_random, _describe_hint(source))
     if len(kb.datasets) < 3:
         raise ValueError(f"the knowledge base holds {len(kb.datasets)} dataset(s); "
                          "leave-one-dataset-out needs at least 3.")
     families = np.array(kb.families, dtype=object)
-    if np.unique(families).size < 2:
-        raise ValueError("every dataset belongs to one family; holding a family out would "
-                         "leave nothing to learn from.")
+    if folds is None:
+        groups = families
+    else:
+        groups = np.asarray(folds, dtype=object)
+        if groups.shape != (len(kb.datasets),):
+            raise ValueError(f"folds must give one fold per dataset ({len(kb.datasets)}), "
+                             f"got shape {groups.shape}.")
+    if np.unique(groups).size < 2:
+        raise ValueError("every dataset belongs to one family (or fold); holding it out "
+                         "would leave nothing to learn from.")
+    times_at = LOSS_TIMES if relative else ()
     curve_rows, metric_rows = [], []
     single_best = SingleBest()
     for i, name in enumerate(kb.datasets):
-        train = kb.subset(families != families[i])
+        train = kb.subset(groups != groups[i])
         query = kb.query(i)
+        unit = float(kb.times[i].sum()) if relative else 1.0
         for strategy in chosen:
             order, loss, elapsed, success, overhead = _one(strategy, train, query, condition,
-                                                          kb, i, seed)
+                                                          kb, i, seed, unit)
             loss0 = float(success.max() - success.min())
+            mil = mean_interval_loss(loss, elapsed, loss0, lo_hi)
             row = {
                 "dataset": name, "family": families[i], "strategy": strategy.name,
-                "mil": float(np.mean(mean_interval_loss(loss, elapsed, loss0, lo_hi))),
+                "mil": float(np.mean(mil)),
                 **{f"loss_at_{s}": float(np.mean(loss_at(loss, s))) for s in LOSS_STEPS},
                 "first_success": float(np.mean(success[order[..., 0]])),
                 "overhead": overhead, "loss0": loss0,
                 "total_time": float(np.mean(elapsed[..., -1])),
+                "pool_time": float(kb.times[i].sum()),
             }
+            for t in times_at:
+                row[_time_column(t)] = float(np.mean(loss_by_time(loss, elapsed, loss0, t)))
+            if loss.ndim == 2:  # the random baseline: exact where a closed form exists
+                row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
+                for s_ in LOSS_STEPS:
+                    row[f"loss_at_{s_}"] = random_loss_at(success, s_)
+                row["first_success"] = float(success.mean())
             if condition.time_budget is not None:
                 row["loss_at_budget"] = float(np.mean(
-                    loss_by_time(loss, elapsed, loss0, condition.time_budget)))
+                    loss_by_time(loss, elapsed * unit, loss0, condition.time_budget)))
             metric_rows.append(row)
             curve_rows.append(_curve_frame(name, families[i], strategy, train, order, loss,
-                                           elapsed, overhead, loss0))
+                                           elapsed, overhead, loss0, success))
         sb_first = single_best.rank(train, query, condition).order[0]
         for row in metric_rows[-len(chosen):]:
             row["single_best_success"] = float(kb.success[i, sb_first])
             row["oracle_success"] = float(kb.success[i].max())
     per_dataset = pd.DataFrame(metric_rows)
     curves = pd.concat(curve_rows, ignore_index=True)
-    summary, versus, cd = summarise(per_dataset, [s.name for s in chosen], n_boot=n_boot,
-                                    alpha=alpha, seed=seed)
-    return RecommenderEvaluation(condition, lo_hi, tuple(s.name for s in chosen), curves,
-                                 per_dataset, summary, versus, cd, tuple(kb.notes) + notes)
+    names = [s.name for s in chosen]
+    summary, versus, cd = summarise(per_dataset, names, n_boot=n_boot, alpha=alpha,
+                                    seed=seed)
+    comparisons = (compare_strategies(per_dataset, names, n_boot=n_boot, alpha=alpha,
+                                      seed=seed) if compare else None)
+    return RecommenderEvaluation(condition, lo_hi, tuple(names), curves, per_dataset,
+                                 summary, versus, cd, tuple(kb.notes) + notes,
+                                 time_axis=time_axis, clock=clock,
+                                 n_algorithms=len(kb.algorithms), comparisons=comparisons)
+
+
+def _time_column(t):
+    return f"loss_at_time_{t:g}"
+
+
+def random_loss_at(success, k) -> float:
+    r"""Expected loss after ``k`` tests of a uniformly random order (closed form).
+
+    With the successes sorted, :math:`s_{(1)} \le \dots \le s_{(n)}`, the best of a random
+    ``k``-subset is :math:`s_{(j)}` with probability :math:`\binom{j-1}{k-1} / \binom{n}{k}`
+    (ties included: the formula counts positions, not values), so
+
+    .. math:: E[L_k] = s_{(n)} - \sum_{j=k}^{n} s_{(j)} \binom{j-1}{k-1} \Big/ \binom{n}{k}.
+
+    Examples
+    --------
+    Three algorithms, one test: the expected loss is the best minus the mean.
+
+    >>> round(random_loss_at([0.9, 0.7, 0.8], 1), 12)
+    0.1
+    >>> round(random_loss_at([0.9, 0.7, 0.8], 2), 12)  # best of 2: .9 w.p. 2/3, .8 w.p. 1/3
+    0.033333333333
+    """
+    from scipy.special import gammaln
+
+    s = np.sort(np.asarray(success, dtype=np.float64))
+    n = s.size
+    k = min(int(k), n)
+    j = np.arange(k, n + 1)
+    log_w = (gammaln(j) - gammaln(k) - gammaln(j - k + 1)
+             - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
+    return float(s[-1] - np.sum(s[k - 1:] * np.exp(log_w)))
+
+
+def _describe_hint(source):
+    if isinstance(source, KnowledgeBase):
+        return "describe its datasets first"
+    path = getattr(source, "path", source)
+    return f"describe them first: `metaeval describe --store {path}`"
 
 
 def _knowledge(source, condition, clock="wall"):
@@ -295,7 +421,7 @@ def _knowledge(source, condition, clock="wall"):
     return KnowledgeBase.from_store(source, condition, clock=clock), condition
 
 
-def _strategies(strategies, kb, k, n_random):
+def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets first"):
     notes = []
     explicit = strategies is not None
     names = list(STRATEGIES) if strategies is None else strategies
@@ -310,9 +436,12 @@ def _strategies(strategies, kb, k, n_random):
             params = {"repeats": n_random}
         strategy = get_strategy(name, **params)
         available = {"metafeatures": kb.metafeatures, "landmarks": kb.landmarks}
-        if strategy.uses is not None and available[strategy.uses] is None:
-            why = (f"{strategy.name} needs {strategy.uses} of every dataset, and the "
-                   "knowledge base has none (describe the store's datasets first)")
+        uses = (() if strategy.uses is None else (strategy.uses,)
+                if isinstance(strategy.uses, str) else tuple(strategy.uses))
+        lacking = [u for u in uses if available[u] is None]
+        if lacking:
+            why = (f"{strategy.name} needs {' and '.join(lacking)} of every dataset, and the "
+                   f"knowledge base has none ({hint})")
             if explicit:
                 raise ValueError(why + ".")
             notes.append("skipped " + why)
@@ -325,10 +454,21 @@ def _strategies(strategies, kb, k, n_random):
     return chosen, tuple(notes)
 
 
-def _one(strategy, train, query, condition, kb, i, seed):
-    """One strategy on one held-out dataset: (order, loss, elapsed, success, overhead)."""
+def _one(strategy, train, query, condition, kb, i, seed, unit=1.0):
+    """One strategy on one held-out dataset: (order, loss, elapsed, success, overhead).
+
+    Times (tests and overhead) are divided by ``unit`` (the pool's time for a relative
+    axis). The random baseline draws ``repeats`` seeded permutations at once: it never
+    reads a result, so no test needs to go through :class:`HeldOut`.
+    """
     n = len(kb.algorithms)
-    overhead = strategy.overhead(query)
+    overhead = strategy.overhead(query) / unit
+    if isinstance(strategy, RandomOrder):
+        rng = np.random.default_rng(_seed(seed, i, 0))
+        order = rng.permuted(np.tile(np.arange(n), (strategy.repeats, 1)), axis=1)
+        success, times = kb.success[i].copy(), kb.times[i] / unit
+        loss, elapsed = loss_curve(success, times, order, overhead=overhead)
+        return order, loss, elapsed, success, overhead
     if strategy.needs_truth:
         held = HeldOut(kb.success[i], kb.times[i])
         order = strategy.rank_truth(*held.reveal()).order
@@ -338,18 +478,14 @@ def _one(strategy, train, query, condition, kb, i, seed):
         strategy.run(train, query, condition, held.test)
         order = np.array(held.tested, dtype=np.int64)
     else:
-        repeats = getattr(strategy, "repeats", 1)
-        orders = []
-        for r in range(repeats):
-            held = HeldOut(kb.success[i], kb.times[i])
-            ranked = strategy.rank(train, query, condition, seed=_seed(seed, i, r))
-            held.test_order(ranked.order)
-            orders.append(np.array(held.tested, dtype=np.int64))
-        order = orders[0] if repeats == 1 else np.stack(orders)
+        held = HeldOut(kb.success[i], kb.times[i])
+        ranked = strategy.rank(train, query, condition, seed=_seed(seed, i, 0))
+        held.test_order(ranked.order)
+        order = np.array(held.tested, dtype=np.int64)
     if order.shape[-1] != n or not np.all(np.sort(order.reshape(-1, n), axis=1) == np.arange(n)):
         raise ValueError(f"strategy {strategy.name!r} did not test every algorithm once.")
     success, times = held.reveal()
-    loss, elapsed = loss_curve(success, times, order, overhead=overhead)
+    loss, elapsed = loss_curve(success, times / unit, order, overhead=overhead)
     return order, loss, elapsed, success, overhead
 
 
@@ -357,10 +493,12 @@ def _seed(seed, i, r):
     return int(np.random.SeedSequence([seed, i, r]).generate_state(1)[0])
 
 
-def _curve_frame(name, family, strategy, train, order, loss, elapsed, overhead, loss0):
+def _curve_frame(name, family, strategy, train, order, loss, elapsed, overhead, loss0,
+                 success):
     n = loss.shape[-1]
-    if loss.ndim == 2:  # random: the mean curve over the seeded orders
-        loss, elapsed, algorithms = loss.mean(axis=0), elapsed.mean(axis=0), [None] * n
+    if loss.ndim == 2:  # random: the expected curve (exact: E[L_k] and E[elapsed_k])
+        loss = np.array([random_loss_at(success, k) for k in range(1, n + 1)])
+        elapsed, algorithms = elapsed.mean(axis=0), [None] * n
     else:
         algorithms = [train.algorithms[j] for j in order]
     return pd.DataFrame({

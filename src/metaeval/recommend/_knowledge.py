@@ -9,6 +9,7 @@ at a time (:meth:`KnowledgeBase.from_store`), or built from arrays.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from importlib import metadata
 
@@ -345,9 +346,13 @@ def describe_store(store, *, datasets=None, loader=None, progress=None, **descri
     done = set(store.metafeature_groups()["dataset"])
     todo = [n for n in names if n not in done]
     builtin = set(list_datasets("full"))
+    effective = {k: p.default for k, p in inspect.signature(describe_dataset).parameters.items()
+                 if p.default is not inspect.Parameter.empty}
+    effective.update(describe)
     settings = {
         "pymfe": metadata.version("pymfe"),
-        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in describe.items()
+        "clock": "cpu",
+        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in effective.items()
            if k != "landmarkers"},
     }
     described = []

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.datasets import Dataset
+from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
@@ -44,18 +45,22 @@ class Recommendation:
     notes: tuple = field(default=())
 
 
-def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=5, top=None,
-              describe_groups=None, time_budget=60.0) -> Recommendation:
+def recommend(dataset, source=None, condition=None, *, strategy="average-ranking", k=5,
+              top=None, describe_groups=None, time_budget=None,
+              clock="cpu") -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
 
     Parameters
     ----------
     dataset : Dataset
         The new dataset (e.g. from :func:`metaeval.datasets.read_dataset`).
-    source : KnowledgeBase, Store or path
-        Past results. A store is read under ``condition``; when the strategy needs
-        meta-features or landmarks and the store has none cached, its datasets are
-        described first and the cache written into the store.
+    source : KnowledgeArchive, KnowledgeBase, Store, path or None
+        Past results. None (the default) is the knowledge base shipped with metaeval
+        (:func:`load_knowledge`); an archive is scored under ``condition``, and the new
+        dataset is described with the settings its datasets were described with. A
+        store is read under ``condition``; when the strategy needs meta-features or
+        landmarks and the store has none cached, its datasets are described first and
+        the cache written into the store.
     condition : Condition, optional
         Default accuracy with P = 0.
     strategy : str, default="average-ranking"
@@ -69,8 +74,11 @@ def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=
     describe_groups : sequence of str, optional
         pymfe groups for ``knn-metafeatures``; default the groups cached in the store
         (:data:`PYMFE_GROUPS` when it has none yet).
-    time_budget : float, default=60.0
-        Seconds each pymfe group may take.
+    time_budget : float, optional
+        CPU seconds each pymfe group may take (default: the archive's setting, else
+        :func:`describe_dataset`'s).
+    clock : {"cpu", "wall"}, default="cpu"
+        Which recorded time of past results and of the description to use.
 
     Returns
     -------
@@ -105,29 +113,42 @@ def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=
     if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
                             or top < 1):
         raise ValueError(f"top must be a positive integer, got {top!r}.")
+    if clock not in ("cpu", "wall"):
+        raise ValueError(f"clock must be 'cpu' or 'wall', got {clock!r}.")
     notes = []
-    if isinstance(source, KnowledgeBase):
+    settings = {}
+    if source is None:
+        source = load_knowledge()
+    if isinstance(source, KnowledgeArchive):
+        kb = source.knowledge_base(condition, clock=clock)
+        settings = _describe_settings(source.provenance.get("description_settings"))
+    elif isinstance(source, KnowledgeBase):
         kb = source
     else:
-        kb = KnowledgeBase.from_store(source, condition)
-        if chosen.uses is not None and getattr(kb, chosen.uses) is None:
+        kb = KnowledgeBase.from_store(source, condition, clock=clock)
+        if _lacks(kb, chosen.uses):
             described = describe_store(source, groups=describe_groups or PYMFE_GROUPS,
-                                       time_budget=time_budget)
+                                       **({} if time_budget is None
+                                          else {"time_budget": time_budget}))
             notes.append(f"described {described['dataset'].nunique()} dataset(s) of the store "
                          "and cached their meta-features")
-            kb = KnowledgeBase.from_store(source, condition)
+            kb = KnowledgeBase.from_store(source, condition, clock=clock)
     query = Query(dataset.name, dataset.n_instances)
     if describe_groups is None:
         cached = [] if kb.metafeatures is None else kb.metafeatures.columns
         describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
-    if chosen.uses is not None:
+    uses = _uses(chosen.uses)
+    if uses:
+        if time_budget is not None:
+            settings["time_budget"] = time_budget
         description = describe_dataset(
             dataset,
-            groups=describe_groups if chosen.uses == "metafeatures" else (),
-            landmarkers=() if chosen.uses == "metafeatures" else LANDMARKERS,
-            time_budget=time_budget,
+            groups=describe_groups if "metafeatures" in uses else (),
+            landmarkers=LANDMARKERS if "landmarks" in uses else (),
+            **settings,
         )
-        query = Query.from_description(description, condition, dataset.n_instances)
+        query = Query.from_description(description, condition, dataset.n_instances,
+                                       clock=clock)
         failed = description.groups[description.groups["status"] != "ok"]
         for row in failed.itertuples(index=False):
             notes.append(f"{row.kind} {row.group}: {row.status} ({row.error})")
@@ -137,6 +158,25 @@ def recommend(dataset, source, condition=None, *, strategy="average-ranking", k=
         table = table.head(int(top))
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           chosen.overhead(query), tuple(kb.notes) + tuple(notes))
+
+
+def _uses(uses):
+    """What a strategy needs, as a tuple (``uses`` may be None, a name or a tuple)."""
+    if uses is None:
+        return ()
+    return (uses,) if isinstance(uses, str) else tuple(uses)
+
+
+def _lacks(kb, uses):
+    return any(getattr(kb, u) is None for u in _uses(uses))
+
+
+def _describe_settings(recorded):
+    """The keyword arguments of describe_dataset that an archive's datasets were made with."""
+    if not isinstance(recorded, dict):
+        return {}
+    keys = ("time_budget", "max_rows", "landmark_rows", "landmark_folds", "seed")
+    return {k: recorded[k] for k in keys if k in recorded}
 
 
 def _table(kb, ranking, n_new, condition):

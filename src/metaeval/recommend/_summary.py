@@ -22,7 +22,8 @@ from scipy import stats
 
 from metaeval.ranking import critical_difference_data
 
-_MEANS = ("mil", "loss_at_1", "loss_at_3", "loss_at_5")
+_MEANS = ("mil", "loss_at_1", "loss_at_3", "loss_at_5", "loss_at_time_0.01",
+          "loss_at_time_0.1", "loss_at_time_1")
 # up to this many datasets the sign-flip null is enumerated exactly (2**n patterns)
 _EXACT_FLIPS = 16
 
@@ -51,6 +52,8 @@ def summarise(per_dataset, names, *, n_boot=1000, alpha=0.05, seed=0):
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}.")
     columns = [c for c in (*_MEANS, "loss_at_budget") if c in per_dataset.columns]
+    if "mil_se" in per_dataset.columns:  # the random baseline's Monte-Carlo error
+        se = per_dataset.pivot(index="dataset", columns="strategy", values="mil_se")
     wide = {c: per_dataset.pivot(index="dataset", columns="strategy", values=c)[list(names)]
             for c in (*columns, "first_success")}
     datasets = wide["mil"].index
@@ -74,6 +77,12 @@ def summarise(per_dataset, names, *, n_boot=1000, alpha=0.05, seed=0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN when oracle = SB
         rows["closed_gap_low"], rows["closed_gap_high"] = np.nanpercentile(gaps, q, axis=0)
+    rows["first_success"] = first.mean(axis=0)
+    if "mil_se" in per_dataset.columns:
+        # the mean over datasets of independent Monte-Carlo means: se of the mean
+        se = se.reindex(columns=list(names)).to_numpy()
+        rows["mil_se"] = np.sqrt(np.nansum(se**2, axis=0)) / n
+        rows["mil_se"] = np.where(np.isnan(se).all(axis=0), np.nan, rows["mil_se"])
     summary = pd.DataFrame(rows)
     versus = _versus_random(wide["mil"], names, boot, q)
     cd = None
@@ -201,3 +210,98 @@ def _wilcoxon(d):
     if not np.any(d):
         return 1.0
     return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
+
+
+def holm(p_values) -> np.ndarray:
+    r"""Holm's step-down adjusted p-values (family-wise error control).
+
+    With the :math:`m` p-values sorted, :math:`p_{(1)} \le \dots \le p_{(m)}`,
+
+    .. math:: \tilde p_{(i)} = \max_{j \le i} \min\big(1, (m - j + 1)\, p_{(j)}\big).
+
+    NaN p-values are left out of :math:`m` and stay NaN.
+
+    References
+    ----------
+    S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
+    Journal of Statistics 6(2):65-70 (1979).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError(f"p_values must lie in [0, 1], got {p[(p < 0) | (p > 1)][:3]}.")
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adjusted = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(adjusted)
+    return out
+
+
+#: The measures on which :func:`compare_strategies` compares (lower is better).
+COMPARED = ("loss_at_1", "mil")
+
+
+def compare_strategies(per_dataset, names, *, baselines=("single-best", "random"),
+                       measures=COMPARED, n_boot=1000, n_null=10000, alpha=0.05, seed=0):
+    """Every strategy against each baseline, paired over families, Holm-corrected.
+
+    Datasets of one family (cut from the same data) are not independent evidence: each
+    strategy's per-dataset values are first averaged within a family, and the families
+    are the units resampled by the bootstrap and sign-flipped by the null
+    (:func:`paired_comparison`). The p-value corrected is the sign-flip null's (one-sided,
+    "A better than B"); Holm's correction runs over every comparison of the table. A
+    claim is ``supported`` when the interval lies above 0, the Holm-corrected p-value is
+    below ``alpha`` and the Wilcoxon test agrees.
+
+    Parameters
+    ----------
+    per_dataset : DataFrame
+        As :attr:`RecommenderEvaluation.per_dataset` (columns dataset, family, strategy
+        and the measures).
+    names : sequence of str
+    baselines : sequence of str
+    measures : sequence of str
+    n_boot, n_null, alpha, seed
+        As in :func:`paired_comparison`.
+
+    Returns
+    -------
+    DataFrame
+        ``a, b, measure, difference, low, high, wins, losses, ties, p, p_wilcoxon,
+        p_holm, supported, n_families``; ``difference`` is b minus a (positive: a better).
+    """
+    columns = ["a", "b", "measure", "difference", "low", "high", "wins", "losses", "ties",
+               "p", "p_wilcoxon", "p_holm", "supported", "n_families"]
+    rows = []
+    for measure in measures:
+        if measure not in per_dataset.columns:
+            continue
+        by_family = per_dataset.pivot_table(index="family", columns="strategy",
+                                            values=measure, aggfunc="mean")
+        for base in baselines:
+            if base not in by_family.columns:
+                continue
+            for name in names:
+                if name in (base, "oracle") or name in baselines[:baselines.index(base)]:
+                    continue
+                if by_family.shape[0] < 2:
+                    continue
+                r = paired_comparison(by_family[name].to_numpy(), by_family[base].to_numpy(),
+                                      n_boot=n_boot, n_null=n_null, alpha=alpha, seed=seed)
+                rows.append([name, base, measure, r["difference"], r["low"], r["high"],
+                             r["wins"], r["losses"], r["ties"], r["null_same_verdict"],
+                             r["p_value"], np.nan, False, by_family.shape[0]])
+    frame = pd.DataFrame(rows, columns=columns)
+    if len(frame):
+        frame["p_holm"] = holm(frame["p"].to_numpy(dtype=np.float64))
+        frame["supported"] = ((frame["low"] > 0) & (frame["p_holm"] < alpha)
+                              & (frame["p_wilcoxon"] < alpha))
+    return frame

@@ -1,0 +1,145 @@
+"""ASlib scenarios on the command line: ``recommend --evaluate --aslib DIR`` and
+``export --aslib DIR``. The options live on those two commands; the work is done here."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from metaeval.cli._app import _bad_input, err, out, print_table, working
+
+
+@contextmanager
+def _one_line():
+    """Errors the user can act on as one line (exit 2 through :func:`_bad_input`)."""
+    with _bad_input():
+        try:
+            yield
+        except ValueError as exc:
+            raise ValueError(" ".join(str(exc).split())) from None
+
+
+def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measure: str,
+                           cost, cost_beta, time_weight: str, strategy, json_file) -> None:
+    """``metaeval recommend --evaluate --aslib DIR [--json OUT]``."""
+    from metaeval.recommend import Condition, evaluate_aslib, read_aslib
+
+    with _one_line():
+        if not evaluate or data_file is not None:
+            raise ValueError("--aslib DIR goes with --evaluate (and no DATA_FILE): it "
+                             "evaluates the strategies on the scenario's own folds.")
+        if cost is not None or cost_beta is not None:
+            raise ValueError("--cost and --cost-beta do not apply to an ASlib scenario (its "
+                             "performance measure is already computed).")
+        condition = Condition(time_weight=time_weight)
+        with working(f"Reading the ASlib scenario {directory}"):
+            scenario = read_aslib(directory, measure=None if measure == "accuracy" else measure)
+        with working("Evaluating the strategies on the scenario's cv.arff folds"):
+            ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
+                                condition=condition)
+        document = ev.to_json() if json_file is not None else None
+    for note in ev.notes:
+        err.print(f"Note: {note}", markup=False)
+    sc = scenario
+    unit = "PAR10 (s)" if sc.runtime else sc.measure
+    columns = [("strategy", "left"), (f"first pick: {unit}", "right"),
+               ("gap closed", "right"), ("loss@1", "right"), ("loss@3", "right"),
+               ("loss@5", "right")]
+    if sc.runtime:
+        columns.append(("solved", "right"))
+    columns += [("vs SBS: p (Holm)", "right"), ("better than SBS", "left")]
+    rows = []
+    for r in ev.summary.to_dict(orient="records"):
+        cells = [r["strategy"], _interval(r, "performance"), _interval(r, "gap_closed"),
+                 *(_interval(r, f"loss_at_{k}") for k in (1, 3, 5))]
+        if sc.runtime:
+            cells.append(_interval(r, "solved"))
+        compared = r["p_holm"] == r["p_holm"]
+        cells += [f"{r['p_holm']:.3g}" if compared else "-",
+                  ("yes" if r["supported"] else "no") if compared else "-"]
+        rows.append(cells)
+    k = ev.per_instance["dataset"].nunique()
+    reps = len(sc.cv.columns)
+    folds = sc.cv.iloc[:, 0].nunique()
+    print_table(f"{sc.name}: {k} instances x {len(sc.knowledge.algorithms)} algorithms, "
+                f"{reps} repetition(s) of its {folds} cv.arff folds ({sc.measure}, "
+                f"{'max' if sc.maximize else 'min'}imised); 95% bootstrap intervals",
+                columns, rows)
+    extra = ""
+    if sc.runtime:
+        extra = f"; solved {ev.sbs_solved:.3f} and {ev.vbs_solved:.3f}"
+    out.print(f"Single best (chosen on each training part): {ev.sbs:.6g}; virtual best: "
+              f"{ev.vbs:.6g}{extra}. Gap closed = (SBS - s) / (SBS - VBS) on the mean "
+              "cost; 'better than SBS' needs the paired interval above 0, the sign-flip "
+              "null and Holm-corrected Wilcoxon p below 0.05.", markup=False)
+    if json_file is not None:
+        with _bad_input():
+            _write_json(json_file, document)
+        out.print(f"JSON written to {json_file}", markup=False)
+
+
+def _write_json(path: Path, document) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(document, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _interval(row, column):
+    value, low, high = row[column], row[f"{column}_low"], row[f"{column}_high"]
+    if value != value:  # NaN
+        return "-"
+    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def export_aslib_command(directory: Path, *, store: Path, measure: str, cost, cost_beta,
+                         time_weight: str) -> None:
+    """``metaeval export --aslib DIR --store S [condition options]``."""
+    from metaeval.recommend import Condition, KnowledgeBase, write_aslib
+    from metaeval.store import Store
+
+    with _one_line():
+        condition = Condition(measure, cost=cost, cost_beta=cost_beta,
+                              time_weight=time_weight)
+        target = Path(directory)
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise ValueError(f"{target}: exists and is not an empty folder; choose a new one.")
+        if not Path(store).exists():
+            raise ValueError(f"the store {store} does not exist.")
+        with working(f"Reading {store} under {condition.label}"):
+            kb = KnowledgeBase.from_store(Store(store), condition, clock="cpu")
+        readme = (
+            f"Written by metaeval from the study {Path(store).name}: {len(kb.datasets)} "
+            f"datasets x {len(kb.algorithms)} algorithms.\n"
+            f"The first performance measure is the success under {condition.label} "
+            f"(higher is better). The A3R time weight P = {condition.time_weight:g} is "
+            "not part of it: give it again to `metaeval "
+            "recommend --evaluate --aslib DIR --time-weight P`.\n"
+            "cpu_time: CPU seconds of the run (fit and predict over the folds).\n"
+            f"cv.arff: one repetition, {len(set(kb.families))} folds, one per family "
+            "(leave-one-family-out).\n" + "".join(f"Note: {n}\n" for n in kb.notes))
+        if kb.metafeatures is None and kb.landmarks is None:
+            readme += ("Note: the store's datasets are not described; the only feature "
+                       "is n_instances.\n")
+        else:
+            readme += ("Feature steps: metafeatures (pymfe), landmarks (cost-sensitive "
+                       "landmarkers under the condition); their costs are CPU seconds.\n")
+        write_aslib(kb, target, readme=readme)
+    for note in kb.notes:
+        err.print(f"Note: {note}", markup=False)
+    if kb.metafeatures is None and kb.landmarks is None:
+        err.print("Note: the store's datasets are not described (no meta-features or "
+                  "landmarkers cached); the scenario's only feature is n_instances.",
+                  markup=False)
+    out.print(f"ASlib scenario written to {target} ({len(kb.datasets)} instances x "
+              f"{len(kb.algorithms)} algorithms, {condition.label})", markup=False)

@@ -1,0 +1,624 @@
+r"""A knowledge base on disk: past results under *every* operating condition, compactly.
+
+A store holds every out-of-fold score; recommending needs far less. For each (dataset,
+configuration) a :class:`KnowledgeArchive` keeps
+
+- the success under each of the ten metrics of the algorithm-benchmark web page (the two
+  losses turned into gains, as :class:`Condition` does), at threshold 0.5;
+- for each threshold choice method of Prudêncio (2019), the *mean instance cost curve*
+  :math:`\overline{QI}(c)` (the mean over the dataset's instances of the instance cost
+  curves). Score-fixed, score-uniform and rate-uniform curves are linear in ``c`` (their
+  threshold does not depend on ``c``), so their values at ``c = 0`` and ``c = 1`` keep
+  them exactly. Score-driven and rate-driven curves are kept on a grid of ``c``
+  (:data:`GRID`, 201 points) and read as the piecewise-linear curve through those
+  points: exact at the grid's costs (0, 0.005, ..., 1, so 0.1, 0.3, ... included); at
+  other costs and under a cost distribution, the error is that of linear interpolation
+  between grid points (measured on the shipped knowledge base and stated in its
+  provenance);
+- CPU and wall seconds of each task (fit and predict over the folds);
+- each dataset's pymfe meta-features and the class cost curves and metrics of its cheap
+  landmarkers (cost-sensitive landmarking), with the CPU seconds each took.
+
+The hardness of any cost distribution is then an exact quadrature of the stored curve:
+for a Beta(a, b) density :math:`f` and the piecewise-linear :math:`g` through
+:math:`(c_k, g_k)`,
+
+.. math::
+
+    \int_0^1 g(c) f(c)\,dc = \sum_k \Big[\alpha_k \big(F_{a,b}(c_{k+1}) - F_{a,b}(c_k)\big)
+        + \beta_k \tfrac{a}{a+b} \big(F_{a+1,b}(c_{k+1}) - F_{a+1,b}(c_k)\big)\Big],
+
+with :math:`g(c) = \alpha_k + \beta_k c` on :math:`[c_k, c_{k+1}]` and :math:`F` the
+regularized incomplete Beta function -- linear in the grid values, so one weight vector
+per distribution.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import platform
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata, resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from metaeval.benchmark import SKLEARN_METRICS
+from metaeval.hardness import METHODS, class_cost_curve
+from metaeval.recommend._condition import Condition
+from metaeval.recommend._knowledge import KnowledgeBase, Query
+from metaeval.store import Store
+
+#: The cost proportions at which score-driven and rate-driven curves are kept.
+GRID = np.linspace(0.0, 1.0, 201)
+#: Methods whose mean instance cost curve is linear in c (kept at c = 0 and c = 1).
+LINEAR_METHODS = ("score-fixed", "score-uniform", "rate-uniform")
+#: Methods kept on :data:`GRID`.
+GRID_METHODS = ("score-driven", "rate-driven")
+#: The file format's version; a file of another version is refused.
+FORMAT = "metaeval-knowledge/1"
+#: The file shipped with the package (package data of ``metaeval.recommend``).
+SHIPPED = "knowledge.npz"
+
+_ENDS = np.array([0.0, 1.0])
+
+
+def _method_grid(method):
+    return _ENDS if method in LINEAR_METHODS else GRID
+
+
+@dataclass(frozen=True, eq=False)
+class KnowledgeArchive:
+    """Past results of a pool of configurations, kept for any operating condition.
+
+    Build one from a store with :func:`build_knowledge`, read one with
+    :func:`load_knowledge` (the one shipped with metaeval by default), and turn it into
+    the :class:`KnowledgeBase` of one condition with :meth:`knowledge_base`.
+
+    Attributes
+    ----------
+    datasets, families : tuple of str, length D
+    n_instances : ndarray of shape (D,)
+    algorithms : tuple of str, length A
+    metrics : ndarray of shape (D, A, M)
+        Success under each metric of :attr:`metric_names` (NaN: the task failed).
+    curves : dict
+        Method -> ndarray of shape (D, A, G): mean instance cost curve on the method's
+        grid (:data:`GRID`, or ``[0, 1]`` for the linear methods).
+    times : dict
+        ``"cpu"`` and ``"wall"`` -> ndarray of shape (D, A), seconds (NaN when failed).
+    metafeatures : DataFrame of shape (D, F) or None
+    landmarkers : tuple of str, length L
+    landmark_metrics : ndarray of shape (D, L, M)
+    landmark_curves : dict
+        Method -> ndarray of shape (D, L, 2, G): the landmarkers' class cost curves.
+    description_times : dict
+        ``"cpu"``/``"wall"`` -> DataFrame (D, 2) of seconds, columns ``pymfe`` and
+        ``landmarker``.
+    provenance : dict
+        How it was made (study, versions, machine, description settings, accuracy).
+    """
+
+    datasets: tuple
+    families: tuple
+    n_instances: np.ndarray
+    algorithms: tuple
+    metric_names: tuple
+    metrics: np.ndarray
+    curves: dict
+    times: dict
+    metafeatures: pd.DataFrame | None = None
+    landmarkers: tuple = ()
+    landmark_metrics: np.ndarray | None = None
+    landmark_curves: dict = field(default_factory=dict)
+    description_times: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"KnowledgeArchive({len(self.datasets)} datasets x {len(self.algorithms)} "
+                f"configurations, {len(set(self.families))} families, "
+                f"{0 if self.metafeatures is None else self.metafeatures.shape[1]} "
+                f"meta-features, {len(self.landmarkers)} landmarkers)")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.datasets), len(self.algorithms))
+
+    # ------------------------------------------------------------------ conditions
+    def success(self, condition: Condition) -> np.ndarray:
+        """Success of every (dataset, configuration) under ``condition``; NaN if failed.
+
+        Examples
+        --------
+        A one-dataset archive whose score-driven mean cost curve rises linearly from 0
+        to 0.4 (grid values 0.4 c): at c = 0.3 the hardness is 0.12, under uniform
+        costs the mean of 0.4 c is 0.2.
+
+        >>> import numpy as np
+        >>> arc = KnowledgeArchive(("d",), ("d",), np.array([10]), ("A",), (), np.zeros((1, 1, 0)),
+        ...                        {"score-driven": (0.4 * GRID)[None, None]},
+        ...                        {"cpu": np.ones((1, 1)), "wall": np.ones((1, 1))})
+        >>> float(arc.success(Condition("hardness:score-driven", cost=0.3))[0, 0])
+        0.88
+        >>> round(float(arc.success(Condition("hardness:score-driven"))[0, 0]), 12)
+        0.8
+        """
+        return _success(self.metric_names, self.metrics, self.curves, condition)
+
+    def knowledge_base(self, condition: Condition | None = None, *,
+                       clock: str = "cpu") -> KnowledgeBase:
+        """The :class:`KnowledgeBase` of one condition (success, times, descriptions).
+
+        Failed (dataset, configuration) cells get the dataset's worst success and the
+        configuration's median time, as :meth:`KnowledgeBase.from_store` does.
+
+        Parameters
+        ----------
+        condition : Condition, default=Condition()
+        clock : {"cpu", "wall"}, default="cpu"
+        """
+        condition = Condition() if condition is None else condition
+        if not isinstance(condition, Condition):
+            raise ValueError(f"condition must be a Condition, got {condition!r}.")
+        if clock not in self.times:
+            raise ValueError(f"clock must be one of {sorted(self.times)}, got {clock!r}.")
+        success = self.success(condition)
+        times = np.array(self.times[clock], dtype=np.float64)
+        notes = []
+        failed = ~np.isfinite(success)
+        if failed.any():
+            notes.append(f"{int(failed.sum())} failed (dataset, configuration) cell(s) "
+                         "scored as the dataset's worst configuration")
+            worst = np.nanmin(np.where(failed, np.inf, success), axis=1, keepdims=True)
+            success = np.where(failed, worst, success)
+        bad = ~(times > 0)
+        if bad.any():
+            with np.errstate(all="ignore"):
+                median = np.nanmedian(np.where(bad, np.nan, times), axis=0)
+            times = np.where(bad, np.broadcast_to(median, times.shape), times)
+            times = np.where(times > 0, times, 1e-3)
+        land = mf_time = land_time = None
+        if self.landmarkers:
+            land = self.landmark_features(condition)
+        if self.description_times:
+            seconds = self.description_times[clock]
+            mf_time = seconds["pymfe"].to_numpy(dtype=np.float64)
+            land_time = seconds["landmarker"].to_numpy(dtype=np.float64)
+        return KnowledgeBase(self.datasets, self.algorithms, success, times, self.families,
+                             self.n_instances, self.metafeatures, mf_time, land, land_time,
+                             condition, tuple(notes))
+
+    def landmark_features(self, condition: Condition) -> pd.DataFrame:
+        """Each dataset's cost-sensitive landmark features under ``condition``.
+
+        The same features as :func:`metaeval.recommend.landmark_features` computes from
+        a new dataset's landmarker scores: ``<landmarker>.success``, and for a hardness
+        measure the mean hardness of each class ``<landmarker>.class0``/``.class1``.
+        """
+        names = self.landmarkers
+        columns = {}
+        if condition.method is None:
+            success = _success(self.metric_names, self.landmark_metrics, {}, condition)
+            for j, n in enumerate(names):
+                columns[f"{n}.success"] = success[:, j]
+        else:
+            _check_threshold(condition)
+            per_class = _hardness(self.landmark_curves[condition.method], condition.method,
+                                  condition)  # (D, L, 2)
+            # the landmarkers' own class counts (they may see a sample of the rows)
+            counts = np.asarray(self.provenance["landmark_class_counts"],
+                                dtype=np.float64)[:, None, :]
+            mean = (per_class * counts).sum(axis=2) / counts.sum(axis=2)
+            for j, n in enumerate(names):
+                columns[f"{n}.success"] = 1.0 - mean[:, j]
+            for cls in (0, 1):
+                for j, n in enumerate(names):
+                    columns[f"{n}.class{cls}"] = per_class[:, j, cls]
+        return pd.DataFrame(columns, index=list(self.datasets), dtype=np.float64)
+
+    def query(self, description, condition: Condition, n_instances: int, *,
+              clock: str = "cpu") -> Query:
+        """The :class:`Query` of a newly described dataset, in this archive's features."""
+        return Query.from_description(description, condition, n_instances, clock=clock)
+
+    # ------------------------------------------------------------------ files
+    def save(self, path) -> Path:
+        """Write the archive as one compressed ``.npz`` file (deterministic bytes)."""
+        path = Path(path)
+        arrays = {
+            "datasets": np.array(self.datasets, dtype=str),
+            "families": np.array(self.families, dtype=str),
+            "n_instances": np.asarray(self.n_instances, dtype=np.int64),
+            "algorithms": np.array(self.algorithms, dtype=str),
+            "metric_names": np.array(self.metric_names, dtype=str),
+            "metrics": np.asarray(self.metrics, dtype=np.float64),
+            "landmarkers": np.array(self.landmarkers, dtype=str),
+            "provenance": np.array(json.dumps(self.provenance, sort_keys=True)),
+            "format": np.array(FORMAT),
+        }
+        for m, v in self.curves.items():
+            arrays[f"curve:{m}"] = _curve_dtype(m, v)
+        for clock, v in self.times.items():
+            arrays[f"time:{clock}"] = np.asarray(v, dtype=np.float64)
+        if self.landmark_metrics is not None:
+            arrays["landmark_metrics"] = np.asarray(self.landmark_metrics, dtype=np.float64)
+        for m, v in self.landmark_curves.items():
+            arrays[f"landmark_curve:{m}"] = np.asarray(v, dtype=np.float64)
+        for clock, frame in self.description_times.items():
+            arrays[f"description_time:{clock}"] = frame[["pymfe", "landmarker"]].to_numpy(
+                dtype=np.float64)
+        if self.metafeatures is not None:
+            arrays["metafeature_names"] = np.array(list(self.metafeatures.columns), dtype=str)
+            arrays["metafeatures"] = self.metafeatures.to_numpy(dtype=np.float64)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        # written member by member with a fixed timestamp: the same archive gives the
+        # same bytes (np.savez_compressed stamps the current time into the zip)
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED,
+                             compresslevel=9) as zf:
+            for name in sorted(arrays):
+                buf = io.BytesIO()
+                # C order whatever pandas returned: equal archives, equal bytes
+                np.lib.format.write_array(buf, np.asarray(arrays[name], order="C"),
+                                          allow_pickle=False)
+                info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, buf.getvalue(), compresslevel=9)
+        tmp.replace(path)
+        return path
+
+    def with_descriptions(self, store) -> KnowledgeArchive:
+        """A copy whose dataset descriptions are read from ``store``'s cache.
+
+        For an archive built where the study ran and described elsewhere (the datasets
+        are matched by name; every one must be described in ``store``).
+        """
+        import dataclasses
+
+        store = Store(store)
+        (mf, land_names, land_metrics, land_curves, desc_times, settings,
+         land_counts) = _descriptions(store, list(self.datasets), True)
+        provenance = dict(self.provenance)
+        provenance["description_settings"] = settings
+        provenance["landmark_class_counts"] = land_counts
+        provenance["described_on"] = _machine()
+        return dataclasses.replace(self, metafeatures=mf, landmarkers=land_names,
+                                   landmark_metrics=land_metrics, landmark_curves=land_curves,
+                                   description_times=desc_times, provenance=provenance)
+
+    @classmethod
+    def load(cls, path=None) -> KnowledgeArchive:
+        """Read an archive written by :meth:`save` (default: the shipped one)."""
+        return load_knowledge(path)
+
+
+def _curve_dtype(method, values):
+    values = np.asarray(values, dtype=np.float64)
+    # the grid methods' curves are the bulk of the file: float32 (relative error 6e-8)
+    return values.astype(np.float32) if method in GRID_METHODS else values
+
+
+def load_knowledge(path=None) -> KnowledgeArchive:
+    """Read a knowledge archive; ``None`` reads the one shipped with metaeval.
+
+    Raises
+    ------
+    ValueError
+        When the file is missing, not an archive, of another format version, or
+        inconsistent (arrays whose shapes disagree).
+    """
+    if path is None:
+        ref = resources.files("metaeval.recommend").joinpath("data", SHIPPED)
+        if not ref.is_file():
+            raise ValueError("this installation of metaeval has no shipped knowledge base "
+                             f"({SHIPPED}); give one with --knowledge or a study with --store.")
+        with resources.as_file(ref) as real:
+            return _read(real, "the shipped knowledge base")
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"knowledge base {path}: no such file.")
+    return _read(path, str(path))
+
+
+def _read(path, label) -> KnowledgeArchive:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise ValueError(f"{label} is not a metaeval knowledge base ({exc}).") from None
+    version = str(data.get("format", np.array(""))) if "format" in data else ""
+    if version != FORMAT:
+        raise ValueError(f"{label} has format {version or 'unknown'!r}; this metaeval reads "
+                         f"{FORMAT!r} (rebuild it with `metaeval knowledge build`).")
+    try:
+        datasets = tuple(str(d) for d in data["datasets"])
+        algorithms = tuple(str(a) for a in data["algorithms"])
+        shape = (len(datasets), len(algorithms))
+        curves = {k.split(":", 1)[1]: v.astype(np.float64) for k, v in data.items()
+                  if k.startswith("curve:")}
+        times = {k.split(":", 1)[1]: v for k, v in data.items() if k.startswith("time:")}
+        for name, arr in [*curves.items(), *times.items()]:
+            if arr.shape[:2] != shape:
+                raise ValueError(f"array {name!r} has shape {arr.shape}, expected {shape}")
+        mf = None
+        if "metafeatures" in data:
+            mf = pd.DataFrame(data["metafeatures"], index=list(datasets),
+                              columns=[str(c) for c in data["metafeature_names"]])
+        desc = {}
+        for k, v in data.items():
+            if k.startswith("description_time:"):
+                desc[k.split(":", 1)[1]] = pd.DataFrame(v, index=list(datasets),
+                                                        columns=["pymfe", "landmarker"])
+        return KnowledgeArchive(
+            datasets, tuple(str(f) for f in data["families"]), data["n_instances"],
+            algorithms, tuple(str(m) for m in data["metric_names"]), data["metrics"], curves,
+            times, mf, tuple(str(x) for x in data["landmarkers"]),
+            data.get("landmark_metrics"),
+            {k.split(":", 1)[1]: v for k, v in data.items() if k.startswith("landmark_curve:")},
+            desc, json.loads(str(data["provenance"])),
+        )
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"{label} is damaged or incomplete: {exc}.") from None
+
+
+# ----------------------------------------------------------------------------- quadrature
+def beta_weights(grid, a, b) -> np.ndarray:
+    r"""Weights :math:`w` with :math:`\int_0^1 g(c)\,Beta(c; a, b)\,dc = w \cdot g(grid)`.
+
+    ``g`` is the piecewise-linear curve through ``(grid[k], g_k)``; the integral is exact
+    (regularized incomplete Beta functions).
+
+    Examples
+    --------
+    Uniform costs weigh a grid of three points as the trapezoid rule does:
+
+    >>> beta_weights(np.array([0.0, 0.5, 1.0]), 1, 1).tolist()
+    [0.25, 0.5, 0.25]
+    """
+    grid = np.asarray(grid, dtype=np.float64)
+    F0 = special.betainc(a, b, grid)
+    F1 = special.betainc(a + 1, b, grid)
+    mass = np.diff(F0)  # P(c in segment k)
+    first = a / (a + b) * np.diff(F1)  # E[c; c in segment k]
+    width = np.diff(grid)
+    # on segment k: g = g_k (c_{k+1} - c)/w + g_{k+1} (c - c_k)/w
+    left = (grid[1:] * mass - first) / width
+    right = (first - grid[:-1] * mass) / width
+    w = np.zeros(grid.size)
+    w[:-1] += left
+    w[1:] += right
+    return w
+
+
+def _check_threshold(condition):
+    if condition.threshold != 0.5:
+        raise ValueError(f"the knowledge base keeps results at threshold 0.5, not "
+                         f"{condition.threshold:g}; use a store for another threshold.")
+
+
+def _hardness(curves, method, condition) -> np.ndarray:
+    """Mean hardness under ``condition`` from curves on the method's grid (last axis)."""
+    grid = _method_grid(method)
+    curves = np.asarray(curves, dtype=np.float64)
+    if condition.cost is not None:
+        c = condition.cost
+        k = min(int(np.searchsorted(grid, c, side="right")) - 1, grid.size - 2)
+        lam = (c - grid[k]) / (grid[k + 1] - grid[k])
+        if lam == 0.0:
+            return curves[..., k]
+        return curves[..., k] * (1.0 - lam) + curves[..., k + 1] * lam
+    a, b = condition.cost_beta if condition.cost_beta is not None else (1.0, 1.0)
+    return curves @ beta_weights(grid, a, b)
+
+
+def _success(metric_names, metrics, curves, condition) -> np.ndarray:
+    _check_threshold(condition)
+    if condition.method is None:
+        if condition.measure not in metric_names:
+            raise ValueError(f"the knowledge base has no {condition.measure!r} results.")
+        return np.asarray(metrics[..., list(metric_names).index(condition.measure)],
+                          dtype=np.float64)
+    if condition.method not in curves:
+        raise ValueError(f"the knowledge base has no {condition.method} curves.")
+    return 1.0 - _hardness(curves[condition.method], condition.method, condition)
+
+
+# ----------------------------------------------------------------------------- building
+def summarise_scores(y, S, *, metric_names=SKLEARN_METRICS):
+    """Metrics ``(A, M)`` and mean cost curves ``{method: (A, G)}`` of a score matrix.
+
+    Also returns the class cost curves ``{method: (A, 2, G)}`` (for landmarkers).
+    """
+    y = np.asarray(y)
+    S = np.asarray(S, dtype=np.float64)
+    metrics = np.column_stack([Condition(m).success(y, S) for m in metric_names])
+    counts = np.bincount(y.astype(np.int64), minlength=2).astype(np.float64)
+    mean, per_class = {}, {}
+    for method in METHODS:
+        cc = class_cost_curve(y, S, method, _method_grid(method))  # (2, A, G)
+        per_class[method] = np.moveaxis(cc, 0, 1)
+        mean[method] = (cc[0] * counts[0] + cc[1] * counts[1]) / counts.sum()
+    return metrics, mean, per_class
+
+
+def _summarise_dataset(path, name):
+    y, S, algos = Store(path).scores(name)
+    met, mean, _ = summarise_scores(y, S)
+    return name, algos, met, mean, np.bincount(np.asarray(y, dtype=np.int64), minlength=2)
+
+
+def build_knowledge(store, *, progress=None, require_descriptions=True,
+                    jobs=1) -> KnowledgeArchive:
+    """Build a :class:`KnowledgeArchive` from a finished study (deterministic).
+
+    Every dataset with results contributes its repeat-0 out-of-fold scores; failed tasks
+    are kept as NaN. The datasets' descriptions must be cached in the store
+    (``metaeval describe --store``) unless ``require_descriptions=False``.
+
+    Parameters
+    ----------
+    store : Store or path
+    progress : callable, optional
+        ``progress(name)`` after each dataset.
+    require_descriptions : bool, default=True
+    jobs : int, default=1
+        Worker processes summarising datasets in parallel (each reads the store).
+
+    Raises
+    ------
+    ValueError
+        When the store has fewer than 3 datasets with results or 2 configurations, or
+        (by default) a dataset is not described.
+    """
+    store = Store(store)
+    info = store.datasets()
+    algorithms = store.algorithms()["name"].tolist()
+    tasks = store.tasks()
+    tasks = tasks[tasks["repeat"] == 0]
+    done = set(tasks.loc[tasks["status"] == "done", "dataset"])
+    names = [n for n in info["name"] if n in done]
+    if len(names) < 3 or len(algorithms) < 2:
+        raise ValueError(f"the store {store.path} has results on {len(names)} dataset(s) and "
+                         f"{len(algorithms)} algorithm(s); a knowledge base needs at least 3 "
+                         "and 2.")
+    D, A, M = len(names), len(algorithms), len(SKLEARN_METRICS)
+    col = {a: j for j, a in enumerate(algorithms)}
+    metrics = np.full((D, A, M), np.nan)
+    curves = {m: np.full((D, A, _method_grid(m).size), np.nan) for m in METHODS}
+    class_counts = np.zeros((D, 2), dtype=np.int64)
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}.")
+    row = {n: i for i, n in enumerate(names)}
+
+    def put(result):
+        name, algos, met, mean, counts = result
+        i, cols = row[name], [col[a] for a in algos]
+        metrics[i, cols] = met
+        for m in METHODS:
+            curves[m][i, cols] = mean[m]
+        class_counts[i] = counts
+        if progress is not None:
+            progress(name)
+
+    if jobs == 1:
+        for name in names:
+            put(_summarise_dataset(store.path, name))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(int(jobs), mp_context=ctx) as pool:
+            for result in pool.map(_summarise_dataset, [store.path] * len(names), names):
+                put(result)
+    times = {}
+    t = tasks[tasks["dataset"].isin(row) & (tasks["status"] == "done")]
+    for clock in ("cpu", "wall"):
+        arr = np.full((D, A), np.nan)
+        arr[t["dataset"].map(row).to_numpy(), t["algorithm"].map(col).to_numpy()] = (
+            t[clock].to_numpy(dtype=np.float64))
+        times[clock] = arr
+    meta = info.set_index("name").loc[names]
+    (mf, land_names, land_metrics, land_curves, desc_times, settings,
+     land_counts) = _descriptions(store, names, require_descriptions)
+    provenance = {
+        "format": FORMAT,
+        "built": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "built_with": {"metaeval": _version("metaeval"), "numpy": np.__version__,
+                       "python": platform.python_version()},
+        "study": store.study_config(),
+        "runs": _runs(store),
+        "description_settings": settings,
+        "described_on": _machine() if settings is not None else None,
+        "grid": {"methods": list(GRID_METHODS), "points": int(GRID.size)},
+        "class_counts": class_counts.tolist(),
+        "landmark_class_counts": land_counts,
+        "failed_cells": int(np.isnan(metrics[..., 0]).sum()),
+    }
+    return KnowledgeArchive(tuple(names), tuple(meta["family"].astype(str)),
+                            meta["n_instances"].to_numpy(dtype=np.int64), tuple(algorithms),
+                            tuple(SKLEARN_METRICS), metrics, curves, times, mf, land_names,
+                            land_metrics, land_curves, desc_times, provenance)
+
+
+def _machine():
+    import os
+
+    return {"platform": platform.platform(), "processor": platform.processor() or None,
+            "cores": os.cpu_count(), "python": platform.python_version()}
+
+
+def _version(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
+        return None
+
+
+def _runs(store):
+    runs = store.runs()
+    out = []
+    for r in runs.itertuples(index=False):
+        env = r.environment if isinstance(r.environment, dict) else {}
+        out.append({"started": str(r.started), "finished": str(r.finished),
+                    "environment": env})
+    return out
+
+
+def _descriptions(store, names, required):
+    groups = store.metafeature_groups()
+    described = set(groups["dataset"])
+    missing = [n for n in names if n not in described]
+    if missing:
+        if required:
+            raise ValueError(
+                f"{len(missing)} dataset(s) of the store are not described "
+                f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); run "
+                f"`metaeval describe --store {store.path}` first.")
+        return None, (), None, {}, {}, None, None
+    settings = None
+    if "settings" in groups.columns:
+        values = [json.loads(v) for v in groups["settings"].dropna().unique()]
+        settings = values[0] if len(values) == 1 else values
+    g = groups.set_index("dataset")
+    desc_times = {}
+    for clock in ("cpu", "wall"):
+        seconds = g.groupby(["dataset", "kind"])[clock].sum().unstack(fill_value=0.0)
+        seconds = seconds.reindex(index=names, columns=["pymfe", "landmarker"]).fillna(0.0)
+        desc_times[clock] = seconds
+    features = store.metafeatures()
+    mf = None
+    if len(features):
+        mf = features.assign(name=features["group"] + "." + features["feature"]).pivot(
+            index="dataset", columns="name", values="value").reindex(names)
+        mf = mf[sorted(mf.columns)].astype(np.float64).rename_axis(index=None, columns=None)
+    land_names = None
+    metrics, curves, counts = [], {m: [] for m in METHODS}, []
+    for name in names:
+        long = store.landmark_scores(name)
+        wide = long.pivot(index="row", columns="landmarker", values="score")
+        if land_names is None:
+            land_names = tuple(str(c) for c in wide.columns)
+        wide = wide.reindex(columns=list(land_names))
+        y = long.drop_duplicates("row").set_index("row")["y"].reindex(wide.index).to_numpy()
+        S = wide.to_numpy(dtype=np.float64)
+        ok = np.isfinite(S).all(axis=0)
+        counts.append(np.bincount(y.astype(np.int64), minlength=2).tolist())
+        met = np.full((len(land_names), len(SKLEARN_METRICS)), np.nan)
+        per = {m: np.full((len(land_names), 2, _method_grid(m).size), np.nan) for m in METHODS}
+        if ok.any() and np.unique(y).size == 2:
+            m_ok, _, pc = summarise_scores(y, S[:, ok])
+            met[ok] = m_ok
+            for m in METHODS:
+                per[m][ok] = pc[m]
+        metrics.append(met)
+        for m in METHODS:
+            curves[m].append(per[m])
+    land_curves = {m: np.stack(v) for m, v in curves.items()}
+    return (mf, land_names or (), np.stack(metrics), land_curves, desc_times, settings,
+            counts)

@@ -1,0 +1,760 @@
+r"""Read and write algorithm-selection scenarios in the ASlib format.
+
+An ASlib scenario (Bischl et al. 2016) is a folder: ``description.txt`` (YAML: the
+performance measures, maximise or minimise, quality or runtime, the cutoff, the feature
+steps), ``algorithm_runs.arff``, ``feature_values.arff``, ``feature_runstatus.arff``,
+``cv.arff`` (the official repetitions x folds) and optionally ``feature_costs.arff``.
+:func:`read_aslib` turns one into the :class:`KnowledgeBase` the recommenders use
+(instances are datasets, algorithms are configurations, features are meta-features --
+those of a step named ``landmarks`` landmark features --, feature costs are description
+time); :func:`write_aslib` writes a knowledge base under one
+operating condition as a scenario other selectors can read.
+
+Orientation. Success in a knowledge base is higher-is-better. With :math:`m` the chosen
+measure:
+
+- quality, ``maximize: true``: :math:`success = m + s`;
+- quality, ``maximize: false``: :math:`success = -m + s`;
+- runtime (minimised): a run at or past the cutoff :math:`\kappa`, or whose status is not
+  ``ok``, is a timeout scored PAR10 :math:`= 10\kappa`; otherwise PAR10 is its runtime,
+  and :math:`success = 10\kappa - PAR10` (0 for a timeout).
+
+For quality scenarios the shift :math:`s` is 0 when every oriented value is positive,
+else :math:`\text{SUCCESS\_FLOOR} - \min` over the whole scenario (A3R divides successes,
+which must be positive). A shift common to all instances changes no loss, no closed gap
+and no ranking; losses are therefore in the measure's own units (PAR10 seconds for a
+runtime scenario).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from metaeval.datasets.readers import _parse_arff_like
+from metaeval.recommend._condition import SUCCESS_FLOOR
+from metaeval.recommend._knowledge import KnowledgeBase
+
+#: Run statuses of ``algorithm_runs.arff`` and ``feature_runstatus.arff`` (ASlib 2.0).
+RUN_STATUSES = ("ok", "timeout", "memout", "not_applicable", "crash", "other", "presolved",
+                "unknown")
+#: Files a scenario must have.
+REQUIRED_FILES = ("description.txt", "algorithm_runs.arff", "feature_values.arff",
+                  "feature_runstatus.arff", "cv.arff")
+#: The feature step read as landmark features (the others are meta-features).
+LANDMARK_STEP = "landmarks"
+#: Seconds a run is credited at least (a knowledge base needs positive times).
+TIME_FLOOR = 1e-3
+
+
+@dataclass(frozen=True, eq=False)
+class AslibScenario:
+    """An ASlib scenario read into a knowledge base.
+
+    Attributes
+    ----------
+    name : str
+        ``scenario_id`` of ``description.txt`` (else the folder's name).
+    path : Path
+    knowledge : KnowledgeBase
+        Instances as datasets, success oriented higher-is-better (see the module's
+        docstring), times the runtimes (1.0 each when the scenario records none),
+        features as meta-features (NaN where missing), feature costs as
+        ``metafeature_time``.
+    cv : DataFrame of shape (n_instances, n_repetitions)
+        The fold of each instance (rows, in the knowledge base's order) in each
+        repetition of ``cv.arff`` (columns).
+    measure : str
+        The performance measure used.
+    maximize : bool
+    performance_type : {"solution_quality", "runtime"}
+    cutoff : float or None
+        ``algorithm_cutoff_time`` (seconds), for runtime scenarios.
+    performance : ndarray of shape (n_instances, n_algorithms)
+        The measure as ASlib reports it: PAR10 seconds for a runtime scenario, the
+        measure itself otherwise (mean over the runs' repetitions).
+    solved : ndarray of bool, same shape
+        Runtime scenarios: the run finished with status ``ok`` before the cutoff (all
+        True for a quality scenario).
+    sign, shift : float
+        ``success = sign * performance + shift``.
+    description : dict
+        ``description.txt`` as parsed.
+    notes : tuple of str
+        What was read as missing, averaged or clipped.
+    """
+
+    name: str
+    path: Path
+    knowledge: KnowledgeBase
+    cv: pd.DataFrame
+    measure: str
+    maximize: bool
+    performance_type: str
+    cutoff: float | None
+    performance: np.ndarray
+    solved: np.ndarray
+    sign: float
+    shift: float
+    description: dict
+    notes: tuple = field(default=())
+
+    def __repr__(self) -> str:
+        d, a = self.performance.shape
+        return (f"AslibScenario({self.name!r}: {d} instances x {a} algorithms, "
+                f"{self.measure} ({'max' if self.maximize else 'min'}imise, "
+                f"{self.performance_type}), {self.cv.shape[1]} repetition(s) of "
+                f"{self.cv.iloc[:, 0].nunique()} folds)")
+
+    @property
+    def runtime(self) -> bool:
+        """Whether the measure is runtime (PAR10, solved instances)."""
+        return self.performance_type == "runtime"
+
+    def to_performance(self, success):
+        """Success values back in the measure's units (PAR10 for runtime scenarios)."""
+        return (np.asarray(success, dtype=np.float64) - self.shift) / self.sign
+
+
+# ---------------------------------------------------------------------------- reading
+def read_aslib(path, measure=None) -> AslibScenario:
+    """Read an ASlib scenario folder into a knowledge base, validating it as it goes.
+
+    Parameters
+    ----------
+    path : str or Path
+        The scenario's folder.
+    measure : str, optional
+        One of ``performance_measures``; default the first. A second measure whose
+        ``performance_type`` is ``runtime`` gives the knowledge base's times.
+
+    Returns
+    -------
+    AslibScenario
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the line where there is one): a missing required file, a
+        malformed description or ARFF file, a measure the scenario does not have, a run
+        of an undeclared algorithm, a duplicated or missing run, a non-``ok`` run of a
+        quality scenario, a runtime scenario without a positive cutoff, an unknown run
+        status, an instance missing from a feature or cv file. Nothing is returned
+        half-read.
+
+    References
+    ----------
+    B. Bischl, P. Kerschke, L. Kotthoff, M. Lindauer, Y. Malitsky, A. Fréchette, H. Hoos,
+    F. Hutter, K. Leyton-Brown, K. Tierney and J. Vanschoren, "ASlib: a benchmark library
+    for algorithm selection", Artificial Intelligence 237:41-58 (2016).
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise ValueError(f"{root}: not a folder (an ASlib scenario is a folder of files).")
+    for name in REQUIRED_FILES:
+        if not (root / name).is_file():
+            raise ValueError(f"{root / name}: missing; an ASlib scenario needs "
+                             f"{', '.join(REQUIRED_FILES)}.")
+    desc, text = _read_description(root / "description.txt")
+    info = _interpret(desc, text, root / "description.txt", measure)
+    notes: list[str] = []
+    runs = _read_runs(root / "algorithm_runs.arff", info, notes)
+    instances = runs["instances"]
+    features, costs = _read_features(root, info, instances, notes)
+    cv = _read_cv(root / "cv.arff", instances)
+    perf, solved, times = runs["performance"], runs["solved"], runs["times"]
+    if info["runtime"]:
+        sign, shift = -1.0, 10.0 * info["cutoff"]
+    else:
+        sign = 1.0 if info["maximize"] else -1.0
+        low = float(np.min(sign * perf))
+        shift = 0.0 if low > 0 else SUCCESS_FLOOR - low
+        if shift:
+            notes.append(f"success = {'' if sign > 0 else '-'}{info['measure']} + "
+                         f"{shift:.6g} (A3R needs positive success)")
+    success = sign * perf + shift
+    land = land_time = None
+    provides = info["steps"].get(LANDMARK_STEP, ([], []))[0]
+    if LANDMARK_STEP in info["used_steps"] and provides:  # as :func:`write_aslib` writes
+        land = features[provides]
+        land_time = costs[LANDMARK_STEP].to_numpy()
+        features = features.drop(columns=provides)
+    costs = costs.drop(columns=[LANDMARK_STEP], errors="ignore" if land is None
+                       else "raise").sum(axis=1).to_numpy()
+    kb = KnowledgeBase(instances, info["algorithms"], success, times,
+                       metafeatures=features if features.shape[1] else None,
+                       metafeature_time=costs, landmarks=land, landmark_time=land_time,
+                       notes=tuple(notes))
+    return AslibScenario(info["scenario_id"] or root.name, root, kb, cv, info["measure"],
+                         info["maximize"], "runtime" if info["runtime"] else
+                         "solution_quality", info["cutoff"], perf, solved, sign, shift,
+                         desc, tuple(notes))
+
+
+def _read_description(file: Path):
+    import yaml
+
+    text = _read_text(file)
+    try:
+        desc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f", line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ValueError(f"{file}{where}: not valid YAML ({problem}).") from None
+    if not isinstance(desc, dict):
+        raise ValueError(f"{file}: expected YAML keys (performance_measures, maximize, ...).")
+    return desc, text
+
+
+def _read_text(file: Path) -> str:
+    try:
+        return file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{file}: not UTF-8 text (byte {exc.start}).") from None
+
+
+def _key_line(text, key):
+    m = re.search(rf"^{re.escape(key)}\s*:", text, re.MULTILINE)
+    return "" if m is None else f", line {text.count(chr(10), 0, m.start()) + 1}"
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def _flag(value, file, where):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError(f"{file}{where}: maximize must be true or false, got {value!r}.")
+
+
+def _interpret(desc, text, file, measure):
+    """What the evaluation needs from ``description.txt``, checked."""
+    measures = [str(m) for m in _as_list(desc.get("performance_measures"))]
+    if not measures:
+        raise ValueError(f"{file}: no performance_measures.")
+    if len(set(measures)) != len(measures):
+        raise ValueError(f"{file}{_key_line(text, 'performance_measures')}: a performance "
+                         "measure is named twice.")
+    where = _key_line(text, "performance_measures")
+    if measure is None:
+        measure = measures[0]
+    elif measure not in measures:
+        raise ValueError(f"{file}{where}: no performance measure {measure!r}; the scenario "
+                         f"has {', '.join(measures)}.")
+    maximize = _as_list(desc.get("maximize"))
+    types = [str(t) for t in _as_list(desc.get("performance_type"))]
+    for key, values in (("maximize", maximize), ("performance_type", types)):
+        if len(values) == 1 and len(measures) > 1:
+            values *= len(measures)
+        if len(values) != len(measures):
+            raise ValueError(f"{file}{_key_line(text, key)}: {key} must give one value per "
+                             f"performance measure ({len(measures)}), got {len(values)}.")
+    maximize = [_flag(v, file, _key_line(text, "maximize")) for v in maximize]
+    for t in types:
+        if t not in ("runtime", "solution_quality"):
+            raise ValueError(f"{file}{_key_line(text, 'performance_type')}: performance_type "
+                             f"must be runtime or solution_quality, got {t!r}.")
+    k = measures.index(measure)
+    runtime = types[k] == "runtime"
+    cutoff = desc.get("algorithm_cutoff_time")
+    try:
+        cutoff = float(cutoff)
+    except (TypeError, ValueError):
+        cutoff = math.nan
+    if runtime:
+        if maximize[k]:
+            raise ValueError(f"{file}{_key_line(text, 'maximize')}: the runtime measure "
+                             f"{measure!r} is marked maximize: true.")
+        if not (math.isfinite(cutoff) and cutoff > 0):
+            raise ValueError(f"{file}{_key_line(text, 'algorithm_cutoff_time')}: a runtime "
+                             "scenario needs a positive algorithm_cutoff_time (PAR10 scores "
+                             "a timeout 10 x the cutoff).")
+    time_measure = next((m for m, t in zip(measures, types, strict=True)
+                         if t == "runtime" and m != measure), None)
+    meta = desc.get("metainfo_algorithms")
+    algorithms = [str(a) for a in meta] if isinstance(meta, dict) else []
+    if not algorithms:  # ASlib 1.x: two comma-separated lists
+        algorithms = [str(a) for key in ("algorithms_deterministic", "algorithms_stochastic")
+                      for a in _as_list(desc.get(key))]
+    if not algorithms:
+        raise ValueError(f"{file}: declares no algorithms (metainfo_algorithms, or "
+                         "algorithms_deterministic / algorithms_stochastic).")
+    if len(set(algorithms)) != len(algorithms):
+        raise ValueError(f"{file}: an algorithm is declared twice.")
+    steps = _feature_steps(desc, text, file)
+    return {"scenario_id": str(desc.get("scenario_id") or ""), "measures": measures,
+            "measure": measure, "maximize": maximize[k], "runtime": runtime,
+            "cutoff": cutoff if runtime else (cutoff if cutoff > 0 else None),
+            "time_measure": time_measure, "algorithms": algorithms, "steps": steps[0],
+            "used_steps": steps[1], "file": file}
+
+
+def _feature_steps(desc, text, file):
+    """``{step: (provides, requires)}`` and the steps used (default steps + requirements)."""
+    raw = desc.get("feature_steps") or {}
+    steps = {}
+    if isinstance(raw, dict):
+        for name, spec in raw.items():
+            if isinstance(spec, dict):
+                provides, requires = spec.get("provides"), spec.get("requires")
+            else:  # ASlib 1.x: the step's features as a list
+                provides, requires = spec, None
+            steps[str(name)] = ([str(f) for f in _as_list(provides)],
+                                [str(r) for r in _as_list(requires)])
+    if not steps:
+        raise ValueError(f"{file}{_key_line(text, 'feature_steps')}: no feature_steps.")
+    default = [str(s) for s in _as_list(desc.get("default_steps"))] or list(steps)
+    used, todo = [], list(default)
+    while todo:
+        step = todo.pop(0)
+        if step not in steps:
+            raise ValueError(f"{file}{_key_line(text, 'default_steps')}: feature step "
+                             f"{step!r} is not among feature_steps ({', '.join(steps)}).")
+        if step not in used:
+            used.append(step)
+            todo.extend(steps[step][1])
+    return steps, [s for s in steps if s in used]
+
+
+def _read_arff(file: Path, required):
+    """The ARFF file as a frame, its declared kinds and each data row's line number."""
+    text = _read_text(file)
+    try:
+        frame, declared, _ = _parse_arff_like(text, keel=False)
+    except ValueError as exc:
+        raise ValueError(f"{file}: {exc}") from None
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{file}: no attribute {', '.join(map(repr, missing))} (its "
+                         f"attributes: {', '.join(frame.columns)}).")
+    lines, data = [], False
+    for i, line in enumerate(text.splitlines()):
+        s = line.strip()
+        if not data:
+            data = re.match(r"@data\b", s, re.IGNORECASE) is not None
+        elif s and not s.startswith("%"):
+            lines.append(i + 1)
+    lines = np.array(lines, dtype=np.int64)
+    for column in ("instance_id", "algorithm"):
+        if column in frame.columns:
+            frame[column] = _names(frame[column], declared[column], file, column, lines)
+    if "repetition" in frame.columns:
+        rep = pd.to_numeric(frame["repetition"], errors="coerce")
+        if rep.isna().any():
+            bad = int(np.flatnonzero(rep.isna().to_numpy())[0])
+            raise ValueError(f"{file}, line {lines[bad]}: repetition must be a number.")
+        frame["repetition"] = rep.astype(np.float64)
+    return frame, declared, lines
+
+
+def _names(column, kind, file, name, lines):
+    if column.isna().any():
+        row = int(np.flatnonzero(column.isna().to_numpy())[0])
+        raise ValueError(f"{file}, line {lines[row]}: {name} is missing.")
+    if kind == "numeric":
+        return column.map(lambda v: str(int(v)) if float(v).is_integer() else repr(v))
+    return column.astype(str)
+
+
+def _status(frame, column, file, lines):
+    status = frame[column].astype(object)
+    bad = ~status.isin(RUN_STATUSES)
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(f"{file}, line {lines[row]}: unknown {column} {status.iloc[row]!r} "
+                         f"(expected one of {', '.join(RUN_STATUSES)}).")
+    return status.to_numpy(dtype=object)
+
+
+def _duplicates(frame, keys, file, lines, what):
+    dup = frame.duplicated(keys, keep=False).to_numpy()
+    if dup.any():
+        rows = np.flatnonzero(dup)
+        first = frame.iloc[rows[0]][keys].tolist()
+        again = next(r for r in rows[1:] if frame.iloc[r][keys].tolist() == first)
+        shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in first)
+        raise ValueError(f"{file}, line {lines[again]}: duplicated {what} "
+                         f"({shown}; first at line {lines[rows[0]]}).")
+
+
+def _read_runs(file, info, notes):
+    measures, measure = info["measures"], info["measure"]
+    frame, declared, lines = _read_arff(
+        file, ["instance_id", "repetition", "algorithm", *measures, "runstatus"])
+    for m in measures:
+        if declared[m] != "numeric":
+            raise ValueError(f"{file}: the performance measure {m!r} must be numeric.")
+    algorithms = info["algorithms"]
+    unknown = ~frame["algorithm"].isin(algorithms).to_numpy()
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise ValueError(f"{file}, line {lines[row]}: run of unknown algorithm "
+                         f"{frame['algorithm'].iloc[row]!r} (description.txt declares "
+                         f"{len(algorithms)}).")
+    status = _status(frame, "runstatus", file, lines)
+    _duplicates(frame, ["instance_id", "repetition", "algorithm"], file, lines, "run")
+    ok = status == "ok"
+    if not info["runtime"] and not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"{file}, line {lines[row]}: run status {status[row]!r} in a "
+                         "solution-quality scenario (its performance is undefined; ASlib "
+                         "quality scenarios have ok runs only).")
+    value = frame[measure].to_numpy(dtype=np.float64)
+    bad = ok & ~np.isfinite(value)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{file}, line {lines[row]}: run status ok but {measure} is "
+                         "missing or not finite.")
+    if info["runtime"]:
+        negative = np.isfinite(value) & (value < 0)
+        if negative.any():
+            row = int(np.flatnonzero(negative)[0])
+            raise ValueError(f"{file}, line {lines[row]}: negative runtime {value[row]:g}.")
+    instances = list(dict.fromkeys(frame["instance_id"]))
+    d, a = len(instances), len(algorithms)
+    row_of = {n: i for i, n in enumerate(instances)}
+    col_of = {n: j for j, n in enumerate(algorithms)}
+    i = frame["instance_id"].map(row_of).to_numpy()
+    j = frame["algorithm"].map(col_of).to_numpy()
+    reps = frame["repetition"].to_numpy(dtype=np.float64)
+    # every (instance, repetition) the file has must have a run of every algorithm
+    count = pd.DataFrame({"i": i, "r": reps}).groupby(["i", "r"]).size()
+    short = count[count < a]
+    if len(short):
+        (ii, rr), _ = next(iter(short.items()))
+        have = set(j[(i == ii) & (reps == rr)])
+        lacking = [algorithms[k] for k in range(a) if k not in have]
+        raise ValueError(f"{file}: missing run of {lacking[0]!r} on instance "
+                         f"{instances[ii]!r}, repetition {rr:g}"
+                         f"{f' (and {len(lacking) - 1} more)' if len(lacking) > 1 else ''}.")
+    n_reps = count.groupby(level="i").size().to_numpy()
+    if n_reps.max() > 1:
+        notes.append(f"runs averaged over up to {n_reps.max()} repetitions")
+
+    def mean(values):
+        total = np.zeros((d, a))
+        np.add.at(total, (i, j), values)
+        return total / n_reps[:, None]
+
+    if info["runtime"]:
+        cutoff = info["cutoff"]
+        done = ok & (value < cutoff)
+        par10 = np.where(done, value, 10.0 * cutoff)
+        performance = mean(par10)
+        solved = mean(done.astype(np.float64)) == 1.0
+        times = mean(np.where(np.isfinite(value), np.minimum(value, cutoff), cutoff))
+        timeouts = int((~done).sum())
+        if timeouts:
+            notes.append(f"{timeouts} run(s) at or past the cutoff {cutoff:g} s or not ok: "
+                         f"PAR10 = {10 * cutoff:g}")
+    else:
+        performance = mean(value)
+        solved = np.ones((d, a), dtype=bool)
+        times = np.ones((d, a))
+        if info["time_measure"] is not None:
+            t = frame[info["time_measure"]].to_numpy(dtype=np.float64)
+            bad = ~np.isfinite(t)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"{file}, line {lines[row]}: {info['time_measure']} is "
+                                 "missing (it gives the runs' times).")
+            times = mean(t)
+    low = times < TIME_FLOOR
+    if low.any():
+        notes.append(f"{int(low.sum())} run time(s) below {TIME_FLOOR:g} s raised to it")
+        times = np.maximum(times, TIME_FLOOR)
+    return {"instances": instances, "performance": performance, "solved": solved,
+            "times": times}
+
+
+def _check_instances(frame, file, lines, instances, what):
+    known = set(instances)
+    extra = ~frame["instance_id"].isin(known).to_numpy()
+    if extra.any():
+        row = int(np.flatnonzero(extra)[0])
+        raise ValueError(f"{file}, line {lines[row]}: instance "
+                         f"{frame['instance_id'].iloc[row]!r} has no algorithm runs.")
+    have = set(frame["instance_id"])
+    lacking = [n for n in instances if n not in have]
+    if lacking:
+        raise ValueError(f"{file}: no {what} for instance {lacking[0]!r}"
+                         f"{f' (and {len(lacking) - 1} more)' if len(lacking) > 1 else ''}.")
+
+
+def _by_instance(frame, columns, instances):
+    """Mean over repetitions of each column, rows in ``instances`` order."""
+    return frame.groupby("instance_id", sort=False)[columns].mean().reindex(instances)
+
+
+def _read_features(root, info, instances, notes):
+    steps, used = info["steps"], info["used_steps"]
+    file = root / "feature_values.arff"
+    frame, declared, lines = _read_arff(file, ["instance_id", "repetition"])
+    provided = [f for s in used for f in steps[s][0]]
+    columns = provided or [c for c in frame.columns if c not in ("instance_id", "repetition")]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{file}: no attribute {missing[0]!r}, which description.txt's "
+                         "feature steps provide.")
+    not_numeric = [c for c in columns if declared[c] != "numeric"]
+    if not_numeric:
+        raise ValueError(f"{file}: feature {not_numeric[0]!r} is not numeric.")
+    _duplicates(frame, ["instance_id", "repetition"], file, lines, "feature values")
+    _check_instances(frame, file, lines, instances, "feature values")
+    values = frame[columns].to_numpy(dtype=np.float64)
+    infinite = np.isinf(values)
+    if infinite.any():
+        notes.append(f"{int(infinite.sum())} infinite feature value(s) read as missing")
+        frame = frame.assign(**{c: np.where(infinite[:, k], np.nan, values[:, k])
+                                for k, c in enumerate(columns)})
+    features = _by_instance(frame, columns, instances)
+
+    file = root / "feature_runstatus.arff"
+    status, _, lines = _read_arff(file, ["instance_id", "repetition", *used])
+    _duplicates(status, ["instance_id", "repetition"], file, lines, "feature run status")
+    _check_instances(status, file, lines, instances, "feature run status")
+    failed = 0
+    for step in used:
+        bad = status["instance_id"][_status(status, step, file, lines) != "ok"].unique()
+        cols = [c for c in steps[step][0] if c in features.columns]
+        if len(bad) and cols:
+            failed += len(bad)
+            features.loc[list(bad), cols] = np.nan
+    if failed:
+        notes.append(f"{failed} (instance, feature step) pair(s) not ok: their features "
+                     "read as missing")
+    n_missing = int(features.isna().to_numpy().sum())
+    if n_missing:
+        notes.append(f"{n_missing} missing feature value(s) of {features.size}")
+
+    costs = pd.DataFrame(0.0, index=instances, columns=used)
+    file = root / "feature_costs.arff"
+    if file.is_file():
+        frame, declared, lines = _read_arff(file, ["instance_id", "repetition"])
+        present = [s for s in used if s in frame.columns]
+        if len(present) < len(used):
+            lacking = [s for s in used if s not in frame.columns]
+            notes.append(f"feature_costs.arff gives no cost for step(s) {', '.join(lacking)}: "
+                         "counted as 0 s")
+        _duplicates(frame, ["instance_id", "repetition"], file, lines, "feature costs")
+        _check_instances(frame, file, lines, instances, "feature costs")
+        if present:
+            table = _by_instance(frame, present, instances)
+            if table.isna().to_numpy().any():
+                notes.append(f"{int(table.isna().to_numpy().sum())} missing feature cost(s) "
+                             "counted as 0 s")
+            costs[present] = table.fillna(0.0).to_numpy()
+            if np.any(costs.to_numpy() < 0):
+                raise ValueError(f"{file}: a negative feature cost.")
+    return features, costs
+
+
+def _read_cv(file, instances):
+    frame, declared, lines = _read_arff(file, ["instance_id", "repetition", "fold"])
+    fold = pd.to_numeric(frame["fold"], errors="coerce")
+    if fold.isna().any():
+        row = int(np.flatnonzero(fold.isna().to_numpy())[0])
+        raise ValueError(f"{file}, line {lines[row]}: fold must be a number.")
+    frame["fold"] = fold
+    _duplicates(frame, ["instance_id", "repetition"], file, lines, "fold assignment")
+    _check_instances(frame, file, lines, instances, "fold")
+    cv = frame.pivot(index="instance_id", columns="repetition", values="fold")
+    cv = cv.reindex(instances)
+    if cv.isna().to_numpy().any():
+        where = np.argwhere(cv.isna().to_numpy())[0]
+        raise ValueError(f"{file}: no fold for instance {instances[where[0]]!r} in "
+                         f"repetition {cv.columns[where[1]]:g}.")
+    cv.columns = [int(c) if float(c).is_integer() else c for c in cv.columns]
+    for rep in cv.columns:
+        if cv[rep].nunique() < 2:
+            raise ValueError(f"{file}: repetition {rep} has a single fold; nothing to train "
+                             "on.")
+    return cv.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------- writing
+def write_aslib(kb, path, *, folds=None, measure=None, time_measure="cpu_time",
+                readme=None) -> Path:
+    """Write a knowledge base (one operating condition) as an ASlib scenario folder.
+
+    ``algorithm_runs.arff`` holds two measures: the success under the condition
+    (``measure``, maximised) and the time (``time_measure``, a runtime, minimised);
+    ``feature_values.arff`` the meta-features and the landmark features, as the feature
+    steps ``metafeatures`` and ``landmarks`` whose costs (``feature_costs.arff``) are the
+    description times; ``cv.arff`` one repetition of leave-one-family-out folds (or
+    ``folds``). Every run is ``ok`` (a knowledge base has imputed its failed cells; its
+    notes, in ``readme.txt``, say which). The folder is written in a temporary folder
+    beside ``path`` and renamed at the end: a failure leaves nothing behind.
+
+    Parameters
+    ----------
+    kb : KnowledgeBase
+    path : str or Path
+        A folder that does not exist yet (or is empty).
+    folds : array-like of shape (n_datasets,), optional
+        The fold of each dataset; default its family.
+    measure : str, optional
+        Name of the success measure; default from the knowledge base's condition.
+    time_measure : str, default="cpu_time"
+    readme : str, optional
+        Text for ``readme.txt`` (default: what the scenario is and the notes).
+
+    Returns
+    -------
+    Path
+        The folder written.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` exists and is not an empty folder, or ``folds`` has the wrong
+        length or a single fold.
+    """
+    import yaml
+
+    if not isinstance(kb, KnowledgeBase):
+        raise ValueError(f"kb must be a KnowledgeBase, got {type(kb).__name__}.")
+    target = Path(path)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise ValueError(f"{target}: exists and is not an empty folder; choose a new one.")
+    d = len(kb.datasets)
+    groups = np.asarray(kb.families if folds is None else folds, dtype=object)
+    if groups.shape != (d,):
+        raise ValueError(f"folds must give one fold per dataset ({d}), got {groups.shape}.")
+    labels = list(dict.fromkeys(groups.tolist()))
+    if len(labels) < 2:
+        raise ValueError("folds: every dataset is in one fold; nothing to train on.")
+    fold = np.array([labels.index(g) + 1 for g in groups.tolist()])
+    if measure is None:
+        measure = "success" if kb.condition is None else re.sub(
+            r"[^A-Za-z0-9_]+", "_", kb.condition.measure).strip("_")
+    if measure == time_measure:
+        raise ValueError(f"measure and time_measure must differ, both {measure!r}.")
+    steps = {}
+    frames = []
+    for step, frame, seconds in (("metafeatures", kb.metafeatures, kb.metafeature_time),
+                                 ("landmarks", kb.landmarks, kb.landmark_time)):
+        if frame is not None and frame.shape[1]:
+            steps[step] = (frame, np.asarray(seconds, dtype=np.float64))
+            frames.append(frame)
+    if not steps:  # the format needs features: the datasets' sizes
+        size = pd.DataFrame({"n_instances": kb.n_instances.astype(np.float64)},
+                            index=list(kb.datasets))
+        steps["size"] = (size, np.zeros(d))
+        frames.append(size)
+    features = pd.concat(frames, axis=1)
+    if features.columns.duplicated().any():
+        raise ValueError("a meta-feature and a landmark feature share a name: "
+                         f"{features.columns[features.columns.duplicated()][0]!r}.")
+    # above every time (and >= 1: readers that apply PAR10 to any measure leave success be)
+    cutoff = max(1.0, float(10.0 ** math.ceil(math.log10(float(kb.times.max()) * 1.01))))
+    description = {
+        "scenario_id": target.name,
+        "performance_measures": [measure, time_measure],
+        "maximize": [True, False],
+        "performance_type": ["solution_quality", "runtime"],
+        "algorithm_cutoff_time": cutoff,
+        "algorithm_cutoff_memory": "?",
+        "features_cutoff_time": "?",
+        "features_cutoff_memory": "?",
+        "features_deterministic": [str(c) for c in features.columns],
+        "features_stochastic": "",
+        "algorithms_deterministic": list(kb.algorithms),
+        "algorithms_stochastic": "",
+        "metainfo_algorithms": {a: {"configuration": "", "deterministic": True}
+                                for a in kb.algorithms},
+        "number_of_feature_steps": len(steps),
+        "default_steps": list(steps),
+        "feature_steps": {s: {"provides": [str(c) for c in f.columns]}
+                          for s, (f, _) in steps.items()},
+    }
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    try:
+        tmp.chmod(0o755)
+        (tmp / "description.txt").write_text(
+            yaml.safe_dump(description, sort_keys=False, default_flow_style=False))
+        names = np.array(kb.datasets, dtype=object)
+        runs = [(ds, 1, a, kb.success[i, j], kb.times[i, j], "ok")
+                for i, ds in enumerate(names) for j, a in enumerate(kb.algorithms)]
+        _write_arff(tmp / "algorithm_runs.arff", f"ALGORITHM_RUNS_{target.name}",
+                    [("instance_id", "STRING"), ("repetition", "NUMERIC"),
+                     ("algorithm", "STRING"), (measure, "NUMERIC"), (time_measure, "NUMERIC"),
+                     ("runstatus", "{" + ", ".join(RUN_STATUSES[:6]) + "}")], runs)
+        values = features.reindex(list(kb.datasets)).to_numpy(dtype=np.float64)
+        _write_arff(tmp / "feature_values.arff", f"FEATURES_{target.name}",
+                    [("instance_id", "STRING"), ("repetition", "NUMERIC"),
+                     *((str(c), "NUMERIC") for c in features.columns)],
+                    [(ds, 1, *row) for ds, row in zip(names, values, strict=True)])
+        status_cols = [(s, "{" + ", ".join(RUN_STATUSES) + "}") for s in steps]
+        statuses = [
+            (ds, 1, *("ok" if np.isfinite(f.loc[ds].to_numpy(dtype=np.float64)).any()
+                      else "other" for f, _ in steps.values()))
+            for ds in names]
+        _write_arff(tmp / "feature_runstatus.arff", f"FEATURES_RUNSTATUS_{target.name}",
+                    [("instance_id", "STRING"), ("repetition", "NUMERIC"), *status_cols],
+                    statuses)
+        _write_arff(tmp / "feature_costs.arff", f"FEATURES_COSTS_{target.name}",
+                    [("instance_id", "STRING"), ("repetition", "NUMERIC"),
+                     *((s, "NUMERIC") for s in steps)],
+                    [(ds, 1, *(c[i] for _, c in steps.values()))
+                     for i, ds in enumerate(names)])
+        _write_arff(tmp / "cv.arff", f"CV_{target.name}",
+                    [("instance_id", "STRING"), ("repetition", "NUMERIC"),
+                     ("fold", "NUMERIC")], [(ds, 1, f) for ds, f in zip(names, fold,
+                                                                        strict=True)])
+        if readme is None:
+            label = "no recorded condition" if kb.condition is None else kb.condition.label
+            readme = (f"Written by metaeval: {d} datasets x {len(kb.algorithms)} algorithms.\n"
+                      f"{measure}: success under {label} (higher is better; the A3R time "
+                      f"weight P is not part of it).\n{time_measure}: seconds per run.\n"
+                      f"cv.arff: {len(labels)} folds, one per family (leave-one-family-out).\n"
+                      + "".join(f"Note: {n}\n" for n in kb.notes))
+        (tmp / "readme.txt").write_text(readme)
+        if target.exists():
+            target.rmdir()
+        os.rename(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_.\-+:()\[\]=/]+$")
+
+
+def _arff_token(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value)) if np.isfinite(value) else "?"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    text = str(value)
+    if _PLAIN.match(text) and text != "?":
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _write_arff(file, relation, attributes, rows):
+    head = [f"@RELATION {relation}", ""]
+    head += [f"@ATTRIBUTE {_arff_token(name)} {kind}" for name, kind in attributes]
+    body = "\n".join(",".join(_arff_token(v) for v in row) for row in rows)
+    file.write_text("\n".join(head) + "\n\n@DATA\n" + body + "\n")

@@ -1,0 +1,288 @@
+r"""Evaluate the recommendation strategies on an ASlib scenario's own cross-validation.
+
+Every repetition of the scenario's ``cv.arff`` is run through
+:func:`evaluate_recommenders` with its folds (an instance is recommended for from the
+instances of the other folds only), and the algorithm-selection measures are reported
+beside metaeval's: the mean performance of the first pick, the fraction of the gap
+between the single best solver (SBS, chosen on the training folds) and the virtual best
+solver (VBS) that it closes,
+
+.. math:: \text{gap closed} = \frac{m_{SBS} - m_s}{m_{SBS} - m_{VBS}}
+
+(for a cost :math:`m` such as PAR10; 0 for the SBS, 1 for the VBS, negative when worse
+than the SBS; the means are over all held-out instances), loss@1/3/5, and for runtime
+scenarios the PAR10 and the fraction of instances solved by the first pick. Each comes
+with a percentile bootstrap interval (instances resampled), and each strategy's first
+pick is compared with the SBS's (:func:`paired_comparison`), Holm-corrected over the
+strategies compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metaeval.recommend._aslib import AslibScenario
+from metaeval.recommend._condition import Condition
+from metaeval.recommend._evaluate import LOSS_STEPS, evaluate_recommenders
+from metaeval.recommend._summary import holm, paired_comparison
+
+#: Baselines left out of the comparisons with the SBS (one is the SBS, one reads the truth).
+_NOT_COMPARED = ("single-best", "oracle")
+
+
+@dataclass(frozen=True, eq=False)
+class AslibEvaluation:
+    """The outcome of :func:`evaluate_aslib`.
+
+    Attributes
+    ----------
+    scenario : AslibScenario
+    condition : Condition
+    strategies : tuple of str
+    per_instance : DataFrame
+        One row per (repetition, instance, strategy): metaeval's per-dataset measures
+        (:attr:`RecommenderEvaluation.per_dataset`) plus ``performance`` (of the first
+        pick, in the measure's units), ``sbs``, ``vbs`` and, for runtime scenarios,
+        ``solved``.
+    summary : DataFrame
+        One row per strategy: means over instances (repetitions averaged first) of
+        ``performance``, ``mil``, ``loss_at_1/3/5`` (and ``solved``), ``gap_closed``,
+        each with ``*_low``/``*_high`` bootstrap bounds; the paired comparison with the
+        SBS (``difference`` in success units, ``p``, ``p_holm``, ``null_same_verdict``,
+        ``supported``).
+    sbs, vbs : float
+        Mean performance of the single best (chosen on each training part) and of the
+        virtual best over the held-out instances.
+    curves : DataFrame
+        The loss curves of every repetition (``repetition`` column added).
+    notes : tuple of str
+    """
+
+    scenario: AslibScenario
+    condition: Condition
+    strategies: tuple
+    per_instance: pd.DataFrame
+    summary: pd.DataFrame
+    sbs: float
+    vbs: float
+    sbs_solved: float | None
+    vbs_solved: float | None
+    curves: pd.DataFrame
+    notes: tuple = field(default=())
+
+    def to_json(self) -> dict:
+        """The ``metaeval recommend --evaluate --aslib DIR --json`` document."""
+        sc = self.scenario
+        measures = ["performance", "mil", *(f"loss_at_{k}" for k in LOSS_STEPS),
+                    "gap_closed"] + (["solved"] if sc.runtime else [])
+        strategies, comparisons = {}, []
+        for r in self.summary.to_dict(orient="records"):
+            entry = {
+                "mean_performance": _num(r["performance"]),
+                "gap_closed": _num(r["gap_closed"]),
+                "closed_gap": _num(r["gap_closed"]),
+                "mil": _num(r["mil"]),
+                "loss_at": {str(k): _num(r[f"loss_at_{k}"]) for k in LOSS_STEPS},
+                "intervals": {m: [_num(r[f"{m}_low"]), _num(r[f"{m}_high"])]
+                              for m in measures},
+            }
+            if sc.runtime:
+                entry["par10"] = entry["mean_performance"]
+                entry["solved"] = _num(r["solved"])
+            strategies[r["strategy"]] = entry
+            if r["strategy"] not in _NOT_COMPARED:
+                comparisons.append({
+                    "a": r["strategy"], "b": "single-best", "measure": "loss_at_1",
+                    "difference": _num(r["difference"]), "low": _num(r["difference_low"]),
+                    "high": _num(r["difference_high"]), "p": _num(r["p"]),
+                    "p_holm": _num(r["p_holm"]),
+                    "null_same_verdict": _num(r["null_same_verdict"]),
+                    "supported": bool(r["supported"]),
+                })
+        curves = self.curves[["repetition", "dataset", "strategy", "step", "algorithm",
+                              "elapsed", "loss"]]
+        return {
+            "scenario": {"name": sc.name, "measure": sc.measure, "maximize": sc.maximize,
+                         "performance_type": sc.performance_type, "cutoff": sc.cutoff,
+                         "repetitions": len(sc.cv.columns),
+                         "folds": int(sc.cv.iloc[:, 0].nunique())},
+            "condition": {
+                **self.condition.to_dict(), "measure": sc.measure, "cost": None,
+                "cost_beta": None, "threshold": None,
+                "label": f"{'PAR10 of ' if sc.runtime else ''}{sc.measure} "
+                         f"({'max' if sc.maximize else 'min'}imised), "
+                         f"P = {self.condition.time_weight:g}"},
+            "n_datasets": len(sc.knowledge.datasets),
+            "n_algorithms": len(sc.knowledge.algorithms),
+            "clock": "scenario",
+            "sbs": _num(self.sbs),
+            "vbs": _num(self.vbs),
+            **({"sbs_solved": _num(self.sbs_solved), "vbs_solved": _num(self.vbs_solved)}
+               if sc.runtime else {}),
+            "strategies": strategies,
+            "comparisons": comparisons,
+            "curves": [{k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
+                       for rec in curves.to_dict(orient="records")],
+            "notes": list(self.notes),
+        }
+
+
+def _num(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if np.isfinite(v) else None
+
+
+def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=10_000,
+                   n_boot=1000, alpha=0.05, seed=0) -> AslibEvaluation:
+    """Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
+
+    Parameters
+    ----------
+    scenario : AslibScenario or path
+        A scenario (:func:`read_aslib`) or its folder.
+    strategies : sequence of str, optional
+        Default: every strategy whose inputs the scenario has.
+    condition : Condition, optional
+        Only its ``time_weight`` (P of A3R) and ``time_budget`` matter; default P = 0.
+    k, n_random, seed
+        As in :func:`evaluate_recommenders`.
+    n_boot : int, default=1000
+        Bootstrap resamples of the instances.
+    alpha : float, default=0.05
+        1 - coverage of the intervals; level of the paired tests after Holm.
+
+    Returns
+    -------
+    AslibEvaluation
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_aslib` and :func:`evaluate_recommenders`.
+
+    References
+    ----------
+    Bischl et al. (2016), "ASlib: a benchmark library for algorithm selection",
+    Artificial Intelligence 237 (PAR10, SBS, VBS); Lindauer, van Rijn & Kotthoff (2019),
+    "The algorithm selection competitions 2015 and 2017", Artificial Intelligence 272
+    (the closed gap); Holm (1979).
+    """
+    from metaeval.recommend._aslib import read_aslib
+
+    sc = scenario if isinstance(scenario, AslibScenario) else read_aslib(scenario)
+    kb = sc.knowledge
+    condition = Condition() if condition is None else condition
+    if not isinstance(condition, Condition):
+        raise ValueError(f"condition must be a Condition, got {condition!r}.")
+    frames, curves, notes = [], [], list(sc.notes)
+    names = None
+    for rep in sc.cv.columns:
+        ev = evaluate_recommenders(kb, condition, strategies=strategies, k=k,
+                                   n_random=n_random, n_boot=2, alpha=alpha, seed=seed,
+                                   folds=sc.cv[rep].to_numpy(), compare=False)
+        names = ev.strategies
+        frames.append(ev.per_dataset.assign(repetition=rep))
+        curves.append(ev.curves.assign(repetition=rep))
+        notes += [_aslib_note(n) for n in ev.notes if _aslib_note(n) not in notes]
+    per = pd.concat(frames, ignore_index=True)
+    curves = pd.concat(curves, ignore_index=True)
+    row = pd.Index(kb.datasets).get_indexer(per["dataset"])
+    per["performance"] = sc.to_performance(per["first_success"])
+    per["sbs"] = sc.to_performance(per["single_best_success"])
+    per["vbs"] = sc.to_performance(per["oracle_success"])
+    if sc.runtime:
+        first = curves[curves["step"] == 1].set_index(["repetition", "dataset", "strategy"])
+        algo = first["algorithm"].reindex(
+            pd.MultiIndex.from_frame(per[["repetition", "dataset", "strategy"]])).to_numpy()
+        col = {a: j for j, a in enumerate(kb.algorithms)}
+        solved = sc.solved.astype(np.float64)
+        per["solved"] = [solved[i].mean() if a is None else solved[i, col[a]]
+                         for i, a in zip(row, algo, strict=True)]  # random: expected
+        sbs = {}
+        for rep in sc.cv.columns:  # the single best of each training part, as evaluated
+            fold = sc.cv[rep].to_numpy()
+            for f in np.unique(fold):
+                mean = kb.success[fold != f].mean(axis=0)
+                j = int(np.argsort(-mean, kind="stable")[0])
+                sbs.update({(rep, kb.datasets[i]): sc.solved[i, j]
+                            for i in np.flatnonzero(fold == f)})
+        per["sbs_solved"] = [float(sbs[rep, d]) for rep, d in
+                             zip(per["repetition"], per["dataset"], strict=True)]
+    summary, sbs, vbs, sbs_solved, vbs_solved = _summarise(sc, per, names, n_boot, alpha,
+                                                           seed)
+    return AslibEvaluation(sc, condition, tuple(names), per, summary, sbs, vbs, sbs_solved,
+                           vbs_solved, curves, tuple(notes))
+
+
+def _summarise(sc, per, names, n_boot, alpha, seed):
+    measures = ["performance", "mil", *(f"loss_at_{k}" for k in LOSS_STEPS)]
+    if sc.runtime:
+        measures.append("solved")
+    # repetitions averaged per instance: the instances are the paired units
+    extra = ["sbs_solved"] if sc.runtime else []
+    mean = per.groupby(["dataset", "strategy"], sort=False)[
+        [*measures, *extra, "first_success", "single_best_success", "oracle_success"]].mean()
+    datasets = list(dict.fromkeys(per["dataset"]))
+    base = mean.xs(names[0], level="strategy").reindex(datasets)
+    sb_success = base["single_best_success"].to_numpy()
+    oracle_success = base["oracle_success"].to_numpy()
+    n = len(datasets)
+    rng = np.random.default_rng(seed)
+    boot = rng.integers(0, n, size=(n_boot, n))
+    q = (100 * alpha / 2, 100 * (1 - alpha / 2))
+    rows = []
+    for name in names:
+        m = mean.xs(name, level="strategy").reindex(datasets)
+        r = {"strategy": name, "n_instances": n}
+        for c in measures:
+            v = m[c].to_numpy()
+            r[c] = float(v.mean())
+            r[f"{c}_low"], r[f"{c}_high"] = np.percentile(v[boot].mean(axis=1), q)
+        s = m["first_success"].to_numpy()
+        r["gap_closed"] = float(_gap(s.mean(), sb_success.mean(), oracle_success.mean()))
+        gaps = _gap(s[boot].mean(axis=1), sb_success[boot].mean(axis=1),
+                    oracle_success[boot].mean(axis=1))
+        gaps = gaps[np.isfinite(gaps)]
+        r["gap_closed_low"], r["gap_closed_high"] = (np.percentile(gaps, q) if gaps.size
+                                                     else (np.nan, np.nan))
+        if name in _NOT_COMPARED:
+            r.update(difference=np.nan, difference_low=np.nan, difference_high=np.nan,
+                     p=np.nan, null_same_verdict=np.nan, wins=0, losses=0, ties=n)
+        else:  # first pick against the SBS's, as a loss (lower is better)
+            c = paired_comparison(oracle_success - s, oracle_success - sb_success,
+                                  n_boot=n_boot, alpha=alpha, seed=seed)
+            r.update(difference=c["difference"], difference_low=c["low"],
+                     difference_high=c["high"], p=c["p_value"],
+                     null_same_verdict=c["null_same_verdict"], wins=c["wins"],
+                     losses=c["losses"], ties=c["ties"])
+        rows.append(r)
+    summary = pd.DataFrame(rows)
+    summary["p_holm"] = holm(summary["p"].to_numpy())
+    summary["null_holm"] = holm(summary["null_same_verdict"].to_numpy())
+    summary["supported"] = ((summary["difference_low"] > 0) & (summary["p_holm"] < alpha)
+                            & (summary["null_holm"] < alpha))
+    sbs = float(sc.to_performance(sb_success).mean())
+    vbs = float(sc.to_performance(oracle_success).mean())
+    sbs_solved = vbs_solved = None
+    if sc.runtime:
+        sbs_solved = float(base["sbs_solved"].mean())
+        vbs_solved = float(np.mean(sc.solved.any(axis=1)))
+    return summary, sbs, vbs, sbs_solved, vbs_solved
+
+
+def _aslib_note(note):
+    if note.startswith("skipped ") and "(describe the store" in note:
+        return note.split(" needs ")[0] + (": an ASlib scenario's features are read as "
+                                           "meta-features, none as landmark features")
+    return note
+
+
+def _gap(s, sb, oracle):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = (np.asarray(s) - sb) / (oracle - sb)
+    return np.where(np.isclose(oracle - sb, 0.0), np.nan, gap)
