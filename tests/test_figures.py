@@ -510,3 +510,25 @@ def test_the_stability_grid_marks_the_10_percent_level_between_cells(seed):
                 expected.add(((j - 0.5, i + 0.5), (j + 0.5, i + 0.5)))
     assert segments == expected
     assert ("dashed: the 10 % level" in fig.axes[1].get_xlabel()) == bool(expected)
+
+
+def test_neighbouring_cost_curve_panels_keep_their_end_ticks_apart():
+    # a panel's "1" beside the next panel's "0" read "10": the end labels sit inside
+    # their own panel
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    c = np.linspace(0, 1, 11)
+    fig = figures.instance_cost_curves(c, np.zeros((2, 4, 3, 11)),
+                                       methods=["score-fixed", "score-driven"],
+                                       instances=list("abcd"), models=list("ABC"))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    bottom = np.asarray(fig.axes).reshape(2, 4)[-1]
+    for left, right in zip(bottom[:-1], bottom[1:], strict=True):
+        one = left.get_xticklabels()[-1]
+        zero = right.get_xticklabels()[0]
+        assert (one.get_text(), zero.get_text()) == ("1", "0")
+        a, b = one.get_window_extent(renderer), zero.get_window_extent(renderer)
+        assert a.x1 <= left.bbox.x1 + 0.5 and b.x0 >= right.bbox.x0 - 0.5
+        assert b.x0 - a.x1 >= 0.1 * fig.dpi  # a tenth of an inch between them, at least
