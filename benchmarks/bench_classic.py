@@ -33,7 +33,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from metaeval.hardness import classic as C
 
-DATA = Path(C.__file__).resolve().parents[1] / "datasets" / "data"
+DATA = Path(C.__file__).resolve().parents[2] / "datasets" / "data"
 
 
 def load(name):

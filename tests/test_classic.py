@@ -16,8 +16,8 @@ from scipy.spatial.distance import cdist
 from sklearn.tree import DecisionTreeClassifier
 
 from metaeval.hardness import classic as C
-from metaeval.hardness._classic_neighbors import mst_edges
-from metaeval.hardness._classic_trees import c45_added_errors
+from metaeval.hardness.classic._search import mst_edges
+from metaeval.hardness.classic._tree_fit import c45_added_errors
 
 # --------------------------------------------------------------------------------------
 # The worked example on a line. Eight points, gaps 1, 2, 4, 5, 6, 7, 8:
@@ -501,7 +501,7 @@ def test_neighbourhood_measures_match_brute_force(seed):
 
 def test_local_set_pass_chunks_agree(monkeypatch):
     # the chunked pass gives the same counts when forced to one row per chunk
-    from metaeval.hardness import _classic_neighbors as nb
+    from metaeval.hardness.classic import _search as nb
 
     X, y = _random_data(5, n=60)
     whole = C.classic_hardness(X, y, ["LSC", "LSR", "Usefulness"], encode=False)

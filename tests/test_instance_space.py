@@ -81,7 +81,7 @@ def _builtin(name):
         ds = load_dataset(name)
         return ds.X, np.asarray(ds.y), list(ds.categorical)
     except Exception:  # the datasets module is written concurrently: read the file
-        root = Path(C.__file__).resolve().parents[1] / "datasets" / "data"
+        root = Path(C.__file__).resolve().parents[2] / "datasets" / "data"
         frame = pd.read_csv(root / f"{name}.csv.gz")
         row = pd.read_csv(root / "manifest.csv").set_index("name").loc[name]
         categorical = (

@@ -12,27 +12,16 @@ At both widths, with every dataset section open:
   a term of the glossary, and the glossary is linked from the sticky bar;
 - a jump to a section leaves its heading below the sticky bar.
 
-Skipped, with the reason, only where no Chromium is installed.
+The system Chromium is driven with Playwright (see ``tests/conftest.py``). Skipped, with
+the reason, only where no Chromium is installed.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
-import time
 
 import pytest
-
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from test_report_browser import CHROMIUM, DevTools  # noqa: E402  (the same DevTools client)
-
-pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: "
-                       "`apt-get install chromium`); the report's browser test needs it"),
-    pytest.mark.skipif(not sys.platform.startswith("linux"),
-                       reason="the DevTools pipe (fds 3/4) is set up for Linux only"),
-]
 
 # an abbreviation: a token with two capitals, or a capital and a digit (SF, AccD, kDN,
 # TD_P, A3R, F1, PC1, 3NN), not part of a hyphenated word
@@ -134,38 +123,34 @@ _DATASET_JUMP = """
 """
 
 
-@pytest.fixture(scope="module")
-def report_path(tmp_path_factory):
-    from metaeval.report import write_report
-    from metaeval.study import LocalExecutor, Study, run_study
-
-    work = tmp_path_factory.mktemp("legibility")
-    store = work / "study.duckdb"
-    study = Study(datasets=["labor", "hepatitis"], algorithms=["NB", "DT", "LR"], folds=3,
-                  executor=LocalExecutor(jobs=1), store=str(store))
-    assert run_study(study).n_done == 6
-    return write_report(store, work / "report", strict=True, bootstrap_draws=100)
-
-
-def _read_page(url, profile, width):
-    tools = DevTools(profile)
+def _read_page(browser, url, width):
+    page = browser.new_page(viewport={"width": width, "height": 900}, device_scale_factor=1)
     try:
-        tools.open_page(url, width=width, height=900)
-        dataset_jump = json.loads(tools.evaluate(_DATASET_JUMP))
-        tools.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-        time.sleep(0.4)  # lay out the opened sections, decode their images
-        page = json.loads(tools.evaluate(_READ))
-        page["jumps"] = json.loads(tools.evaluate(_JUMP))
-        page["dataset_jump"] = dataset_jump
+        page.goto(url, wait_until="load")
+        dataset_jump = json.loads(page.evaluate(_DATASET_JUMP))
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        page.wait_for_timeout(400)  # lay out the opened sections, decode their images
+        got = json.loads(page.evaluate(_READ))
+        got["jumps"] = json.loads(page.evaluate(_JUMP))
+        got["dataset_jump"] = dataset_jump
     finally:
-        tools.close()
-    return page
+        page.close()
+    return got
+
+
+def _read_pages(launch, report, where):
+    url = report.resolve().as_uri()
+    with launch() as browser:
+        got = {str(w): _read_page(browser, url, w) for w in WIDTHS}
+    (where / "pages.json").write_text(json.dumps(got))
+    return where / "pages.json"
 
 
 @pytest.fixture(scope="module")
-def pages(report_path, tmp_path_factory):
-    url = report_path.resolve().as_uri()
-    return {w: _read_page(url, tmp_path_factory.mktemp(f"profile-{w}"), w) for w in WIDTHS}
+def pages(chromium, quick_report, build_once):
+    # read once per test run, whichever xdist worker gets these tests
+    path = build_once("legibility-pages", lambda d: _read_pages(chromium, quick_report, d))
+    return {int(w): page for w, page in json.loads(path.read_text()).items()}
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -225,7 +210,7 @@ def test_a_dataset_link_opens_its_section_below_the_bar(pages, width):
     assert summary_top >= bar_bottom - 1, (name, summary_top, bar_bottom)
 
 
-def test_the_checks_can_fail(tmp_path):
+def test_the_checks_can_fail(chromium, tmp_path):
     # a page with each fault, read by the same script: wide, tiny text, an unknown term
     page = tmp_path / "bad.html"
     page.write_text(
@@ -238,7 +223,8 @@ def test_the_checks_can_fail(tmp_path):
         "<section id='benchmark'><h2>b</h2></section><section id='glossary'><h2>g</h2>"
         "<dl><dt>SF</dt><dd>x</dd></dl></section><div style='height:3000px'></div>"
         "</body></html>")
-    got = _read_page(page.as_uri(), tmp_path / "profile", 800)
+    with chromium() as browser:
+        got = _read_page(browser, page.as_uri(), 800)
     assert got["overflow"] > 0
     assert got["figures"][0]["minPx"] < MIN_PX
     assert "QXZ" in set().union(*(abbreviations_in(t) for t in got["texts"]))

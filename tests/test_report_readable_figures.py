@@ -233,14 +233,9 @@ def test_arr_curves_show_the_accd_used_on_a_time_ratio_axis():
 
 # ----------------------------------------------------------------- from a real study
 @pytest.fixture(scope="module")
-def view(tmp_path_factory):
-    from metaeval.study import LocalExecutor, Study, run_study
-
-    path = tmp_path_factory.mktemp("readable") / "study.duckdb"
-    study = Study(datasets=["labor", "hepatitis"], algorithms=["NB", "LR", "DT"], folds=3,
-                  executor=LocalExecutor(jobs=1), store=str(path))
-    assert run_study(study).n_done == 6
-    return StudyView(path)
+def view(quick_store):
+    # labor and hepatitis, NB, DT and LR, 3 folds: run once for the whole test run
+    return StudyView(quick_store)
 
 
 def test_runtime_score_says_which_datasets_it_used(view):
@@ -288,10 +283,8 @@ def test_correlation_shows_the_classic_by_cost_sensitive_block(view):
     assert len(texts) == len(rows) * 5  # a value (or "n/a") in every cell
 
 
-def test_report_tables_mark_the_best_rank_and_show_settings(view, tmp_path):
-    from metaeval.report import write_report
-
-    text = write_report(view.store, tmp_path, strict=True, bootstrap_draws=50).read_text()
+def test_report_tables_mark_the_best_rank_and_show_settings(quick_report):
+    text = quick_report.read_text()  # the report of the same quick study
     rankings = text[text.index('<section id="rankings">'):text.index('<section id="benchmark">')]
     assert rankings.count('<td class="best">1</td>') >= 5  # rank 1 of each of the 5 methods
     summary = text[:text.index('<section id="findings">')]

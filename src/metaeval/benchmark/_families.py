@@ -17,7 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from metaeval.benchmark._frames import check_frame, directions, oriented_tensor
+from metaeval.benchmark._checks import check_frame
+from metaeval.benchmark._frames import directions, oriented_tensor
 from metaeval.benchmark._value import _check_captured, overall_value
 
 #: How a family is represented in a cell: its best member, or the mean of its members.

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval._validation import check_binary_target
+from metaeval.benchmark._checks import check_frame, check_numeric
 
 # The five canonical threshold choice methods (ARCHITECTURE.md); metaeval.hardness.METHODS.
 _HARDNESS_METHODS = ("score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform")
@@ -249,7 +250,6 @@ def compute_metrics(scores, *, metrics=None, threshold=0.5, level="pooled", pos_
     0     toy         A  accuracy   0.50
     1     toy         A       auc   0.75
     """
-    from metaeval.benchmark._frames import check_frame, check_numeric
 
     check_frame(scores, "scores", ("dataset", "algorithm", "y", "score"))
     names = _check_metrics(metrics, threshold)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from metaeval.benchmark._frames import check_frame, check_numeric, oriented_tensor
+from metaeval.benchmark._checks import check_frame, check_numeric
+from metaeval.benchmark._frames import oriented_tensor
 from metaeval.benchmark._value import _check_captured
 
 

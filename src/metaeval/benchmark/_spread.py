@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from metaeval.benchmark._frames import check_frame
+from metaeval.benchmark._checks import check_frame
 from metaeval.benchmark._value import _check_captured
 
 __all__ = ["CLOCKS", "task_times", "value_spread", "runtime_spread", "portfolio_spread"]

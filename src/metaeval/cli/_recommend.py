@@ -150,14 +150,27 @@ def _evaluate(source, condition, strategy, json_file, clock):
     for note in ev.notes:
         err.print(f"Note: {note}", markup=False)
     lo, hi = ev.time_range
+    span = (f"[{lo:.0%}, {hi:.0%}] of the pool's {clock} time on each held-out dataset"
+            if ev.time_axis == "relative" else f"[{lo:g}, {hi:g}] {clock} s")
     table = Table("strategy", "MIL", "loss@1", "loss@3", "loss@5", "closed gap",
-                  title=f"Leave-one-dataset-out over {ev.per_dataset['dataset'].nunique()} "
-                  f"datasets ({condition.label}); MIL over [{lo:g}, {hi:g}] s; "
-                  "95% bootstrap intervals")
+                  title=f"Leave-one-family-out over {ev.per_dataset['dataset'].nunique()} "
+                  f"datasets x {ev.n_algorithms} algorithms ({condition.label}); MIL over "
+                  f"{span}; 95% bootstrap intervals",
+                  caption="Loss: best success on the dataset minus the best tested so far "
+                  "(before the first test: best minus worst). The random order's loss@k is "
+                  "exact, its MIL from 10,000 orders.")
     for row in ev.summary.to_dict(orient="records"):
         table.add_row(row["strategy"], *(_interval(row, c) for c in (
             "mil", "loss_at_1", "loss_at_3", "loss_at_5", "closed_gap")))
     out.print(table)
+    if ev.comparisons is not None and len(ev.comparisons):
+        comp = ev.comparisons
+        supported = comp[comp["supported"]]
+        out.print(f"{len(comp)} paired comparisons (families resampled, Holm-corrected); "
+                  f"supported claims ({len(supported)}):", markup=False)
+        for r in supported.itertuples(index=False):
+            out.print(f"  {r.a} has lower {r.measure} than {r.b}: by {r.difference:.4f} "
+                      f"[{r.low:.4f}, {r.high:.4f}], Holm p = {r.p_holm:.3g}", markup=False)
     cd = ev.critical_difference
     if cd is not None:
         groups = "; ".join(", ".join(g) for g in cd.groups) or "none"

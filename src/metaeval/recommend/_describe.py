@@ -70,7 +70,7 @@ class Description:
     landmark_y: np.ndarray
     landmark_scores: pd.DataFrame
 
-    def seconds(self, kind, clock="wall") -> float:
+    def seconds(self, kind, clock="cpu") -> float:
         """Seconds spent on the pymfe groups (``kind="pymfe"``) or the landmarkers."""
         if clock not in ("wall", "cpu"):
             raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}.")
@@ -79,12 +79,12 @@ class Description:
 
     @property
     def metafeature_time(self) -> float:
-        """Wall seconds spent on the pymfe groups."""
+        """CPU seconds spent on the pymfe groups."""
         return self.seconds("pymfe")
 
     @property
     def landmark_time(self) -> float:
-        """Wall seconds spent cross-validating the landmarkers."""
+        """CPU seconds spent cross-validating the landmarkers."""
         return self.seconds("landmarker")
 
     def metafeature_vector(self) -> pd.Series:

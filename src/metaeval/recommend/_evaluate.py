@@ -402,7 +402,7 @@ def _describe_hint(source):
     return f"describe them first: `metaeval describe --store {path}`"
 
 
-def _knowledge(source, condition, clock="wall"):
+def _knowledge(source, condition, clock="cpu"):
     if isinstance(source, KnowledgeBase):
         kb = source
         if condition is None:

@@ -47,7 +47,7 @@ class Query:
 
     @classmethod
     def from_description(cls, description: Description, condition: Condition,
-                         n_instances: int, *, clock="wall") -> Query:
+                         n_instances: int, *, clock="cpu") -> Query:
         """The query for a freshly described dataset (times on ``clock``)."""
         land = None
         if description.landmark_scores.shape[1]:
@@ -194,12 +194,12 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ from a store
     @classmethod
-    def from_store(cls, store, condition: Condition, *, clock="wall",
+    def from_store(cls, store, condition: Condition, *, clock="cpu",
                    scores=None) -> KnowledgeBase:
         """Read a store one dataset at a time and score it under ``condition``.
 
         Success comes from the out-of-fold scores of repeat 0; time is the task's
-        ``wall`` (or ``cpu``) seconds, and so are the description times. An algorithm
+        ``cpu`` (or ``wall``) seconds, and so are the description times. An algorithm
         that failed on a dataset gets that dataset's worst success and its recorded time
         (else the algorithm's median time), and a note says so. Meta-features and
         landmark features are included when every dataset has them cached (see

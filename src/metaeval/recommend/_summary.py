@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from metaeval.ranking import critical_difference_data
+from metaeval.ranking import critical_difference_data, holm_adjust
 
 _MEANS = ("mil", "loss_at_1", "loss_at_3", "loss_at_5", "loss_at_time_0.01",
           "loss_at_time_0.1", "loss_at_time_1")
@@ -213,13 +213,10 @@ def _wilcoxon(d):
 
 
 def holm(p_values) -> np.ndarray:
-    r"""Holm's step-down adjusted p-values (family-wise error control).
+    r"""Holm's step-down adjusted p-values, NaN entries left out of the family.
 
-    With the :math:`m` p-values sorted, :math:`p_{(1)} \le \dots \le p_{(m)}`,
-
-    .. math:: \tilde p_{(i)} = \max_{j \le i} \min\big(1, (m - j + 1)\, p_{(j)}\big).
-
-    NaN p-values are left out of :math:`m` and stay NaN.
+    :func:`metaeval.ranking.holm_adjust` on the p-values that are not NaN (a comparison
+    that could not be made is no member of the family); NaN stays NaN.
 
     References
     ----------
@@ -228,20 +225,14 @@ def holm(p_values) -> np.ndarray:
 
     Examples
     --------
-    >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
-    [0.03, 0.06, 0.06, 0.02]
+    >>> holm([0.01, 0.04, float("nan"), 0.03, 0.005]).tolist()
+    [0.03, 0.06, nan, 0.06, 0.02]
     """
     p = np.asarray(p_values, dtype=np.float64)
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError(f"p_values must lie in [0, 1], got {p[(p < 0) | (p > 1)][:3]}.")
     out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    m = ok.size
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    adjusted = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out[order] = np.maximum.accumulate(adjusted)
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = holm_adjust(p[ok])
     return out
 
 

@@ -104,7 +104,20 @@ TERMS: dict[str, tuple[str, str]] = {
     "BRACIS": ("Brazilian Conference on Intelligent Systems", "2014 edition: the shorter "
                "version of Melo & Prudêncio (2014)."),
     "MIL": ("mean interval loss", "the loss of a recommended order of algorithms, averaged "
-            "over a logarithmic interval of time (Abdulrahman et al. 2018); lower is better."),
+            "over a logarithmic interval of time (Abdulrahman et al. 2018), here from 1 % to "
+            "100 % of the CPU time the whole pool takes on the held-out dataset; lower is "
+            "better."),
+    "loss@k": ("loss after k tests", "the success of the best algorithm on the held-out "
+               "dataset minus that of the best of the first k recommended; before the first "
+               "test, the best minus the worst."),
+    "closed gap": ("closed gap of the first pick", "(first pick's mean success - single "
+                   "best's) / (best first's - single best's): 0 = as good as the single best "
+                   "of the past datasets, 1 = always the best algorithm first."),
+    "P": ("time weight of A3R", "the exponent of time in A3R, success / time^P "
+          "(Abdulrahman & Brazdil 2014): 0 ignores time, 1/64 lets time count a little."),
+    "vs random": ("against the random order", "a strategy's loss against that of trying the "
+                  "algorithms in a uniformly random order (exact after k tests; from 10,000 "
+                  "orders over time), paired over held-out datasets."),
     "IRT": ("item response theory", "models each instance's difficulty and discrimination "
             "from the algorithms' answers."),
     "CPU": ("central processing unit", "the processor; CPU time is the time it spent on a "

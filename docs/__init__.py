@@ -1,0 +1,1 @@
+"""Scripts that write the documents of this folder (``python -m docs.reproduce``)."""

@@ -1,0 +1,153 @@
+"""Fixtures shared by several test modules.
+
+The expensive ones are built once for the whole test run: under ``pytest -n 2`` (xdist)
+the first worker that needs one builds it under a file lock in the run's shared temporary
+directory, and every other worker reuses what it left there. Such a fixture hands out
+paths to files that its users only read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+#: Debian's package is ``chromium``; other systems name it otherwise.
+CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser",
+                                                           "google-chrome")) if p), None)
+#: The system Chromium, headless, with nothing that would reach the network on its own.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-extensions", "--mute-audio",
+                 "--hide-scrollbars", "--disable-dev-shm-usage"]
+
+
+def _shared_dir(tmp_path_factory) -> Path:
+    """A temporary directory that every xdist worker of this run sees."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def _built_once(directory: Path):
+    """Hold an exclusive lock on ``directory`` (created), so one process builds in it.
+
+    Without ``fcntl`` (Windows) there is no sharing: each worker builds in its own.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        yield
+        return
+    with open(directory / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _clear(*paths: Path) -> None:
+    """Remove what a failed build may have left."""
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def _build_once(tmp_path_factory, name: str, build) -> Path:
+    """``build(directory) -> path``, run once per test run; later calls get its path."""
+    if sys.platform.startswith("win"):  # pragma: no cover - no lock: one per worker
+        return build(tmp_path_factory.mktemp(name))
+    where = _shared_dir(tmp_path_factory) / f"shared-{name}"
+    with _built_once(where):
+        done = where / "done.json"
+        if done.exists():
+            return Path(json.loads(done.read_text())["path"])
+        path = build(where)
+        done.write_text(json.dumps({"path": str(path)}))
+        return path
+
+
+@pytest.fixture(scope="session")
+def build_once(tmp_path_factory):
+    """``build_once(name, build)``: ``build(directory) -> path`` run once per test run.
+
+    For a module's expensive fixture whose tests xdist spreads over several workers:
+    the first worker runs ``build`` in a directory every worker sees, the others get
+    the path it returned. What it writes there must be read only.
+    """
+    return lambda name, build: _build_once(tmp_path_factory, name, build)
+
+
+#: The quick study: small enough for a test, real enough for every figure of the report.
+QUICK_STUDY = {"datasets": ["labor", "hepatitis"], "algorithms": ["NB", "DT", "LR"],
+               "folds": 3}
+
+
+@pytest.fixture(scope="session")
+def quick_store(tmp_path_factory) -> Path:
+    """The store of a small real study (``QUICK_STUDY``), run once per test run.
+
+    Returns the DuckDB file's path. Only read it (``Store``, ``StudyView``, a report with
+    its cache off): other workers read it at the same time.
+    """
+    def build(where: Path) -> Path:
+        from metaeval.study import LocalExecutor, Study, run_study
+
+        store = where / "study.duckdb"
+        _clear(store, where / "study.duckdb.wal")
+        summary = run_study(Study(**QUICK_STUDY, executor=LocalExecutor(jobs=1),
+                                  store=str(store)))
+        assert summary.n_done == 6, summary
+        return store
+
+    return _build_once(tmp_path_factory, "quick-store", build)
+
+
+@pytest.fixture(scope="session")
+def quick_report(tmp_path_factory, quick_store) -> Path:
+    """The HTML report of ``quick_store``, strict, with 200 bootstrap draws.
+
+    Built once per test run (the study and the report take most of a minute). Returns the
+    path of ``index.html``; read it, do not change it.
+    """
+    def build(where: Path) -> Path:
+        from metaeval.report import write_report
+
+        _clear(where / "report")
+        return write_report(quick_store, where / "report", strict=True, bootstrap_draws=200)
+
+    return _build_once(tmp_path_factory, "quick-report", build)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Open the system Chromium with Playwright: ``with chromium() as browser: ...``.
+
+    Skips, saying why, where no Chromium is installed. Playwright's own browser
+    downloads are never used: it drives the system's ``chromium`` by its path.
+    """
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (Debian: `apt-get install chromium`); "
+                    "the report's browser tests need it")
+
+    @contextlib.contextmanager
+    def launch():
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                yield browser
+            finally:
+                browser.close()
+
+    return launch
