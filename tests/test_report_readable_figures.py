@@ -381,3 +381,33 @@ def test_the_stability_grid_keeps_its_colour_bar_label_and_numbers_clear():
     numbers = [t.get_text() for t in ax.texts]
     assert numbers == [f"{100 * v:.0f}" for v in grid.to_numpy().ravel()]  # only numbers
     assert "different conclusion" in bar.get_xlabel()  # horizontal, under the grid
+
+
+def test_values_printed_on_cells_have_a_contrast_of_at_least_4_5():
+    # black or white by WCAG contrast, not by a brightness threshold (which put white on
+    # mid-tone cells of viridis and magma at under 3:1)
+    from matplotlib import colormaps
+
+    from metaeval.report.figures._style import _text_colour
+
+    def luminance(rgb):
+        c = np.asarray(rgb, dtype=float)
+        c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(c @ [0.2126, 0.7152, 0.0722])
+
+    cells = [colormaps[name](x)[:3] for name in ("viridis", "magma_r", "RdBu_r", "plasma")
+             for x in np.linspace(0, 1, 101)]
+    cells += list(np.random.default_rng(0).uniform(0, 1, (500, 3)))
+    for cell in cells:
+        text = to_rgb(_text_colour(cell))
+        hi, lo = sorted([luminance(text), luminance(cell)], reverse=True)
+        assert (hi + 0.05) / (lo + 0.05) >= 4.5, (cell, text)
+
+
+def test_the_greedy_portfolio_title_stays_in_the_figure():
+    steps = pd.DataFrame({"algorithm": ["RF", "NB", "LR"], "value": [70.0, 85.0, 86.0]})
+    with drawing_style():
+        fig = figures.portfolio_curve(steps)
+    assert _texts_outside(fig) == []
+    assert fig.axes[0].get_title().replace("\n", " ") == (
+        "Greedy portfolio: value captured by the best so far")

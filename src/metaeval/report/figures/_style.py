@@ -187,9 +187,14 @@ def _wrapped_grid(n: int, *, ncols_max=3, **grid):
 
 
 def _text_colour(rgba) -> str:
-    """Black or white, whichever reads better on a cell of colour ``rgba``."""
-    r, g, b = rgba[:3]
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+    """Black or white, whichever has the higher contrast (WCAG 2) on a cell of colour
+    ``rgba``: at least 4.58:1 on any colour. (A brightness threshold put white on
+    mid-tone cells at under 3:1.)"""
+    c = np.asarray(rgba[:3], dtype=float)
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    luminance = float(c @ [0.2126, 0.7152, 0.0722])
+    # contrast with black (L + 0.05) / 0.05 against with white 1.05 / (L + 0.05)
+    return "black" if (luminance + 0.05) ** 2 >= 0.05 * 1.05 else "white"
 
 
 def smallest_font_pt(fig: Figure) -> float:

@@ -73,6 +73,22 @@ def ranked_bars(values, *, xlabel, title, higher_is_better=True, fmt="{:.2f}") -
     return fig
 
 
+def _fitted(title: str, fig) -> str:
+    """``title`` with each line too wide for the figure broken after a colon, or wrapped
+    (widths taken at 0.62 em a character, about DejaVu Sans' widest average)."""
+    import textwrap
+
+    most = max(int(fig.get_size_inches()[0] * 72 / (0.62 * TITLE)), 12)
+    lines = []
+    for line in str(title).split("\n"):
+        if len(line) > most and ": " in line:
+            head, tail = line.split(": ", 1)
+            line = f"{head}:\n{tail}"
+        lines += [w for part in line.split("\n")
+                  for w in (textwrap.wrap(part, most) if len(part) > most else [part])]
+    return "\n".join(lines)
+
+
 def _centre_on_figure(fig, ax) -> None:
     """Centre an axes' title and x label on the figure (their height stays the axes')."""
     from matplotlib.transforms import IdentityTransform, blended_transform_factory
@@ -347,7 +363,10 @@ def portfolio_curve(steps, *, title="Greedy portfolio: value captured by the bes
     ax.set_ylim(v.min() - 0.1 * span, v.max() + 0.3 * span)  # room for the top labels
     ax.set_xlabel("algorithms in the portfolio (greedy order)", fontsize=FONT)
     ax.set_ylabel("value captured (%)", fontsize=FONT)
-    ax.set_title(title, fontsize=TITLE)
+    # centred on the figure and broken at its colon where it is wider than the figure
+    # (the default title ran past the right edge of a narrow figure)
+    ax.set_title(_fitted(title, fig), fontsize=TITLE)
+    _centre_on_figure(fig, ax)
     ax.tick_params(axis="y", labelsize=FONT)
     ax.grid(alpha=0.3)
     return fig
