@@ -67,8 +67,15 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     doc = json.loads(target.read_text())
     assert doc["condition"]["measure"] == "auc"
     assert doc["condition"]["time_weight"] == 1 / 64
+    # the store is not described: the strategies that need descriptions are skipped, and
+    # the note says which command describes it
     assert set(doc["strategies"]) == {"average-ranking", "active-testing", "single-best",
-                                      "random", "oracle"}
+                                      "random", "oracle", "zero-shot-portfolio"}
+    assert f"metaeval describe --store {store}" in result.output.replace("\n", " ")
+    assert doc["clock"] == "cpu" and doc["time_axis"] == "relative"
+    assert doc["n_algorithms"] >= 2 and isinstance(doc["comparisons"], list)
+    assert {"a", "b", "measure", "difference", "low", "high", "p", "p_holm",
+            "supported"} <= set(doc["comparisons"][0])
     entry = doc["strategies"]["average-ranking"]
     assert set(entry["loss_at"]) == {"1", "3", "5"}
     assert {"mil", "closed_gap"} <= set(entry)

@@ -10,6 +10,7 @@ from sklearn.metrics import accuracy_score
 
 from metaeval.datasets import Dataset
 from metaeval.recommend import (
+    STRATEGIES,
     Condition,
     KnowledgeBase,
     describe_dataset,
@@ -215,7 +216,7 @@ def test_every_strategy_runs_on_a_described_store(described):
     assert kb.metafeatures is not None and kb.landmarks is not None
     assert "NB.class0" in kb.landmarks.columns
     ev = evaluate_recommenders(kb, n_random=5, n_boot=20)
-    assert len(ev.strategies) == 7
+    assert len(ev.strategies) == len(STRATEGIES)
     rec = recommend(_toy("new", 7), store, Condition(), strategy="knn-metafeatures", k=2,
                     top=2)
     assert len(rec.table) == 2 and len(rec.drivers) == 2

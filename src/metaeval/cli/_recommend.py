@@ -131,6 +131,11 @@ _SCORE_MEANING = {
     "knn-metafeatures": "A3R over the nearest past datasets",
     "cost-landmarking": "A3R over the nearest past datasets",
     "active-testing": "expected A3R gain over the first pick",
+    "pairwise": "votes of the pairwise forests among the candidates (the rest: no score, "
+                "A3R average-ranking order)",
+    "regression": "predicted log A3R relative to the dataset's mean",
+    "collaborative": "predicted log A3R of the low-rank model before any test",
+    "zero-shot-portfolio": "mean loss of the best so far over the past datasets",
 }
 
 

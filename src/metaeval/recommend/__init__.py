@@ -15,7 +15,9 @@ algorithms should I try, in what order?* This room answers it from past results
   file (:func:`build_knowledge` from a store, :func:`load_knowledge`); one ships with
   metaeval, so recommending needs no study of one's own.
 - Strategies (:data:`STRATEGIES`): average ranking, k-NN on meta-features, cost-sensitive
-  landmarking, active testing; baselines single best, random and oracle.
+  landmarking, active testing; meta-learners (pairwise cost-sensitive classification,
+  per-configuration regression, collaborative filtering, a zero-shot portfolio);
+  baselines single best, random and oracle.
 - :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
   loss curves against tests and time, mean interval loss, closed gap, bootstrap
   intervals and Friedman/Nemenyi; :func:`recommend`: the order for a new dataset.
@@ -54,9 +56,12 @@ from metaeval.recommend._evaluate import (
     sweep_time_weight,
 )
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
+from metaeval.recommend._learners import Learner, ZeroShotPortfolio
+from metaeval.recommend._learners_cf import CollaborativeFiltering
+from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
 from metaeval.recommend._recommend import Recommendation, recommend
+from metaeval.recommend._registry import STRATEGIES, get_strategy
 from metaeval.recommend._strategies import (
-    STRATEGIES,
     ActiveTesting,
     AverageRanking,
     CostLandmarking,
@@ -66,7 +71,6 @@ from metaeval.recommend._strategies import (
     Ranking,
     SingleBest,
     Strategy,
-    get_strategy,
 )
 from metaeval.recommend._summary import compare_strategies, holm, paired_comparison
 
@@ -96,6 +100,11 @@ __all__ = [
     "KnnMetafeatures",
     "CostLandmarking",
     "ActiveTesting",
+    "Learner",
+    "PairwiseClassification",
+    "ConfigurationRegression",
+    "CollaborativeFiltering",
+    "ZeroShotPortfolio",
     "SingleBest",
     "RandomOrder",
     "Oracle",

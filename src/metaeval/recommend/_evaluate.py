@@ -23,13 +23,9 @@ from metaeval.recommend._curves import (
     mean_interval_loss,
 )
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
-from metaeval.recommend._strategies import (
-    STRATEGIES,
-    RandomOrder,
-    SingleBest,
-    Strategy,
-    get_strategy,
-)
+from metaeval.recommend._learners import Learner, uses_of
+from metaeval.recommend._registry import STRATEGIES, get_strategy
+from metaeval.recommend._strategies import RandomOrder, SingleBest, Strategy
 from metaeval.recommend._summary import compare_strategies, summarise
 
 #: The default log-time interval of the mean interval loss, as fractions of the whole
@@ -436,9 +432,12 @@ def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets
             params = {"repeats": n_random}
         strategy = get_strategy(name, **params)
         available = {"metafeatures": kb.metafeatures, "landmarks": kb.landmarks}
-        uses = (() if strategy.uses is None else (strategy.uses,)
-                if isinstance(strategy.uses, str) else tuple(strategy.uses))
+        uses = uses_of(strategy)
         lacking = [u for u in uses if available[u] is None]
+        if isinstance(name, str) and isinstance(strategy, Learner) and len(lacking) < len(uses):
+            strategy = get_strategy(name, **params,  # a learner uses what is described
+                                    features=[u for u in uses if u not in lacking])
+            lacking = []
         if lacking:
             why = (f"{strategy.name} needs {' and '.join(lacking)} of every dataset, and the "
                    f"knowledge base has none ({hint})")

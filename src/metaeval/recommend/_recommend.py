@@ -12,7 +12,7 @@ from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
-from metaeval.recommend._strategies import get_strategy
+from metaeval.recommend._registry import get_strategy
 
 
 @dataclass(frozen=True, eq=False)

@@ -45,7 +45,7 @@ class Strategy:
     ----------
     name : str
         Its name (``"average-ranking"``, ...).
-    uses : {None, "metafeatures", "landmarks"}
+    uses : {None, "metafeatures", "landmarks"} or tuple of them
         What it needs to know about the new dataset; the time spent computing it counts
         in every time curve.
     interactive : bool
@@ -55,7 +55,7 @@ class Strategy:
     """
 
     name: ClassVar[str] = ""
-    uses: ClassVar[str | None] = None
+    uses: ClassVar[str | tuple | None] = None
     interactive: ClassVar[bool] = False
     needs_truth: ClassVar[bool] = False
 
@@ -63,12 +63,11 @@ class Strategy:
         return f"{type(self).__name__}()"
 
     def overhead(self, query) -> float:
-        """Seconds spent describing the new dataset before the first test."""
-        if self.uses == "metafeatures":
-            return float(query.metafeature_time)
-        if self.uses == "landmarks":
-            return float(query.landmark_time)
-        return 0.0
+        """Seconds spent describing the new dataset before the first test (every
+        description in :attr:`uses`)."""
+        uses = (self.uses,) if isinstance(self.uses, str) else tuple(self.uses or ())
+        seconds = {"metafeatures": query.metafeature_time, "landmarks": query.landmark_time}
+        return float(sum(seconds[u] for u in uses))
 
     def rank(self, train, query, condition, *, seed=0) -> Ranking:  # pragma: no cover
         """The order to test the algorithms in, from the training datasets only."""
@@ -371,25 +370,3 @@ class RandomOrder(Strategy):
         order = rng.permutation(len(train.algorithms))
         return Ranking(order, np.full(order.size, np.nan), ())
 
-
-#: Strategy classes by name, in the order tables list them.
-STRATEGIES = {
-    cls.name: cls
-    for cls in (AverageRanking, KnnMetafeatures, CostLandmarking, ActiveTesting, SingleBest,
-                RandomOrder, Oracle)
-}
-
-
-def get_strategy(name, **params) -> Strategy:
-    """A strategy by name, e.g. ``get_strategy("knn-metafeatures", k=3)``.
-
-    Examples
-    --------
-    >>> get_strategy("knn-metafeatures", k=3)
-    KnnMetafeatures(k=3)
-    """
-    if isinstance(name, Strategy):
-        return name
-    if name not in STRATEGIES:
-        raise ValueError(f"Unknown strategy {name!r}; known: {', '.join(STRATEGIES)}.")
-    return STRATEGIES[name](**params)

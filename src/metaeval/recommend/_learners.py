@@ -1,0 +1,293 @@
+"""Meta-learners that can beat the single best: shared machinery and the zero-shot portfolio.
+
+Every learner here is conditioned on the operating condition and its time weight P: what
+it learns to predict for each past dataset is the dataset's A3R values under the
+condition, :math:`SR / T^P` (Abdulrahman & Brazdil 2014), so that P = 0 is plain success.
+Each hyperparameter (forest size, number of candidates, rank, neighbours, which
+descriptions to use) is chosen by an inner leave-one-family-out over the *training*
+datasets only, by the mean loss of the first pick (the success of the best configuration
+minus that of the first pick). Meta-features are imputed with their median over the
+training datasets, and features constant on the training datasets are left out.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from metaeval.recommend._strategies import Ranking, Strategy, _a3r_order
+
+#: What a learner may describe a new dataset with, in the order they are concatenated.
+FEATURE_SOURCES = ("metafeatures", "landmarks")
+
+
+def uses_of(strategy) -> tuple:
+    """What a strategy needs about the new dataset, as a tuple (empty for none)."""
+    uses = strategy.uses
+    if uses is None:
+        return ()
+    return (uses,) if isinstance(uses, str) else tuple(uses)
+
+
+def one_blas_thread(method):
+    """Run ``method`` with one BLAS thread: the learners' matrices are small, and a
+    threaded BLAS on a loaded machine can take a hundred times longer for them."""
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
+def _check_features(features, name):
+    if isinstance(features, str):
+        features = (features,)
+    features = tuple(features)
+    if not features or any(f not in FEATURE_SOURCES for f in features) or (
+            len(set(features)) != len(features)):
+        raise ValueError(f"features of {name} must be a non-empty subset of "
+                         f"{FEATURE_SOURCES}, got {features!r}.")
+    return tuple(f for f in FEATURE_SOURCES if f in features)
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+    return int(value)
+
+
+def _grid(values, name):
+    values = tuple(values)
+    if not values:
+        raise ValueError(f"{name} must list at least one value.")
+    return tuple(_positive_int(v, name) for v in values)
+
+
+def _blend(values):
+    values = tuple(float(v) for v in values)
+    if not values or not all(0.0 <= v <= 1.0 for v in values):
+        raise ValueError(f"blend must list weights in [0, 1], got {values!r}.")
+    return values
+
+
+class Learner(Strategy):
+    """Base class of the meta-learners: what they describe a dataset with, and checks.
+
+    Parameters
+    ----------
+    features : tuple of {"metafeatures", "landmarks"}
+        The descriptions of a dataset the learner reads; the time spent computing each
+        counts in every time curve (:meth:`overhead`).
+
+    Attributes
+    ----------
+    selection_ : dict
+        Set by the last :meth:`rank`: ``params`` (the hyperparameters chosen),
+        ``inner_loss`` (mean inner loss@1 of each candidate setting) and ``inner``
+        (for each inner held-out family, the training datasets its predictor saw).
+    """
+
+    def __init__(self, features=FEATURE_SOURCES):
+        self.features = _check_features(features, self.name)
+        self.selection_ = {}
+
+    @property
+    def uses(self):
+        return self.features
+
+    def _design(self, train, query):
+        return design_matrix(train, query, self.features, self.name)
+
+
+def design_matrix(train, query, features, name):
+    """Training meta-features and the new dataset's, ready for a learner.
+
+    The descriptions named in ``features`` are concatenated; infinite values count as
+    missing; features missing on every training dataset or constant on the training
+    datasets are left out; the remaining missing values (training and new) are replaced
+    by the training median.
+
+    Returns
+    -------
+    X : ndarray of shape (n_train, n_features)
+    x : ndarray of shape (n_features,)
+    columns : list of str
+
+    Raises
+    ------
+    ValueError
+        When the training datasets or the new one lack a description in ``features``.
+    """
+    tables, points = [], []
+    for source in features:
+        table = getattr(train, source)
+        point = getattr(query, source)
+        if table is None:
+            raise ValueError(f"{name} needs {source} of every training dataset, and the "
+                             "knowledge base has none (describe the datasets first).")
+        if point is None:
+            raise ValueError(f"{name} needs the {source} of the new dataset "
+                             f"{query.name!r}, and it has none (describe it first).")
+        tables.append(table.add_prefix(f"{source}:"))
+        points.append(point.reindex(table.columns).rename(lambda c, s=source: f"{s}:{c}"))
+    X = np.concatenate([t.to_numpy(dtype=np.float64) for t in tables], axis=1)
+    x = np.concatenate([p.to_numpy(dtype=np.float64) for p in points])
+    columns = [c for t in tables for c in t.columns]
+    X = np.where(np.isfinite(X), X, np.nan)
+    x = np.where(np.isfinite(x), x, np.nan)
+    known = ~np.all(np.isnan(X), axis=0)
+    X, x = X[:, known], x[known]
+    columns = [c for c, k in zip(columns, known, strict=True) if k]
+    median = np.nanmedian(X, axis=0)
+    X = np.where(np.isnan(X), median, X)
+    x = np.where(np.isnan(x), median, x)
+    varies = X.max(axis=0) > X.min(axis=0)
+    if not varies.any():  # nothing tells the datasets apart: one constant column
+        return np.zeros((X.shape[0], 1)), np.zeros(1), ["constant"]
+    return X[:, varies], x[varies], [c for c, v in zip(columns, varies, strict=True) if v]
+
+
+def a3r_target(train, condition):
+    """The log A3R values of the training datasets, shape (D, A) (log success at P = 0)."""
+    return np.log(condition.a3r_values(train.success, train.times))
+
+
+def family_codes(train):
+    """Integer family of each training dataset, and the number of families."""
+    _, codes = np.unique(np.array(train.families, dtype=object), return_inverse=True)
+    return codes.astype(np.int64), int(codes.max()) + 1
+
+
+def first_pick_loss(success, picks):
+    """Loss@1 of each dataset: its best success minus the success of its pick."""
+    rows = np.arange(success.shape[0])
+    return success.max(axis=1) - success[rows, np.asarray(picks, dtype=np.int64)]
+
+
+def family_bags(codes, n_families, n_bags, rng):
+    """Bootstrap samples of whole families (pseudo-replication by family respected).
+
+    Returns
+    -------
+    weights : ndarray of shape (n_bags, n_datasets)
+        How many times each dataset's family was drawn in each bag.
+    in_bag : ndarray of bool, shape (n_bags, n_families)
+    """
+    draws = rng.integers(0, n_families, size=(n_bags, n_families))
+    counts = np.zeros((n_bags, n_families))
+    np.add.at(counts, (np.repeat(np.arange(n_bags), n_families), draws.reshape(-1)), 1.0)
+    return counts[:, codes], counts > 0
+
+
+def select(scores):
+    """The key of the lowest score; ties go to the first key (grids list simple first)."""
+    keys = list(scores)
+    values = np.array([scores[k] for k in keys])
+    return keys[int(np.flatnonzero(values <= values.min() + 1e-12)[0])]
+
+
+def greedy_portfolio_order(loss):
+    r"""Greedy order of configurations minimising the mean loss of the best so far.
+
+    Step :math:`k` adds the configuration :math:`a` minimising
+
+    .. math:: \frac{1}{|D|} \sum_{d \in D} \min_{b \in S_{k-1} \cup \{a\}} L_{d b},
+
+    ties to the earlier column. It stops when no configuration reduces the loss any more
+    (the rest of the order is left to the caller).
+
+    Parameters
+    ----------
+    loss : ndarray of shape (D, A), non-negative
+
+    Returns
+    -------
+    order : ndarray of int
+        The portfolio, at most A configurations.
+    """
+    loss = np.asarray(loss, dtype=np.float64)
+    n_datasets, n_configs = loss.shape
+    best = np.full(n_datasets, np.inf)
+    remaining = np.ones(n_configs, dtype=bool)
+    order = []
+    current = np.inf
+    while remaining.any():
+        candidates = np.flatnonzero(remaining)
+        value = np.minimum(best[:, None], loss[:, candidates]).mean(axis=0)
+        if not value.min() < current - 1e-15:
+            break
+        pick = int(candidates[int(np.argmin(value))])
+        order.append(pick)
+        remaining[pick] = False
+        best = np.minimum(best, loss[:, pick])
+        current = float(best.mean())
+    return np.array(order, dtype=np.int64)
+
+
+def portfolio_loss(train, condition):
+    """Per-dataset loss of each configuration in A3R terms: max A3R minus its A3R.
+
+    At P = 0 it is the loss the evaluation measures (best success minus success).
+    """
+    v = condition.a3r_values(train.success, train.times)
+    return v.max(axis=1, keepdims=True) - v
+
+
+def complete_order(head, train, condition):
+    """``head`` followed by every other configuration in A3R average-ranking order."""
+    head = np.asarray(head, dtype=np.int64)
+    order, _ = _a3r_order(train, condition)
+    rest = order[~np.isin(order, head)]
+    return np.concatenate([head, rest])
+
+
+class ZeroShotPortfolio(Strategy):
+    r"""The greedy portfolio of the training datasets, tried in the order it was built.
+
+    The first configuration is the one with the lowest mean loss over the training
+    datasets; each next one is the one that most reduces the mean (over training
+    datasets) loss of the best configuration so far,
+
+    .. math:: a_k = \arg\min_a \frac{1}{|D|} \sum_{d \in D}
+              \min_{b \in \{a_1, \dots, a_{k-1}, a\}} L_{d b},
+
+    with :math:`L_{d b}` the A3R loss of :math:`b` on :math:`d` under the condition (at
+    P = 0, the best success minus :math:`b`'s). Once the portfolio has no loss left on
+    any training dataset, the other configurations follow in A3R average-ranking order.
+    The same fixed order is used for every new dataset (zero-shot: nothing about the new
+    dataset is read), and it has no hyperparameter. This is the greedy submodular
+    portfolio of the benchmark analytics (:func:`metaeval.benchmark.greedy_portfolio`),
+    on loss instead of value captured.
+
+    References
+    ----------
+    D. Salinas and N. Erickson, "TabRepo: a large scale repository of tabular model
+    evaluations and its AutoML applications", arXiv:2311.02971 (2023); G. L. Nemhauser,
+    L. A. Wolsey and M. L. Fisher, "An analysis of approximations for maximizing
+    submodular set functions", Mathematical Programming 14 (1978).
+
+    Examples
+    --------
+    A is best on d1, B on d2 and d3, C never; B has the lowest mean loss, then A
+    removes what is left:
+
+    >>> from metaeval.recommend import Condition, KnowledgeBase, Query
+    >>> kb = KnowledgeBase(["d1", "d2", "d3"], ["A", "B", "C"],
+    ...                    [[.9, .6, .7], [.6, .9, .8], [.7, .9, .8]], [[1, 1, 1]] * 3)
+    >>> ranked = ZeroShotPortfolio().rank(kb, Query("new", 10), Condition())
+    >>> [kb.algorithms[j] for j in ranked.order], ranked.score.round(3).tolist()
+    (['B', 'A', 'C'], [0.1, 0.0, 0.0])
+    """
+
+    name = "zero-shot-portfolio"
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        loss = portfolio_loss(train, condition)
+        head = greedy_portfolio_order(loss)
+        order = complete_order(head, train, condition)
+        best = np.minimum.accumulate(loss[:, order], axis=1).mean(axis=0)
+        return Ranking(order, best, train.datasets)

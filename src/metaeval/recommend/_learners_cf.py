@@ -1,0 +1,218 @@
+"""Collaborative filtering: a low-rank model of past results, completed for the new dataset."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+from metaeval.recommend._learners import (
+    FEATURE_SOURCES,
+    Learner,
+    _blend,
+    _grid,
+    _positive_int,
+    a3r_target,
+    family_bags,
+    family_codes,
+    first_pick_loss,
+    one_blas_thread,
+    select,
+)
+from metaeval.recommend._learners_forest import _inner_record, forest_leaf_means
+from metaeval.recommend._strategies import Ranking
+
+
+def expected_improvement(mean, sd, best):
+    r"""Expected improvement over ``best`` of a Gaussian :math:`N(m, s^2)` (Jones et al.
+    1998): :math:`(m - y^*)\,\Phi(u) + s\,\varphi(u)`, :math:`u = (m - y^*) / s`.
+
+    Examples
+    --------
+    >>> round(float(expected_improvement(0.0, 1.0, 0.0)), 4)  # s * phi(0)
+    0.3989
+    """
+    gap = np.asarray(mean, dtype=np.float64) - best
+    u = gap / sd
+    return gap * norm.cdf(u) + sd * norm.pdf(u)
+
+
+def _low_rank(Y, rank):
+    """Column means and the rank-``rank`` factors ``Z`` (D, r) and ``V`` (A, r) of ``Y``."""
+    mu = Y.mean(axis=0)
+    u, s, vt = np.linalg.svd(Y - mu, full_matrices=False)
+    r = min(rank, s.size)
+    return mu, u[:, :r] * s[:r], vt[:r].T
+
+
+class CollaborativeFiltering(Learner):
+    r"""Collaborative filtering of the (dataset x configuration) A3R matrix, tested actively.
+
+    The training datasets' log A3R values under the condition,
+    :math:`Y_{d a} = \log SR^d_a - P \log T^d_a`, are modelled as column means plus a
+    rank-:math:`r` product (truncated SVD, as OBOE's PCA of the error matrix),
+
+    .. math:: Y_{d a} \approx \mu_a + z_d^\top v_a .
+
+    The new dataset's latent vector :math:`z` is first predicted from its meta-features:
+    a random forest of family-bootstrapped multi-output regression trees (as in
+    :class:`ConfigurationRegression`) predicts its row relative to the row's mean, to
+    which the training datasets' mean level is added, :math:`\hat y`, and
+    :math:`z_0 = V^\top (\hat y - \mu)`; the Gaussian prior :math:`N(z_0, \Sigma_0)` has
+    the covariance of the same prediction's errors on the training datasets (each
+    predicted by the trees that did not see its family). After each test the latent
+    vector is re-estimated from the observed entries by Bayesian least squares,
+
+    .. math::
+
+        \Sigma = \left(\Sigma_0^{-1} + V_O^\top V_O / \sigma^2\right)^{-1}, \qquad
+        \hat z = \Sigma \left(\Sigma_0^{-1} z_0 + V_O^\top (y_O - \mu_O) / \sigma^2\right),
+
+    :math:`\sigma^2` being the residual variance of the rank-:math:`r` fit. The first test
+    is the configuration with the highest predicted value; each next one maximises the
+    expected improvement over the best observed value per predicted second,
+
+    .. math::
+
+        \frac{EI_a}{\hat T_a}, \qquad EI_a = (m_a - y^*)\,\Phi(u) + s_a\,\varphi(u),
+        \quad u = \frac{m_a - y^*}{s_a},
+
+    with :math:`m_a = \mu_a + \hat z^\top v_a`, :math:`s_a^2 = v_a^\top \Sigma v_a +
+    \sigma^2`, and :math:`\hat T_a` the configuration's median training time scaled by the
+    new dataset's time factor (the mean ratio of observed to median time over the tests
+    run, shrunk towards 1 as if one more test had taken its median time).
+
+    Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
+    loss of the first pick): the rank :math:`r` (each inner fold with its own SVD of the
+    datasets outside the held-out family), the forest's minimum leaf size, and how far the
+    prior mean moves from the column means towards the forest's prediction,
+    :math:`z_0 = \beta V^\top (\hat y - \mu)` (:math:`\beta = 0`: the training means).
+
+    Parameters
+    ----------
+    ranks : sequence of int, default=(1, 2, 4, 8, 16)
+    min_leaf : sequence of int, default=(3,)
+    trees : int, default=30
+    blend : sequence of float in [0, 1], default=(0.0, 0.5, 1.0)
+        The weights :math:`\beta` tried (ties go to the first).
+    seed : int, default=0
+        Seed of the forest in :meth:`run` (:meth:`rank` takes its own).
+    features : tuple of {"metafeatures", "landmarks"}, default=both
+
+    References
+    ----------
+    C. Yang, Y. Akimoto, D. W. Kim and M. Udell, "OBOE: collaborative filtering for
+    AutoML model selection", KDD 2019; N. Fusi, R. Sheth and M. Elibol, "Probabilistic
+    matrix factorization for automated machine learning", NeurIPS 2018; D. R. Jones,
+    M. Schonlau and W. J. Welch, "Efficient global optimization of expensive black-box
+    functions", J. Global Optimization 13 (1998) (expected improvement).
+    """
+
+    name = "collaborative"
+    interactive = True
+
+    def __init__(self, ranks=(1, 2, 4, 8, 16), min_leaf=(3,), trees=30, seed=0,
+                 blend=(0.0, 0.5, 1.0), features=FEATURE_SOURCES):
+        super().__init__(features)
+        self.blend = _blend(blend)
+        self.ranks = _grid(ranks, "ranks")
+        self.min_leaf = _grid(min_leaf, "min_leaf")
+        self.trees = _positive_int(trees, "trees")
+        self.seed = int(seed)
+
+    def __repr__(self) -> str:
+        return (f"CollaborativeFiltering(ranks={self.ranks}, min_leaf={self.min_leaf}, "
+                f"trees={self.trees}, blend={self.blend}, features={self.features})")
+
+    def _model(self, train, query, condition, seed):
+        """Fit: the chosen factors, the prior of the new dataset and the time model."""
+        X, x, _ = self._design(train, query)
+        Y = a3r_target(train, condition)
+        # the forest learns each dataset's values relative to its own mean (what orders
+        # the configurations), and the level is the training datasets' mean
+        relative = Y - Y.mean(axis=1, keepdims=True)
+        level = float(Y.mean())
+        codes, n_families = family_codes(train)
+        rng = np.random.default_rng(seed)
+        weights, in_bag = family_bags(codes, n_families, self.trees, rng)
+        points = np.vstack([X, x[None, :]]).astype(np.float32)
+        oob = ~in_bag[:, codes]
+        folds = [np.flatnonzero(codes == f) for f in range(n_families)]
+        if n_families < 2:  # nothing to hold out: every setting scores the same
+            folds = []
+        bases = [_low_rank(np.delete(Y, rows, axis=0), max(self.ranks)) for rows in folds]
+        scores, fits = {}, {}
+        for leaf in self.min_leaf:
+            seeds = rng.integers(0, 2**31 - 1, size=self.trees)
+            pred = forest_leaf_means(points, relative, weights, seeds, leaf) + level
+            with np.errstate(invalid="ignore", divide="ignore"):
+                inner = ((pred[:, :-1] * oob[:, :, None]).sum(axis=0)
+                         / oob.sum(axis=0)[:, None])
+            inner = np.where(np.isnan(inner), Y.mean(axis=0), inner)  # no tree: the mean
+            fits[leaf] = (pred[:, -1].mean(axis=0), inner)
+            for r in self.ranks:
+                for blend in self.blend:
+                    picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
+                    for rows, (mu, _, V) in zip(folds, bases, strict=True):
+                        Vr = V[:, :r]
+                        shift = blend * (inner[rows] - mu) @ Vr @ Vr.T
+                        picks[rows] = np.argmax(mu + shift, axis=1)
+                    scores[(r, leaf, blend)] = float(
+                        first_pick_loss(train.success, picks).mean())
+        rank, leaf, blend = select(scores)
+        predicted, inner = fits[leaf]
+        mu, Z, V = _low_rank(Y, rank)
+        residual = Y - mu - Z @ V.T
+        dof = max(Y.size - V.shape[1] * (Y.shape[0] + Y.shape[1]), 1)
+        noise = max(float((residual**2).sum() / dof), 1e-8)
+        errors = Z - blend * (inner - mu) @ V
+        if errors.shape[0] > 1:
+            prior_cov = np.atleast_2d(np.cov(errors, rowvar=False))
+        else:  # one training dataset: a unit prior in the latent space
+            prior_cov = np.eye(V.shape[1])
+        prior_cov = prior_cov + 1e-6 * np.eye(V.shape[1])
+        z0 = blend * (predicted - mu) @ V
+        median_t = np.median(np.log(train.times), axis=0)
+        self.selection_ = {
+            "params": {"rank": rank, "min_leaf": leaf, "blend": blend},
+            "inner_loss": scores,
+            "inner": _inner_record(train, codes, n_families, in_bag),
+        }
+        return mu, V, z0, prior_cov, noise, median_t
+
+    @one_blas_thread
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        """Without test results: the configurations by their prior predicted value."""
+        mu, V, z0, *_ = self._model(train, query, condition, seed)
+        predicted = mu + V @ z0
+        order = np.argsort(-predicted, kind="stable")
+        return Ranking(order, predicted[order], train.datasets)
+
+    @one_blas_thread
+    def run(self, train, query, condition, test) -> None:
+        mu, V, z0, prior_cov, noise, median_t = self._model(train, query, condition,
+                                                            self.seed)
+        n = mu.size
+        precision0 = np.linalg.inv(prior_cov)
+        untested = np.ones(n, dtype=bool)
+        tested, observed, factors = [], [], []
+        pick = int(np.argmax(mu + V @ z0))
+        while True:
+            s, t = test(pick)
+            untested[pick] = False
+            tested.append(pick)
+            observed.append(float(np.log(condition.a3r_values(s, t))))
+            factors.append(float(np.log(t) - median_t[pick]))
+            if not untested.any():
+                return
+            Vo = V[tested]
+            precision = precision0 + Vo.T @ Vo / noise
+            cov = np.linalg.inv(precision)
+            z = cov @ (precision0 @ z0 + Vo.T @ (np.array(observed) - mu[tested]) / noise)
+            cand = np.flatnonzero(untested)
+            m = mu[cand] + V[cand] @ z
+            sd = np.sqrt(np.einsum("ar,rs,as->a", V[cand], cov, V[cand]) + noise)
+            factor = sum(factors) / (1 + len(factors))
+            per_second = expected_improvement(m, sd, max(observed)) / np.exp(
+                median_t[cand] + factor)
+            pick = int(cand[np.argmax(per_second)] if np.max(per_second) > 0
+                       else cand[np.argmax(m)])

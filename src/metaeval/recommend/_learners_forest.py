@@ -1,0 +1,332 @@
+"""Forest meta-learners: pairwise cost-sensitive classification and per-configuration regression.
+
+Both grow random forests whose trees are fitted on bootstrap samples of whole *families*
+of training datasets. A tree that did not draw a family is a tree of a forest trained
+without that family, so the trees out of bag for a family give its inner
+leave-one-family-out prediction without any refit: one forest serves every inner fold of
+the hyperparameter selection, and the forest finally used is the same one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.tree import DecisionTreeRegressor
+
+from metaeval.recommend._learners import (
+    FEATURE_SOURCES,
+    Learner,
+    _blend,
+    _grid,
+    _positive_int,
+    a3r_target,
+    complete_order,
+    family_bags,
+    family_codes,
+    first_pick_loss,
+    greedy_portfolio_order,
+    one_blas_thread,
+    portfolio_loss,
+    select,
+)
+from metaeval.recommend._strategies import Ranking
+
+_MAX_SEED = 2**31 - 1
+
+
+def _tree(seed, min_samples_leaf=1):
+    return DecisionTreeRegressor(max_features="sqrt", min_samples_leaf=min_samples_leaf,
+                                 random_state=int(seed))
+
+
+def _prefix_means(values, mask, sizes):
+    """Mean over the first ``t`` trees (for each ``t`` in ``sizes``) where ``mask`` holds.
+
+    ``values``: (..., T, N); ``mask``: (T, N). Returns (len(sizes), ..., N), NaN where no
+    tree of the prefix qualifies.
+    """
+    mask = mask.astype(np.float64)
+    total = np.cumsum(values * mask, axis=-2)
+    count = np.cumsum(mask, axis=0)
+    out = []
+    for t in sizes:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(total[..., t - 1, :] / count[t - 1])
+    return np.stack(out)
+
+
+def _inner_record(train, codes, n_families, in_bag):
+    """For each family: the training datasets seen by the trees out of bag for it."""
+    record = []
+    families = np.array(train.families, dtype=object)
+    for f in range(n_families):
+        trees = ~in_bag[:, f]
+        seen = in_bag[trees].any(axis=0)
+        record.append((str(families[codes == f][0]),
+                       tuple(d for d, c in zip(train.datasets, codes, strict=True) if seen[c])))
+    return record
+
+
+def _candidates(loss, k):
+    """The first ``k`` configurations of the greedy portfolio, then by mean loss."""
+    head = greedy_portfolio_order(loss)
+    by_mean = np.argsort(loss.mean(axis=0), kind="stable")
+    rest = by_mean[~np.isin(by_mean, head)]
+    return np.concatenate([head, rest])[:k]
+
+
+class PairwiseClassification(Learner):
+    r"""Pairwise cost-sensitive classification on meta-features, votes summed.
+
+    For each pair :math:`(a_j, a_k)` of candidate configurations a random forest learns
+    from the training datasets' descriptions whether :math:`a_j` beats :math:`a_k`, each
+    training dataset :math:`d` weighted by how much the choice matters there,
+
+    .. math:: w_d = \left| A3R^d_{a_j} - A3R^d_{a_k} \right|,
+              \qquad A3R^d_a = SR^d_a / (T^d_a)^P,
+
+    (the absolute success difference at P = 0). For a new dataset each forest votes for
+    the winner it predicts; the candidates are ordered by votes (ties by the summed
+    predicted probabilities, then the candidates' order), and the other configurations
+    follow in A3R average-ranking order.
+
+    With 152 configurations there would be 11,476 pairs; the candidates are the first
+    configurations of the greedy portfolio of the training datasets (each next one the
+    configuration that most reduces the mean loss of the best so far, so that together
+    they hold most datasets' best). They are chosen once on all training datasets, the
+    inner held-out family included (only the forests are refitted without it), which
+    makes the inner loss of many candidates slightly optimistic. Trees are regression trees on the
+    0/1 outcome with squared error, whose splits and leaf values are those of Gini
+    classification trees (the weighted Gini impurity is twice the weighted variance of a
+    0/1 label).
+
+    Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
+    loss of the first pick): the number of candidates and the number of trees.
+
+    Parameters
+    ----------
+    candidates : sequence of int, default=(1, 2, 3, 4, 5)
+        Numbers of candidates tried; pairs among the largest are fitted. One candidate
+        is the greedy portfolio's first (the single best at P = 0).
+    trees : sequence of int, default=(10, 20)
+        Forest sizes tried (each the first trees of the largest forest).
+    features : tuple of {"metafeatures", "landmarks"}, default=both
+
+    References
+    ----------
+    L. Xu, F. Hutter, H. H. Hoos and K. Leyton-Brown, "Evaluating component solver
+    contributions to portfolio-based algorithm selectors", SAT 2012 (SATzilla 2012's
+    pairwise cost-sensitive random forests); M. Lindauer, H. H. Hoos, F. Hutter and
+    T. Schaub, "AutoFolio: an automatically configured algorithm selector", JAIR 53
+    (2015); L. Breiman, "Random forests", Machine Learning 45 (2001).
+    """
+
+    name = "pairwise"
+
+    def __init__(self, candidates=(1, 2, 3, 4, 5), trees=(10, 20), features=FEATURE_SOURCES):
+        super().__init__(features)
+        self.candidates = tuple(sorted(set(_grid(candidates, "candidates"))))
+        self.trees = tuple(sorted(set(_grid(trees, "trees"))))
+
+    def __repr__(self) -> str:
+        return (f"PairwiseClassification(candidates={self.candidates}, trees={self.trees}, "
+                f"features={self.features})")
+
+    @one_blas_thread
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        X, x, _ = self._design(train, query)
+        rng = np.random.default_rng(seed)
+        codes, n_families = family_codes(train)
+        value = condition.a3r_values(train.success, train.times)
+        loss = portfolio_loss(train, condition)
+        kmax = min(max(self.candidates), len(train.algorithms))
+        final = _candidates(loss, kmax)
+        pairs = [(int(j), int(k)) for a, j in enumerate(final) for k in final[a + 1:]]
+        n_trees = max(self.trees)
+        weights, in_bag = family_bags(codes, n_families, n_trees, rng)
+        seeds = rng.integers(0, _MAX_SEED, size=(len(pairs), n_trees))
+        points = np.vstack([X, x[None, :]]).astype(np.float32)
+        prob = np.full((len(pairs), n_trees, points.shape[0]), 0.5)
+        for p, (j, k) in enumerate(pairs):
+            label = (value[:, j] > value[:, k]).astype(np.float64)
+            cost = np.abs(value[:, j] - value[:, k])
+            for b in range(n_trees):
+                w = weights[b] * cost
+                rows = w > 0
+                if rows.sum() < 2:
+                    continue
+                tree = _tree(seeds[p, b]).fit(points[:-1][rows], label[rows],
+                                              sample_weight=w[rows])
+                prob[p, b] = tree.predict(points)
+        oob = ~in_bag[:, codes]
+        pair_index = {pair: p for p, pair in enumerate(pairs)}
+        sizes = [t for t in self.trees if t <= n_trees]
+        inner_prob = _prefix_means(prob[:, :, :-1], oob, sizes)  # (sizes, pairs, D)
+        scores = {}
+        for s, t in enumerate(sizes):
+            for K in self.candidates:
+                p_all = np.nan_to_num(inner_prob[s], nan=0.5)
+                picks = _vote(final[:K], p_all, pair_index)[0][:, 0]
+                scores[(K, t)] = float(first_pick_loss(train.success, picks).mean())
+        K, t = select(scores)
+        final_prob = prob[:, :t, -1].mean(axis=1)[:, None]
+        head, votes = _vote(final[:K], final_prob, pair_index)
+        order = complete_order(head[0], train, condition)
+        score = np.concatenate([votes[0], np.full(order.size - head.shape[1], np.nan)])
+        self.selection_ = {"params": {"candidates": K, "trees": t}, "inner_loss": scores,
+                           "inner": _inner_record(train, codes, n_families, in_bag[:t]),
+                           "pairs": len(pairs)}
+        return Ranking(order, score, train.datasets)
+
+
+def _vote(cand, prob, pair_index):
+    """Candidates of each column of ``prob`` ordered by votes, then summed probability.
+
+    ``prob`` (n_pairs, N): probability that the pair's first configuration wins.
+    Returns (order (N, K), votes (N, K)).
+    """
+    K = len(cand)
+    n = prob.shape[1]
+    votes = np.zeros((n, K))
+    mass = np.zeros((n, K))
+    for a in range(K):
+        for b in range(a + 1, K):
+            j, k = int(cand[a]), int(cand[b])
+            if (j, k) in pair_index:
+                pj = prob[pair_index[(j, k)]]
+            else:
+                pj = 1.0 - prob[pair_index[(k, j)]]
+            votes[:, a] += pj > 0.5
+            votes[:, b] += pj < 0.5
+            mass[:, a] += pj
+            mass[:, b] += 1.0 - pj
+    position = np.broadcast_to(np.arange(K), (n, K))
+    idx = np.lexsort((position, -mass, -votes), axis=-1)
+    return np.asarray(cand)[idx], np.take_along_axis(votes, idx, axis=1)
+
+
+class ConfigurationRegression(Learner):
+    r"""Per-configuration regression of the A3R target from meta-features.
+
+    One multi-output random forest predicts, for a new dataset, the log A3R of every
+    configuration relative to the dataset's mean,
+
+    .. math:: y_{d a} = \log A3R^d_a - \frac{1}{|A|} \sum_b \log A3R^d_b,
+              \qquad A3R^d_a = SR^d_a / (T^d_a)^P,
+
+    and the configurations are ordered by the prediction, best first. Each tree is
+    grown on the first principal components of its bootstrap sample's targets (so that
+    152 outputs cost as little as a few), and predicts the mean of the full target
+    vectors of the training datasets in the new dataset's leaf: a multi-output
+    regression tree whose splits are judged on the main directions of variation.
+
+    Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
+    loss of the first pick): the minimum number of datasets in a leaf, the number of
+    trees, and how much to trust the forest: the prediction is
+    :math:`\beta \hat y + (1 - \beta) \bar y` with :math:`\bar y` the training mean
+    (:math:`\beta = 0` orders by mean relative log A3R, close to the single best).
+
+    Parameters
+    ----------
+    min_leaf : sequence of int, default=(1, 3)
+    trees : sequence of int, default=(25, 50)
+    blend : sequence of float in [0, 1], default=(0.0, 0.5, 1.0)
+        The weights :math:`\beta` tried (ties go to the first).
+    components : int, default=8
+        Principal components each tree's splits are judged on.
+    features : tuple of {"metafeatures", "landmarks"}, default=both
+
+    References
+    ----------
+    L. Breiman, "Random forests", Machine Learning 45 (2001); the per-algorithm
+    performance regression of algorithm selection (Xu, Hutter, Hoos & Leyton-Brown,
+    "SATzilla: portfolio-based algorithm selection for SAT", JAIR 32, 2008; Bischl et
+    al., "ASlib", AIJ 237, 2016); the multi-output tree of H. Blockeel, L. De Raedt
+    and J. Ramon, "Top-down induction of clustering trees", ICML 1998.
+    """
+
+    name = "regression"
+
+    def __init__(self, min_leaf=(1, 3), trees=(25, 50), components=8,
+                 blend=(0.0, 0.5, 1.0), features=FEATURE_SOURCES):
+        super().__init__(features)
+        self.blend = _blend(blend)
+        self.min_leaf = _grid(min_leaf, "min_leaf")
+        self.trees = tuple(sorted(set(_grid(trees, "trees"))))
+        self.components = _positive_int(components, "components")
+
+    def __repr__(self) -> str:
+        return (f"ConfigurationRegression(min_leaf={self.min_leaf}, trees={self.trees}, "
+                f"components={self.components}, blend={self.blend}, "
+                f"features={self.features})")
+
+    @one_blas_thread
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        X, x, _ = self._design(train, query)
+        rng = np.random.default_rng(seed)
+        codes, n_families = family_codes(train)
+        target = a3r_target(train, condition)
+        target = target - target.mean(axis=1, keepdims=True)
+        n_trees = max(self.trees)
+        weights, in_bag = family_bags(codes, n_families, n_trees, rng)
+        points = np.vstack([X, x[None, :]]).astype(np.float32)
+        oob = ~in_bag[:, codes]
+        sizes = list(self.trees)
+        # each inner fold's fallback: the mean target of the datasets outside its family
+        totals = np.zeros((n_families, target.shape[1]))
+        np.add.at(totals, codes, target)
+        counts = np.bincount(codes, minlength=n_families)[:, None]
+        outside = ((target.sum(axis=0) - totals) / np.maximum(len(codes) - counts, 1))[codes]
+        scores, predictions = {}, {}
+        for leaf in self.min_leaf:
+            seeds = rng.integers(0, _MAX_SEED, size=n_trees)
+            pred = forest_leaf_means(points, target, weights, seeds, leaf, self.components)
+            inner = _prefix_means(np.moveaxis(pred[:, :-1], 2, 0), oob, sizes)
+            for s, t in enumerate(sizes):
+                forest = np.where(np.isnan(inner[s]), outside.T, inner[s])  # (A, D)
+                for blend in self.blend:
+                    mean = blend * forest + (1.0 - blend) * outside.T
+                    picks = np.argmax(mean, axis=0)
+                    key = (leaf, t, blend)
+                    scores[key] = float(first_pick_loss(train.success, picks).mean())
+                    predictions[key] = (blend * pred[:t, -1].mean(axis=0)
+                                        + (1.0 - blend) * target.mean(axis=0))
+        leaf, t, blend = key = select(scores)
+        predicted = predictions[key]
+        order = np.argsort(-predicted, kind="stable")
+        self.selection_ = {"params": {"min_leaf": leaf, "trees": t, "blend": blend},
+                           "inner_loss": scores,
+                           "inner": _inner_record(train, codes, n_families, in_bag[:t])}
+        return Ranking(order, predicted[order], train.datasets)
+
+
+def forest_leaf_means(points, target, weights, seeds, min_leaf=1, components=8):
+    """Each tree's prediction of the full target vectors, shape (T, N, A).
+
+    Tree ``b`` is grown on the training rows with ``weights[b] > 0`` (bootstrap counts
+    as sample weights), its splits judged on the first ``components`` principal
+    components of its sample's targets; it predicts for each row of ``points`` (the
+    training rows, then any new ones) the weighted mean target of its leaf.
+    """
+    out = np.empty((len(seeds), points.shape[0], target.shape[1]))
+    for b, seed in enumerate(seeds):
+        out[b] = _leaf_means(points, target, weights[b], seed, min_leaf, components)
+    return out
+
+
+def _leaf_means(points, target, weight, seed, min_leaf, components):
+    """One tree on a bootstrap sample: the mean target of each point's leaf, (N, A)."""
+    rows = weight > 0
+    Y = target[rows]
+    w = weight[rows]
+    centre = np.average(Y, axis=0, weights=w)
+    _, _, vt = np.linalg.svd((Y - centre) * np.sqrt(w)[:, None], full_matrices=False)
+    scores = (Y - centre) @ vt[:components].T
+    tree = _tree(seed, min_leaf).fit(points[:-1][rows], scores, sample_weight=w)
+    leaves = tree.apply(points)
+    train_leaves = leaves[:-1][rows]
+    ids, inverse = np.unique(train_leaves, return_inverse=True)
+    sums = np.zeros((ids.size, Y.shape[1]))
+    np.add.at(sums, inverse, Y * w[:, None])
+    totals = np.bincount(inverse, weights=w, minlength=ids.size)
+    means = sums / totals[:, None]
+    return means[np.searchsorted(ids, leaves)]
