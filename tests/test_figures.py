@@ -416,3 +416,119 @@ def test_the_instance_cost_curves_legend_fits_in_the_figure(models):
     box = fig.legends[0].get_window_extent(canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= fig.bbox.width
     assert len(fig.legends[0].get_texts()) == 8
+
+
+def test_the_figures_package_keeps_the_public_names_of_the_module_it_was():
+    # metaeval.report.figures became a package of one module per paper or theme: every
+    # name it had is still there, a figure function (not a submodule of the same name)
+    import types
+
+    public = ["METHOD_ABBREVIATIONS", "a3r_curves", "arr_curves", "class_cost_curves",
+              "correlation_heatmap", "cost_hardness_maps", "critical_difference_diagram",
+              "dendrograms", "hardness_maps", "heatmap", "instance_cost_curves",
+              "instance_space_map", "iso_a3r_curves", "portfolio_curve", "projection_map",
+              "rank_table", "ranked_bars", "smallest_font_pt", "stability_grid"]
+    assert sorted(figures.__all__) == sorted(public)
+    for name in public[1:] + ["drawing_style"]:
+        assert callable(getattr(figures, name)), name
+        assert not isinstance(getattr(figures, name), types.ModuleType), name
+    assert (figures.FONT, figures.TITLE, figures.MAX_WIDTH) == (10.0, 11.0, 7.2)
+    assert figures.METHOD_ABBREVIATIONS["rate-driven"] == "RD"
+
+
+# ------------------------------------------------- content kept where the drawing changed
+SIX_DATASETS = ("sonar", "haberman", "ecoli3", "vote", "hepatitis", "glass-2_vs_rest")
+
+
+@pytest.mark.parametrize("name", SIX_DATASETS)
+def test_instance_cost_curves_draw_every_curve_of_the_data(name):
+    # the lines are added as artists (not through plot): each panel still holds, per
+    # model, the solid curve and its interpolated stretch, which make the whole curve
+    from metaeval.datasets import load_dataset
+    from metaeval.hardness import instance_hardness
+
+    y = load_dataset(name).y
+    rng = np.random.default_rng(len(y))
+    S = np.round(rng.uniform(0, 1, (len(y), 4)), 1)  # tied scores: interpolated stretches
+    models = ["NB", "DT", "RF", "LR"]
+    methods = ["score-fixed", "score-driven", "rate-driven"]
+    H = np.stack([instance_hardness(y, S, m) for m in methods], axis=1)
+    rows = data.choose_instances(y, H[:, 1], per_class=2)
+    d = data.cost_curve_data(y, S, rows, methods=methods)
+    fig = figures.instance_cost_curves(d.c, d.curves, methods=d.methods, instances=d.labels,
+                                       models=models, interpolated=d.interpolated,
+                                       hardness=d.hardness)
+    axes = np.asarray(fig.axes).reshape(len(methods), len(rows))
+    seen_interpolated = 0
+    for i in range(len(methods)):
+        for j in range(len(rows)):
+            lines = list(axes[i, j].lines)
+            solid = [ln for ln in lines if ln.get_gid() == "solid"]
+            assert [ln.get_label() for ln in solid] == models
+            for k, line in enumerate(solid):
+                got = np.asarray(line.get_ydata(), float).copy()
+                np.testing.assert_array_equal(line.get_xdata(), d.c)
+                after = lines[lines.index(line) + 1:]
+                if after and after[0].get_gid() == "interpolated":
+                    x, q = (np.asarray(v, float) for v in after[0].get_data())
+                    at = np.searchsorted(d.c, x)
+                    np.testing.assert_array_equal(d.c[at], x)
+                    got[at] = q
+                    seen_interpolated += 1
+                np.testing.assert_allclose(got, d.curves[i, j, k], equal_nan=True)
+                assert line.get_clip_box() is not None  # clipped to its panel (a box)
+            assert axes[i, j].get_title() == f"IH = {d.hardness[i, j]:.3f}"
+    assert seen_interpolated > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_stability_grid_marks_the_10_percent_level_between_cells(seed):
+    # drawn along the cells' edges: each segment lies between a cell under 10 % and a
+    # neighbour at or over it, and every such pair of cells has its segment
+    from matplotlib.collections import LineCollection
+
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = 3 + seed % 3, 2 + seed % 4
+    values = rng.uniform(0, 0.25, (n_rows, n_cols))
+    values[0, 0] = np.nan if seed % 2 else values[0, 0]
+    grid = pd.DataFrame(values, index=range(1, n_rows + 1), columns=range(2, n_cols + 2))
+    fig = figures.stability_grid(grid)
+    ax = fig.axes[0]
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert texts == sorted(f"{100 * v:.0f}" for v in values.ravel() if np.isfinite(v))
+    drawn = [c for c in ax.collections if isinstance(c, LineCollection)]
+    segments = {tuple(map(tuple, np.round(s, 6))) for c in drawn for s in c.get_segments()}
+    expected = set()
+    low = values < 0.1
+    for i in range(n_rows):
+        for j in range(n_cols):
+            if j + 1 < n_cols and np.isfinite(values[i, [j, j + 1]]).all() \
+                    and low[i, j] != low[i, j + 1]:
+                expected.add(((j + 0.5, i - 0.5), (j + 0.5, i + 0.5)))
+            if i + 1 < n_rows and np.isfinite(values[[i, i + 1], j]).all() \
+                    and low[i, j] != low[i + 1, j]:
+                expected.add(((j - 0.5, i + 0.5), (j + 0.5, i + 0.5)))
+    assert segments == expected
+    assert ("dashed: the 10 % level" in fig.axes[1].get_xlabel()) == bool(expected)
+
+
+def test_neighbouring_cost_curve_panels_keep_their_end_ticks_apart():
+    # a panel's "1" beside the next panel's "0" read "10": the end labels sit inside
+    # their own panel
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    c = np.linspace(0, 1, 11)
+    fig = figures.instance_cost_curves(c, np.zeros((2, 4, 3, 11)),
+                                       methods=["score-fixed", "score-driven"],
+                                       instances=list("abcd"), models=list("ABC"))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    bottom = np.asarray(fig.axes).reshape(2, 4)[-1]
+    for left, right in zip(bottom[:-1], bottom[1:], strict=True):
+        one = left.get_xticklabels()[-1]
+        zero = right.get_xticklabels()[0]
+        assert (one.get_text(), zero.get_text()) == ("1", "0")
+        a, b = one.get_window_extent(renderer), zero.get_window_extent(renderer)
+        assert a.x1 <= left.bbox.x1 + 0.5 and b.x0 >= right.bbox.x0 - 0.5
+        assert b.x0 - a.x1 >= 0.1 * fig.dpi  # a tenth of an inch between them, at least

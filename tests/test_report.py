@@ -7,6 +7,7 @@ with 3-fold cross-validation, run by :func:`metaeval.study.run_study`.
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 
@@ -107,6 +108,23 @@ def test_the_report_is_one_self_contained_file(report):
     # SVG ids stay unique on the page, so every clip path and glyph reference resolves
     ids = [attrs["id"] for _, attrs in tags if "id" in attrs]
     assert len(ids) == len(set(ids))
+
+
+def test_the_first_screen_says_what_the_report_is_and_how_to_read_it(report):
+    # two sentences under the title; the bar wraps between its labels, never inside one;
+    # a table wider than the window shows a shadow at the edge that hides columns
+    from metaeval.report import _template
+
+    header = re.search(r"<header>(.*?)</header>", report["text"], re.S).group(1)
+    lead = re.search(r'<p class="lead">([^<]+)</p>', header).group(1)
+    assert lead == html.escape(_template.INTRO) and lead.count(". ") == 1
+    assert lead.endswith(".")
+    style = re.search(r"<style>(.*?)</style>", report["text"], re.S).group(1)
+    nav_a = re.search(r"nav a \{([^}]*)\}", style).group(1)
+    assert "white-space: nowrap" in nav_a
+    scroll = re.search(r"\.scroll \{([^}]*)\}", style).group(1)
+    assert "overflow-x: auto" in scroll and "background-attachment: local" in scroll
+    assert '<div class="scroll"><table>' in report["text"]
 
 
 def test_summary_counts_come_from_the_store(report, study_store):

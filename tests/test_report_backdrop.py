@@ -8,7 +8,12 @@ from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from metaeval.report import _backdrop, data, figures
+from metaeval.report.figures import benchmark as fig_bench
+from metaeval.report.figures import cost_curves as fig_cc
 from metaeval.report.figures import drawing_style
+from metaeval.report.figures import instance_space as fig_space
+from metaeval.report.figures import maps as fig_maps
+from metaeval.report.figures import similarity as fig_sim
 
 METHODS = ["score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform"]
 
@@ -38,12 +43,12 @@ def _whole(kwargs, dpi):
 
 
 def _blitted(kwargs, dpi):
-    checked = figures._instance_cost_curves_checked(**kwargs)
+    checked = fig_cc._instance_cost_curves_checked(**kwargs)
     frame = checked["frame"]
     with drawing_style():
         made = _backdrop.backdrop(("test", tuple(sorted(frame.items()))),
-                                  lambda: figures._instance_cost_curves_frame(**frame), dpi)
-        img, small = made.draw(figures._instance_cost_curves_content, checked)
+                                  lambda: fig_cc._instance_cost_curves_frame(**frame), dpi)
+        img, small = made.draw(fig_cc._instance_cost_curves_content, checked)
     assert img.mode == "RGBA" and np.asarray(img)[..., 3].min() == 255  # opaque
     return np.asarray(img)[..., :3], small, made
 
@@ -106,11 +111,11 @@ def test_content_that_fails_leaves_the_frame_clean():
     n = [len(ax.get_children()) for ax in made.fig.axes]
 
     def broken(fig, axes, checked):
-        figures._instance_cost_curves_content(fig, axes, checked)
+        fig_cc._instance_cost_curves_content(fig, axes, checked)
         raise RuntimeError("half drawn")
 
     with pytest.raises(RuntimeError, match="half drawn"):
-        made.draw(broken, figures._instance_cost_curves_checked(**kwargs))
+        made.draw(broken, fig_cc._instance_cost_curves_checked(**kwargs))
     assert [len(ax.get_children()) for ax in made.fig.axes] == n
     got, _, _ = _blitted(kwargs, 40)
     assert np.array_equal(got, _whole(kwargs, 40)[0])
@@ -140,31 +145,32 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
         if kind == "hardness":
             kwargs = {"xy": xy, "y": y, "hardness": rng.integers(0, 5, (n, 5)) / 4,
                       "methods": METHODS, "axis_labels": labels, "note": note}
-            public, checked = figures.hardness_maps, figures._hardness_maps_checked
-            frame, content = figures._hardness_maps_frame, figures._hardness_maps_content
+            public, checked = figures.hardness_maps, fig_maps._hardness_maps_checked
+            frame, content = fig_maps._hardness_maps_frame, fig_maps._hardness_maps_content
         elif kind == "projection":
             kwargs = {"xy": xy, "y": y, "axis_labels": labels, "note": note,
                       "title": f"dataset {seed}"}
-            public, checked = figures.projection_map, figures._projection_map_checked
-            frame, content = figures._projection_map_frame, figures._projection_map_content
+            public, checked = figures.projection_map, fig_maps._projection_map_checked
+            frame, content = fig_maps._projection_map_frame, fig_maps._projection_map_content
         elif kind == "space":
             values = rng.integers(0, 5, (n, 2)) / 4.0 * (1 + seed % 2)  # a wider scale too
             values[::7, 0] = np.nan  # measures undefined here: grey
             kwargs = {"xy": xy, "values": pd.DataFrame(values, columns=["kDN", "RD"]),
                       "axis_labels": labels, "note": note, "title": f"dataset {seed}"}
-            public, checked = figures.instance_space_map, figures._instance_space_map_checked
-            frame, content = figures._instance_space_map_frame, figures._instance_space_map_content
+            public, checked = figures.instance_space_map, fig_space._instance_space_map_checked
+            frame = fig_space._instance_space_map_frame
+            content = fig_space._instance_space_map_content
         else:
             losses = np.random.default_rng(seed).uniform(0, 0.5 + seed % 3, (n, 2, 3))
             kwargs = {"xy": xy, "y": y, "losses": losses,
                       "methods": METHODS[1:3], "cost_proportions": [0.2, 0.5, 0.8],
                       "target_class": seed % 2, "axis_labels": labels, "note": note}
-            public, checked = figures.cost_hardness_maps, figures._cost_hardness_maps_checked
-            frame, content = (figures._cost_hardness_maps_frame,
-                              figures._cost_hardness_maps_content)
+            public, checked = figures.cost_hardness_maps, fig_maps._cost_hardness_maps_checked
+            frame, content = (fig_maps._cost_hardness_maps_frame,
+                              fig_maps._cost_hardness_maps_content)
             # the colour bar, of a few scales: its pixels kept per scale
             inset = lambda got: (("colorbar", got["vmax"]),  # noqa: E731
-                                 lambda on: figures._cost_hardness_maps_colorbar(on, got))
+                                 lambda on: fig_maps._cost_hardness_maps_colorbar(on, got))
         with drawing_style():
             fig = public(**kwargs)
         fig.set_dpi(50)
@@ -202,12 +208,12 @@ def _same_svg(a, b):
 
 
 def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
-    from metaeval.report.html import figure_to_svg
+    from metaeval.report._encode import figure_to_svg
 
     _backdrop._BACKDROPS.clear()
     made = set()
     for seed, methods in [(0, METHODS), (1, METHODS), (2, METHODS[:2]), (3, METHODS),
-                          (0, METHODS)]:  # again: its panels' markup replayed
+                          (0, METHODS)]:  # again: the same frame, drawn again
         rng = np.random.default_rng(seed)
         y = rng.integers(0, 2, 50)
         y[:2] = [0, 1]
@@ -217,14 +223,13 @@ def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
                   "class_hardness": d.hardness, "methods": d.methods}
         with drawing_style():
             fresh = figure_to_svg(figures.class_cost_curves(**kwargs), page_font=True)
-            checked = figures._class_cost_curves_checked(**kwargs)
+            checked = fig_cc._class_cost_curves_checked(**kwargs)
             layout = checked["frame"]
             frame = _backdrop.frame(("test-ccc", tuple(sorted(layout.items()))),
-                                    lambda lay=layout: figures._class_cost_curves_frame(**lay),
-                                    figures._class_cost_curves_fixed)
+                                    lambda lay=layout: fig_cc._class_cost_curves_frame(**lay))
             made.add(id(frame))
             n_children = len(frame.fig.get_children())
-            got = frame.svg(figures._class_cost_curves_content, checked)
+            got = frame.svg(fig_cc._class_cost_curves_content, checked)
         assert _same_svg(got, fresh)
         assert len(frame.fig.get_children()) == n_children
     assert len(made) == 2
@@ -234,7 +239,7 @@ def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
     from scipy.cluster.hierarchy import linkage
     from scipy.spatial.distance import pdist
 
-    from metaeval.report.html import figure_to_svg
+    from metaeval.report._encode import figure_to_svg
 
     _backdrop._BACKDROPS.clear()
     rng = np.random.default_rng(0)
@@ -247,18 +252,17 @@ def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
                   "title": f"Algorithm dissimilarity, dataset {trial}"}
         with drawing_style():
             fresh = figure_to_svg(figures.dendrograms(**kwargs), page_font=True)
-            checked = figures._dendrograms_checked(**kwargs)
+            checked = fig_sim._dendrograms_checked(**kwargs)
             frame = _backdrop.frame(("test-dendro", tuple(sorted(checked["frame"].items()))),
-                                    lambda c=checked: figures._dendrograms_frame(**c["frame"]),
-                                    figures._dendrograms_fixed)
-            got = frame.svg(figures._dendrograms_content, checked)
+                                    lambda c=checked: fig_sim._dendrograms_frame(**c["frame"]))
+            got = frame.svg(fig_sim._dendrograms_content, checked)
         assert _same_svg(got, fresh), f"trial {trial}"
         assert f"dataset {trial}" in got  # the figure title is made anew each time
 
 
 def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure():
-    from metaeval.report._plots import _laid_out
-    from metaeval.report.html import figure_to_svg
+    from metaeval.report._builders import _laid_out
+    from metaeval.report._encode import figure_to_svg
 
     _backdrop._BACKDROPS.clear()
     rows = ["k-disagreeing neighbours", "tree depth (pruned)", "class likelihood", "N1"]
@@ -270,13 +274,12 @@ def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure()
         with drawing_style():
             fresh = figure_to_svg(figures.correlation_heatmap(corr, title="Spearman"),
                                   page_font=True)
-            checked = figures._heatmap_checked(corr, title="Spearman",
-                                               **figures._correlation_options(corr))
+            checked = fig_bench._heatmap_checked(corr, title="Spearman",
+                                               **fig_space._correlation_options(corr))
             layout = checked["frame"]
             frame = _backdrop.frame(("test-corr", tuple(sorted(layout.items()))),
-                                    lambda lay=layout: _laid_out(*figures._heatmap_frame(**lay)),
-                                    figures._heatmap_fixed)
-            got = frame.svg(figures._heatmap_content, checked)
+                                    lambda lay=layout: _laid_out(*fig_bench._heatmap_frame(**lay)))
+            got = frame.svg(fig_bench._heatmap_content, checked)
         assert _same_svg(got, fresh), f"trial {trial}"
         assert got.count(">n/a<") == 1
     assert len(_backdrop._BACKDROPS) == 1
@@ -315,7 +318,7 @@ def test_fill_down_makes_the_polygons_of_fill_between(ys, where):
     x = np.linspace(0, 1, y.size)
     where = np.array(where[:y.size])
     ax = Figure().add_subplot()
-    ours = figures._fill_down(ax, x, y, where, facecolor="none", edgecolor="C1", hatch="//")
+    ours = fig_cc._fill_down(ax, x, y, where, facecolor="none", edgecolor="C1", hatch="//")
     theirs = ax.fill_between(x, 0, y, where=where, facecolor="none", edgecolor="C1",
                              hatch="//")
     assert len(ours.get_paths()) == len(theirs.get_paths())
@@ -333,7 +336,7 @@ def test_fill_down_draws_the_pixels_of_fill_between():
              "alpha": 0.6, "zorder": 2.52}
     pixels = []
     for fill in (lambda ax: ax.fill_between(c, 0, q, where=inside, **style),
-                 lambda ax: figures._fill_down(ax, c, q, inside, **style)):
+                 lambda ax: fig_cc._fill_down(ax, c, q, inside, **style)):
         from matplotlib.figure import Figure
 
         fig = Figure(figsize=(3, 2), dpi=100)

@@ -336,13 +336,7 @@ def test_every_text_is_read(rendered, width):
     assert max(b[3] for t in texts["html"] for b in t["boxes"]) <= h + 1
 
 
-_CUT_TITLES = ("figure titles past the figure's right edge: 'Greedy portfolio: value "
-               "captured by the best so far' (12.3 px) and the metric error cases' second "
-               "title line '(all metrics agree on 50 % of 6 comparisons)' (14.8 px)")
-
-
-@pytest.mark.parametrize("width", [
-    pytest.param(w, marks=pytest.mark.xfail(strict=True, reason=_CUT_TITLES)) for w in WIDTHS])
+@pytest.mark.parametrize("width", WIDTHS)
 def test_no_figure_text_is_cut_at_the_figure_edge(rendered, width):
     texts = rendered["texts"][width]
     cut = clipped_texts({"svg": texts["svg"], "html": []})
@@ -356,15 +350,7 @@ def test_no_page_text_is_clipped_by_its_container(rendered, width):
     assert not cut, f"page texts cut by their container at {width} px: {cut}"
 
 
-_PALE = ("figure texts under 4.5:1: the leaf labels DT (#aec7e8, 1.73:1) and LR (#ff7f0e, "
-         "2.53:1) of the algorithm and family dendrograms; white values on mid-tone heatmap "
-         "cells: value captured by dataset '61' (2.94:1) and by metric '47', '48', '50' "
-         "(3.87-4.17:1), bootstrap stability '11', '12' (3.99-4.42:1), hepatitis's Spearman "
-         "correlations '0.65' (4.48:1)")
-
-
-@pytest.mark.parametrize("width", [
-    pytest.param(w, marks=pytest.mark.xfail(strict=True, reason=_PALE)) for w in WIDTHS])
+@pytest.mark.parametrize("width", WIDTHS)
 def test_figure_text_has_a_contrast_of_at_least_4_5(rendered, width):
     low = low_contrast_texts(rendered["texts"][width], "svg")
     assert not low, f"figure texts under {MIN_CONTRAST}:1 at {width} px: {low}"

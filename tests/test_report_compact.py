@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from metaeval.report.html import SVG_FONTS, figure_to_png_uri, figure_to_svg
+from metaeval.report._encode import SVG_FONTS, figure_to_png_uri, figure_to_svg
 
 
 def _figure():
@@ -87,7 +87,7 @@ def test_svg_is_drawn_as_savefig_draws_it_and_the_figure_is_given_back(layout):
     import matplotlib
     from matplotlib.backend_bases import FigureCanvasBase
 
-    from metaeval.report.html import _compact_svg
+    from metaeval.report._encode import _compact_svg
 
     def make():
         fig = _figure()
@@ -103,7 +103,9 @@ def test_svg_is_drawn_as_savefig_draws_it_and_the_figure_is_given_back(layout):
     assert fig.get_dpi() == 123 and fig.get_layout_engine() is not None or layout is None
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
         buf = io.StringIO()
-        make().savefig(buf, format="svg", metadata={"Date": None})
+        # images at the figure's dpi now (matplotlib's savefig takes the dpi it was made
+        # with, which only its private state keeps)
+        make().savefig(buf, format="svg", metadata={"Date": None}, dpi=123)
     theirs = _compact_svg(buf.getvalue()[buf.getvalue().index("<svg"):].strip(), False)
     strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
     assert strip(ours) == strip(theirs)
@@ -119,7 +121,7 @@ def test_a_png_quantised_from_the_canvas_buffer_is_opaque_and_as_faithful():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
-    from metaeval.report.html import _png_uri
+    from metaeval.report._encode import _png_uri
 
     fig = _figure()
     fig.set_facecolor("white")

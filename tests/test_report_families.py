@@ -67,6 +67,22 @@ def test_a_small_dendrogram_colours_its_leaf_labels_by_family():
         assert t.get_color() == colour[t.get_text().split(":")[0]]
 
 
+def test_family_colours_are_legible_on_white_and_the_legend_is_off_the_tree():
+    # tab20's light blue, orange and green were pale on white, the legend on the root
+    from matplotlib.colors import to_rgb
+
+    from metaeval.report._families import _contrast_on_white
+
+    D, names, fams = _clustered(2, 20)
+    fig = family_dendrogram(D, names, fams)
+    ax = fig.axes[0]
+    assert ax.get_legend() is None and len(fig.legends[0].get_texts()) == 20
+    for t in ax.get_xticklabels():
+        assert _contrast_on_white(to_rgb(t.get_color())) >= 4.5
+        assert t.get_fontsize() >= 10
+    assert len({t.get_color() for t in ax.get_xticklabels()}) == 20
+
+
 def test_a_500_leaf_dendrogram_has_a_family_strip_instead_of_labels():
     D, names, fams = _clustered(50, 10)
     assert len(names) == 500 > MAX_LABELLED_LEAVES
@@ -79,7 +95,7 @@ def test_a_500_leaf_dendrogram_has_a_family_strip_instead_of_labels():
     colours = [tuple(b.get_facecolor()) for b in bars]
     runs = 1 + sum(a != b for a, b in zip(colours, colours[1:], strict=False))
     assert runs == 10
-    assert len(ax.get_legend().get_texts()) == 10
+    assert len(fig.legends[0].get_texts()) == 10  # under the figure, off the tree
 
 
 def test_the_report_has_a_family_section(tmp_path):

@@ -18,6 +18,9 @@ from scipy.cluster.hierarchy import linkage
 
 from metaeval.report import figures
 from metaeval.report._plots import StudyView, plot
+from metaeval.report.figures import _style as fig_style
+from metaeval.report.figures import drawing_style
+from metaeval.report.figures import similarity as fig_sim
 
 METHODS = ["score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform"]
 ALGS = ["3NN", "5NN", "DT", "LR", "NB", "RF", "SVM_LIN", "SVM_RBF"]
@@ -170,7 +173,7 @@ def test_instance_cost_curves_say_when_lines_coincide_and_show_zero_losses():
     markers = {line.get_marker() for line in second.lines}
     assert len(markers) == 3  # each algorithm its own marker, not only its colour
     # and eight algorithms' colours stay apart for a deuteranope (DT/NB/RF were one olive)
-    seen = [_as_deuteranope_sees(c) for c in figures._algorithm_colours(ALGS).values()]
+    seen = [_as_deuteranope_sees(c) for c in fig_style._algorithm_colours(ALGS).values()]
     gaps = [np.linalg.norm(a - b) for i, a in enumerate(seen) for b in seen[i + 1:]]
     assert min(gaps) > 0.15  # matplotlib's default colours: 0.115
 
@@ -305,10 +308,10 @@ def test_folds_used_and_their_warning():
 
 @given(st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False))
 def test_nice_ceilings_are_round_and_close_above(x):
-    top = figures._nice_ceiling(x)
+    top = fig_sim._nice_ceiling(x)
     assert x * (1 - 1e-12) <= top <= x * 4 / 3 * (1 + 1e-12)  # 1.5+ -> 2 is the widest gap
     mantissa = top / 10.0 ** np.floor(np.log10(top))
-    assert any(np.isclose(mantissa, m) for m in figures._NICE)
+    assert any(np.isclose(mantissa, m) for m in fig_sim._NICE)
 
 
 def test_class_cost_curves_and_dendrograms_end_on_round_values():
@@ -319,3 +322,92 @@ def test_class_cost_curves_and_dendrograms_end_on_round_values():
     Z = linkage([0.1, 0.31, 0.2], method="average")
     fig = figures.dendrograms({"score-driven": Z}, ["A", "B", "C"])
     assert fig.axes[0].get_ylim() == (0.0, 0.3)  # 1.08 x 0.255 = 0.275, up to 0.3
+
+
+def _texts_outside(fig) -> list[str]:
+    """Visible texts (tick labels of ticks in view) that reach outside the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    shown = set()
+    for ax in fig.axes:
+        for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            lo, hi = min(lo, hi), max(lo, hi)
+            for tick in axis.get_major_ticks():
+                if lo - 1e-9 <= tick.get_loc() <= hi + 1e-9:
+                    shown.add(id(tick.label1))
+                    shown.add(id(tick.label2))
+    ticks = {id(t) for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
+    out = []
+    for t in fig.findobj(Text):
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        if id(t) in ticks and id(t) not in shown:
+            continue
+        box = t.get_window_extent(renderer)
+        if box.x0 < -0.5 or box.y0 < -0.5 or box.x1 > fig.bbox.x1 + 0.5 \
+                or box.y1 > fig.bbox.y1 + 0.5:
+            out.append(t.get_text())
+    return out
+
+
+def test_a_long_title_and_axis_label_beside_long_names_stay_in_the_figure():
+    # the "Metric error cases" title was cut: centred on an axes made narrow by long
+    # metric names, it ran off the figure's right edge
+    rates = {"negative log-likelihood": 1.2, "area under the ROC curve": 3.4, "accuracy": 10.0,
+             "Brier score (mean squared error)": 5.0, "F1": 2.0, "balanced accuracy": 7.0}
+    with drawing_style():
+        fig = figures.ranked_bars(
+            rates, xlabel="error-case rate (%): at most 2 other\nmetrics agree; lower is better",
+            title="Metric error cases\n(all metrics agree on 57 % of 420 comparisons)",
+            higher_is_better=False, fmt="{:.1f}")
+    assert _texts_outside(fig) == []
+    assert fig.axes[0].get_title().startswith("Metric error cases")
+
+
+def test_the_stability_grid_keeps_its_colour_bar_label_and_numbers_clear():
+    # the colour bar's rotated label lost its second line at the figure's edge, and the
+    # 10 % contour's label lay on the cells' numbers
+    rng = np.random.default_rng(3)
+    grid = pd.DataFrame(np.sort(rng.uniform(0, 0.4, (6, 5)), axis=0)[::-1],
+                        index=[5, 10, 20, 30, 40, 51], columns=[2, 3, 4, 5, 6])
+    with drawing_style():
+        fig = figures.stability_grid(grid)
+    assert _texts_outside(fig) == []
+    ax, bar = fig.axes
+    numbers = [t.get_text() for t in ax.texts]
+    assert numbers == [f"{100 * v:.0f}" for v in grid.to_numpy().ravel()]  # only numbers
+    assert "different conclusion" in bar.get_xlabel()  # horizontal, under the grid
+
+
+def test_values_printed_on_cells_have_a_contrast_of_at_least_4_5():
+    # black or white by WCAG contrast, not by a brightness threshold (which put white on
+    # mid-tone cells of viridis and magma at under 3:1)
+    from matplotlib import colormaps
+
+    from metaeval.report.figures._style import _text_colour
+
+    def luminance(rgb):
+        c = np.asarray(rgb, dtype=float)
+        c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(c @ [0.2126, 0.7152, 0.0722])
+
+    cells = [colormaps[name](x)[:3] for name in ("viridis", "magma_r", "RdBu_r", "plasma")
+             for x in np.linspace(0, 1, 101)]
+    cells += list(np.random.default_rng(0).uniform(0, 1, (500, 3)))
+    for cell in cells:
+        text = to_rgb(_text_colour(cell))
+        hi, lo = sorted([luminance(text), luminance(cell)], reverse=True)
+        assert (hi + 0.05) / (lo + 0.05) >= 4.5, (cell, text)
+
+
+def test_the_greedy_portfolio_title_stays_in_the_figure():
+    steps = pd.DataFrame({"algorithm": ["RF", "NB", "LR"], "value": [70.0, 85.0, 86.0]})
+    with drawing_style():
+        fig = figures.portfolio_curve(steps)
+    assert _texts_outside(fig) == []
+    assert fig.axes[0].get_title().replace("\n", " ") == (
+        "Greedy portfolio: value captured by the best so far")

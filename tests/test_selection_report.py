@@ -64,6 +64,10 @@ def test_footprint_data_follows_the_stored_scores(view, store):
     # three algorithms, two to a row, each with two conditions: 2 rows x 4 columns
     assert isinstance(fig, Figure) and sum(ax.get_visible() for ax in fig.axes) == 6
     assert fig.axes[0].get_title().startswith(f"{algs[0]}, c = 0.2")
+    # the area is the table's (a share of the space's footprint), named so, 3 decimals
+    share = fps[0.2][algs[0]].area / fps[0.2]["space"].area
+    assert f"area {share:.3f} of space" in fig.axes[0].get_title()
+    assert f"purity {fps[0.2][algs[0]].purity:.3f}" in fig.axes[0].get_title()
 
 
 def test_cli_plot_footprints(store, tmp_path):

@@ -14,6 +14,14 @@ see :mod:`metaeval.report.figures` for the full references.
   :data:`PLOT_KINDS` lists the names and their options.
 - :func:`write_report`: ``DIR/index.html``, one file with every figure inlined
   (``metaeval report``).
+
+Inside, imports run one way, without a circle: the drawing
+(:mod:`~metaeval.report.figures`, one module per paper or theme; ``_plots``,
+``_builders``, ``_backdrop``, ``_encode``), then the page's pieces (``_page``,
+``_markup``, ``_template``, ``_glossary`` and the sections beyond the papers'
+figures), then the orchestration (``_render``, ``_cache``, ``_intermediates``), and
+last :mod:`~metaeval.report.html`, whose :func:`write_report` lays the page out and
+has the orchestration draw it.
 """
 
 from metaeval.report._plots import PLOT_KINDS, StudyView, parse_plot_options, plot

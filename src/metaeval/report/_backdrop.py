@@ -18,6 +18,9 @@ limits). Tests compare the two buffers byte for byte.
 A vector (SVG) figure is drawn whole each time, but on a :class:`Frame` too: its panels,
 ticks and labels are made once, only the content is added and taken away again, and
 the markup is the one a new figure gives (tested).
+
+Only matplotlib's public interface is used: the canvas's ``copy_from_bbox`` and
+``restore_region``, artists' ``draw``, ``remove`` and ``get_children``.
 """
 
 from __future__ import annotations
@@ -48,17 +51,10 @@ class Frame:
     axes : object
         What the frame's builder returned besides the figure (e.g. its array of axes),
         handed to the content function.
-    fixed : iterable of matplotlib artists
-        Artists of the frame the content never changes (axes' ticks, titles, a colour
-        bar): in SVG, each one's markup is written once per state and then replayed (see
-        :mod:`metaeval.report._replay`).
     """
 
-    def __init__(self, fig, axes, fixed=()):
-        from metaeval.report._replay import install
-
+    def __init__(self, fig, axes):
         self.fig, self.axes = fig, axes
-        install(fixed)
 
     @contextmanager
     def holding(self):
@@ -73,8 +69,7 @@ class Frame:
         before = {ax: set(map(id, ax.get_children())) for ax in frame_axes}
         fig_before = set(map(id, fig.get_children()))
         texts = [(t, t.get_text()) for ax in frame_axes
-                 for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
-                           ax.yaxis.label)]
+                 for t in _titles(ax) + [ax.xaxis.label, ax.yaxis.label]]
         try:
             yield frame_axes, before, fig_before
         finally:
@@ -90,7 +85,7 @@ class Frame:
 
     def svg(self, content: Callable, *args) -> str:
         """``content(fig, axes, *args)`` on the frame, as the report's SVG markup."""
-        from metaeval.report.html import figure_to_svg
+        from metaeval.report._encode import figure_to_svg
 
         with self.holding():
             content(self.fig, self.axes, *args)
@@ -148,8 +143,7 @@ class Backdrop(Frame):
 
         fig = self.fig
         with self.holding() as (frame_axes, before, fig_before):
-            titles = {t: t.get_text() for ax in frame_axes
-                      for t in (ax.title, ax._left_title, ax._right_title)}
+            titles = {t: t.get_text() for ax in frame_axes for t in _titles(ax)}
             changed = content(fig, self.axes, *args) or []
             renderer = self.canvas.get_renderer()
             self.canvas.restore_region(self.background)
@@ -164,8 +158,7 @@ class Backdrop(Frame):
                 new = [a for a in ax.get_children() if id(a) not in before[ax]]
                 added += new
                 # the titles the content gave (the frame's own are in the background)
-                new += [t for t in (ax.title, ax._left_title, ax._right_title)
-                        if t.get_text() != titles[t]]
+                new += [t for t in _titles(ax) if t.get_text() != titles[t]]
                 for a in sorted(new + again.get(ax, []), key=lambda a: a.get_zorder()):
                     if a.get_visible():
                         a.draw(renderer)
@@ -186,8 +179,8 @@ class Backdrop(Frame):
         from matplotlib.text import Text
 
         texts = [t for a in added for t in a.findobj(Text)]
-        texts += [t for ax in frame_axes for t in (ax.title, ax._left_title, ax._right_title,
-                                                   ax.xaxis.label, ax.yaxis.label)]
+        texts += [t for ax in frame_axes
+                  for t in _titles(ax) + [ax.xaxis.label, ax.yaxis.label]]
         sizes = [self.small, inset_small] + [t.get_fontsize() for t in texts
                                              if t.get_visible() and t.get_text().strip()]
         sizes = [v for v in sizes if np.isfinite(v)]
@@ -230,13 +223,10 @@ class Backdrop(Frame):
         return np.asarray(self.canvas.buffer_rgba()).copy()
 
 
-def frame(key: Hashable, build: Callable, fixed: Callable | None = None) -> Frame:
+def frame(key: Hashable, build: Callable) -> Frame:
     """This process's :class:`Frame` for ``key``, built by ``build()`` once (see
-    :func:`backdrop`); ``fixed(fig, axes)``: the artists of :class:`Frame`'s ``fixed``."""
-    def make():
-        fig, axes = build()
-        return Frame(fig, axes, () if fixed is None else fixed(fig, axes))
-    return _kept(("frame", key), make)
+    :func:`backdrop`)."""
+    return _kept(("frame", key), lambda: Frame(*build()))
 
 
 def backdrop(key: Hashable, build: Callable, dpi) -> Backdrop:
@@ -256,6 +246,15 @@ def release() -> None:
     if _BACKDROPS:
         _BACKDROPS.clear()
         gc.collect()  # figures are reference cycles: freed now, not at some later pass
+
+
+def _titles(ax) -> list:
+    """An axes' three titles (the texts of ``ax.set_title(loc=...)``): its text children
+    that are not among ``ax.texts`` (``ax.text``, ``ax.annotate``); public means only."""
+    from matplotlib.text import Text
+
+    own = set(map(id, ax.texts))
+    return [a for a in ax.get_children() if isinstance(a, Text) and id(a) not in own]
 
 
 def _kept(full, make):

@@ -29,6 +29,7 @@ import pandas as pd
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
     from matplotlib.figure import Figure
 
+from metaeval.report.figures import FONT, TITLE
 from metaeval.similarity import family_dissimilarity
 
 __all__ = ["family_summary", "family_dissimilarity", "family_dendrogram", "top_k",
@@ -101,10 +102,33 @@ def top_k(average_rank: pd.Series, families: dict[str, str], k: int = 20) -> pd.
 
 
 def _palette(names):
+    """One colour per family, each legible as text on white (contrast at least 4.5:1,
+    WCAG AA): tab20's colours, those too pale darkened (tab20's light blue, orange and
+    green were lost on white)."""
     from matplotlib import colormaps
 
     cmap = colormaps["tab20"]
-    return {f: cmap(i % 20) for i, f in enumerate(names)}
+    # the dark half of tab20 first, then its light half, darkened as needed
+    order = list(range(0, 20, 2)) + list(range(1, 20, 2))
+    return {f: _darkened(cmap(order[i % 20])) for i, f in enumerate(names)}
+
+
+def _luminance(rgb) -> float:
+    c = np.asarray(rgb[:3], dtype=float)
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(c @ [0.2126, 0.7152, 0.0722])
+
+
+def _contrast_on_white(rgb) -> float:
+    return 1.05 / (_luminance(rgb) + 0.05)
+
+
+def _darkened(rgba, contrast=4.5):
+    """``rgba`` scaled towards black until its contrast on white is ``contrast``."""
+    rgb = np.asarray(rgba[:3], dtype=float)
+    while _contrast_on_white(rgb) < contrast:
+        rgb = rgb * 0.95
+    return (*rgb, 1.0)
 
 
 def family_dendrogram(D, algorithms, families: dict[str, str], *, title: str = "",
@@ -127,7 +151,7 @@ def family_dendrogram(D, algorithms, families: dict[str, str], *, title: str = "
     colour = _palette(fam_names)
     n = len(algorithms)
     labelled = n <= max_labelled
-    width = min(max(6.0, 0.16 * n + 2), 24.0)
+    width = min(max(6.0, 0.2 * n + 2), 24.0)  # leaf labels of 10 pt side by side
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, 4.6 if labelled else 4.0), layout="constrained")
@@ -136,7 +160,7 @@ def family_dendrogram(D, algorithms, families: dict[str, str], *, title: str = "
     ax = fig.add_subplot(grid[0])
     d = dendrogram(Z, ax=ax, no_labels=not labelled, labels=algorithms if labelled else None,
                    color_threshold=0, above_threshold_color="0.35", leaf_rotation=90,
-                   leaf_font_size=7)
+                   leaf_font_size=FONT)
     order = [algorithms[i] for i in d["leaves"]]
     if labelled:
         for tick in ax.get_xticklabels():
@@ -150,23 +174,26 @@ def family_dendrogram(D, algorithms, families: dict[str, str], *, title: str = "
         strip.set_xlim(ax.get_xlim())
         for side in ("top", "right", "left", "bottom"):
             strip.spines[side].set_visible(False)
-        strip.set_xlabel(f"{n} algorithms, coloured by family", fontsize=8)
+        strip.set_xlabel(f"{n} algorithms, coloured by family", fontsize=FONT)
     from matplotlib.patches import Patch
 
-    ax.legend(handles=[Patch(color=colour[f], label=f) for f in fam_names], fontsize=7,
-              ncols=min(len(fam_names), 8), loc="upper right", frameon=False)
-    ax.set_ylabel("dissimilarity (mean |ΔIH|)", fontsize=8)
-    ax.tick_params(axis="y", labelsize=7)
+    # under the figure, not in the axes (there it lay on the root merge)
+    fig.legend(handles=[Patch(color=colour[f], label=f) for f in fam_names], fontsize=FONT,
+               ncols=min(len(fam_names), max(1, int(width // 1.6))), loc="outside lower center",
+               frameon=False)
+    ax.set_ylabel("dissimilarity (mean |ΔIH|)", fontsize=FONT)
+    ax.tick_params(axis="y", labelsize=FONT)
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=TITLE)
     return fig
 
 
 def families_section(page, *, k: int = 20) -> str:
     """HTML of the report's family section (``page`` is the report's page object)."""
     from metaeval.algorithms import families as family_map
+    from metaeval.report._encode import figure_to_svg
+    from metaeval.report._markup import _table
     from metaeval.report.figures import METHOD_ABBREVIATIONS
-    from metaeval.report.html import _table, figure_to_svg
 
     view = page.view
     names = view.usable_datasets()

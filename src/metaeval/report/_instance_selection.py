@@ -50,8 +50,10 @@ def footprint_figure(xy, footprints, *, good=None, axis_labels=("PC1", "PC2"), t
     xy : array-like of shape (n_instances, 2)
     footprints : mapping of condition label to mapping of algorithm to Footprint
         E.g. :func:`metaeval.selection.condition_footprints` (keys: cost proportions);
-        the ``"space"`` entries are ignored. Every condition must hold the same
-        algorithms.
+        a condition's ``"space"`` entry (the footprint of all instances), if any, is not
+        drawn: each area is given as a share of it, as
+        :func:`metaeval.selection.footprint_table`'s ``area_normalized`` (else in the
+        projection's units). Every condition must hold the same algorithms.
     good : mapping of condition label to mapping of algorithm to bool array, optional
         The instances each algorithm handles well, drawn in green.
     axis_labels : pair of str
@@ -96,8 +98,13 @@ def footprint_figure(xy, footprints, *, good=None, axis_labels=("PC1", "PC2"), t
             colours = _OTHER if mask is None else np.where(mask, _GOOD, _OTHER)
             ax.scatter(xy[:, 0], xy[:, 1], s=size, c=colours, linewidths=0, zorder=2)
             label = f"c = {c:g}" if isinstance(c, (int, float)) else str(c)
-            ax.set_title(f"{alg}, {label}\narea {fp.area:.3g}, purity {fp.purity:.2f}",
-                         fontsize=10)
+            # the area as the report's table gives it (a share of the whole space's
+            # footprint) where the space is given, and both numbers to 3 decimals; one
+            # number a line, so neighbouring panels' titles stay apart
+            space = footprints[c].get("space")
+            area = (f"area {fp.area / space.area:.3f} of space" if space is not None
+                    and space.area > 0 else f"area {fp.area:.3f} (PC units²)")
+            ax.set_title(f"{alg}, {label}\n{area}\npurity {fp.purity:.3f}", fontsize=10)
             ax.tick_params(labelsize=10)
             ax.xaxis.set_major_locator(MaxNLocator(3))
             ax.yaxis.set_major_locator(MaxNLocator(4))
@@ -390,7 +397,7 @@ def _shown_algorithms(page, dataset, max_algorithms):
     algorithm and condition would take minutes to draw and be unreadable) the best
     ``max_algorithms`` by average rank (AR), in rank order.
     """
-    from metaeval.report.html import _esc
+    from metaeval.report._markup import _esc
 
     algs = list(page.view.scores(dataset)[2])
     if len(algs) <= max_algorithms:
@@ -435,7 +442,7 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
     at most ``max_algorithms`` algorithms (the best by average rank); selection runs on
     every such dataset.
     """
-    from metaeval.report.html import _esc, _row, _table
+    from metaeval.report._markup import _esc, _row, _table
 
     view = page.view
     featured = _featured(view, list(datasets), max_rows)

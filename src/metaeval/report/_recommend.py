@@ -242,7 +242,7 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
                 "at least 3 datasets from at least 2 families.</p>")
 
     if figure_html is None:
-        from metaeval.report.html import figure_to_svg
+        from metaeval.report._encode import figure_to_svg
 
         def figure_html(fig, caption):
             return f"<figure>{figure_to_svg(fig)}<figcaption>{escape(caption)}</figcaption>" \
@@ -288,7 +288,8 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
 
 def page_section(page) -> str:
     """The section for :func:`metaeval.report.write_report` (figures counted, problems noted)."""
-    from metaeval.report.html import _esc, _table, figure_to_svg
+    from metaeval.report._encode import figure_to_svg
+    from metaeval.report._markup import _esc, _table
 
     def figure_html(fig, caption):
         page.n_figures += 1

@@ -1,7 +1,7 @@
 """Drawing the report's sections: once, in parallel, from the cache when nothing changed.
 
 The page is cut into *fragments* (a section, or one dataset's section), each the HTML a
-function of :mod:`metaeval.report.html` writes for a :class:`~metaeval.report.html._Page`.
+function of :mod:`metaeval.report.html` writes for a :class:`~metaeval.report._page._Page`.
 Fragments are grouped into *jobs*: the fragments of one job run in one process and share
 one :class:`~metaeval.report._plots.StudyView`, so an intermediate they all read (the
 metrics of every fold, the rankings, a dataset's hardness) is computed once.
@@ -27,13 +27,9 @@ from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from metaeval.report._page import TOKEN, token  # noqa: F401 (the page writes them)
+
 __all__ = ["Fragment", "Job", "available_cores", "renumber_svg_ids", "resolve", "run_jobs"]
-
-TOKEN = re.compile(r"<!--mefig ([0-9a-f]{64})-->")
-
-
-def token(key: str) -> str:
-    return f"<!--mefig {key}-->"
 
 
 @dataclass
@@ -173,7 +169,7 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
     import time
 
     from metaeval.report._backdrop import release
-    from metaeval.report.html import _Page
+    from metaeval.report._page import _Page
 
     if not any(f.dataset or f.early for f in job.fragments):
         # the whole-study sections, drawn after every dataset's (and the largest memory

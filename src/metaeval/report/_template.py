@@ -12,9 +12,14 @@ body { margin: 0; background: var(--bg); color: var(--ink);
 header { background: #15324f; color: #fff; padding: 1.4rem 2rem 1.1rem; }
 header h1 { margin: 0 0 .25rem; font-size: 1.6rem; font-weight: 600; }
 header p { margin: 0; color: #c9d6e3; font-size: .9rem; overflow-wrap: anywhere; }
+header p.lead { color: #fff; font-size: 1rem; max-width: 60rem; margin: .2rem 0 .5rem;
+                overflow-wrap: normal; }
 nav { position: sticky; top: 0; z-index: 1; background: var(--band);
-      border-bottom: 1px solid var(--rule); padding: .45rem 2rem; font-size: .9rem; }
-nav a { color: var(--accent); text-decoration: none; margin-right: 1.1rem; }
+      border-bottom: 1px solid var(--rule); padding: .45rem 2rem; font-size: .9rem;
+      line-height: 1.8; }
+/* a narrow window wraps the bar between labels, never inside one */
+nav a { color: var(--accent); text-decoration: none; margin-right: 1.1rem;
+        white-space: nowrap; display: inline-block; }
 nav a:hover { text-decoration: underline; }
 main { max-width: 1240px; margin: 0 auto; padding: 1rem 2rem 4rem; }
 /* a jump (nav link, dataset link, glossary link) lands below the sticky bar, not under it */
@@ -38,7 +43,18 @@ th { background: var(--band); font-weight: 600; }
 td.text, th.text { text-align: left; }
 td.best { font-weight: 700; color: #0b6b2f; }
 td.error { text-align: left; color: var(--bad); max-width: 40rem; word-break: break-word; }
-.scroll { overflow-x: auto; max-width: 100%; }
+/* a table wider than the window scrolls, and says so: a shadow at the edge that hides
+   columns (the white covers move with the table, the shadows stay with the box) */
+.scroll { overflow-x: auto; width: fit-content; max-width: 100%;
+          background: linear-gradient(to right, #fff 30%, rgba(255, 255, 255, 0)),
+                      linear-gradient(to left, #fff 30%, rgba(255, 255, 255, 0)) 100% 0,
+                      radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, .28),
+                                      rgba(0, 0, 0, 0)),
+                      radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, .28),
+                                      rgba(0, 0, 0, 0)) 100% 0;
+          background-repeat: no-repeat;
+          background-size: 2.5rem 100%, 2.5rem 100%, .9rem 100%, .9rem 100%;
+          background-attachment: local, local, scroll, scroll; }
 figure { margin: .6rem 0 1.4rem; }
 /* figures side by side where they fit, one under the other where they don't: at full size */
 .row { display: flex; flex-wrap: wrap; gap: 0 1.4rem; align-items: flex-start; }
@@ -78,6 +94,13 @@ dl.glossary dd { margin: 0; }
 }
 """
 
+#: the first screen's two sentences: what the report is, and how to read it
+INTRO = ("This report shows, from the scores a study stored, how hard each instance and "
+         "dataset is for a pool of algorithms, how alike the algorithms behave, and how "
+         "they rank when accuracy and run time both count. Start with the summary and its "
+         "findings, then follow the bar below to a section; each dataset's section opens "
+         "on a click, and the glossary at the end explains every term and abbreviation.")
+
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -88,7 +111,7 @@ PAGE = """<!DOCTYPE html>
 <style>{css}</style>
 </head>
 <body>
-<header><h1>{title}</h1><p>{subtitle}</p></header>
+<header><h1>{title}</h1><p class="lead">{intro}</p><p>{subtitle}</p></header>
 <nav>{nav}</nav>
 <main>
 {body}

@@ -8,382 +8,30 @@ from elsewhere, every text escaped. Per-dataset sections are collapsed
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
-import gc
-import html
-import io
 import re
-import uuid
-from collections.abc import Callable
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
-    from matplotlib.figure import Figure
-
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _render, _template
-from metaeval.report._plots import PLOT_KINDS, StudyView, has_instance_space
+from metaeval.report._builders import has_instance_space
+from metaeval.report._encode import figure_to_png_uri, figure_to_svg
+from metaeval.report._markup import _card, _esc, _row, _table  # noqa: F401 (used by sections)
+from metaeval.report._page import _Page
+from metaeval.report._plots import StudyView
 from metaeval.report.data import clock_words
-from metaeval.report.figures import METHOD_ABBREVIATIONS, smallest_font_pt
+from metaeval.report.figures import METHOD_ABBREVIATIONS
 
 __all__ = ["figure_to_png_uri", "figure_to_svg", "write_report"]
 
 
-def _esc(value) -> str:
-    return html.escape(str(value), quote=True)
-
-
-# ---------------------------------------------------------------------------- embedding
-def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
-    """SVG markup of a figure, ready to inline in HTML (no XML prolog, unique ids).
-
-    Text stays text (``svg.fonttype = "none"``), so the markup is small and the
-    browser's own sans-serif font draws it; every element id (and every
-    reference to one) is prefixed per figure so several figures share a page.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-    page_font : bool, default False
-        Leave the font of the text to the page's style sheet (the report's gives it
-        once, in a ``figure svg text`` rule), instead of naming it in every text
-        element.
-
-    Returns
-    -------
-    str
-        Markup starting with ``<svg``.
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> fig = Figure(figsize=(1, 1))
-    >>> _ = fig.add_subplot().plot([0, 1])
-    >>> figure_to_svg(fig).startswith("<svg")
-    True
-    """
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    if not isinstance(fig, Figure):
-        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    buf = io.StringIO()
-    # unique on any page, whichever process drew it; write_report renumbers them in page
-    # order (f0-, f1-, ...) so a page is the same however it was made
-    prefix = f"f{uuid.uuid4().hex[:12]}-"
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-
-    # printed by the SVG canvas itself: what savefig does, less the extra walk over every
-    # artist that savefig makes first to lay out a figure with a layout engine (the one
-    # draw lays it out); the figure's canvas and dpi are given back as they were
-    canvas, dpi = fig.canvas, fig.dpi
-    try:
-        # embedded images at savefig's resolution: savefig.dpi, whose "figure" is the dpi
-        # the figure was made with
-        image_dpi = matplotlib.rcParams["savefig.dpi"]
-        fig.dpi = getattr(fig, "_original_dpi", dpi) if image_dpi == "figure" else image_dpi
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
-            FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None})
-    finally:
-        fig.set_canvas(canvas)
-        fig.dpi = dpi
-    text = buf.getvalue()
-    text = text[text.index("<svg"):].strip()
-    text = _compact_svg(text, page_font)
-    # every id and every reference to one gets the figure's prefix: unique on the page
-    text = re.sub(r'( id="|url\(#|href="#)', lambda m: m.group(1) + prefix, text)
-    # artists' gids repeat within a figure (e.g. one "cut" line per panel): number them
-    seen: dict[str, int] = {}
-
-    def number(m):
-        n = seen[m.group(1)] = seen.get(m.group(1), 0) + 1
-        return m.group(0) if n == 1 else f' id="{m.group(1)}-{n}"'
-    return re.sub(r' id="([^"]+)"', number, text)
-
-
-_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
-_PATH_DATA = re.compile(r' d="([^"]*)"')
-_LONG_DECIMAL = re.compile(r"(-?\d+\.\d\d)\d+")
-
-
-_XY = re.compile(r' (x|y)="(-?\d+\.\d\d)\d+"')
-_NO_ROTATION = re.compile(r' transform="rotate\(-?0 [^)]*\)"')
-#: the font list matplotlib writes into every text element; the page's style sheet
-#: gives it once (``figure svg text`` in :mod:`metaeval.report._template`)
-SVG_FONTS = ("'DejaVu Sans', 'Bitstream Vera Sans', 'Computer Modern Sans Serif', "
-             "'Lucida Grande', 'Verdana', 'Geneva', 'Lucid', 'Arial', 'Helvetica', "
-             "'Avant Garde', sans-serif")
-
-
-def _compact_svg(text: str, page_font: bool) -> str:
-    """Matplotlib's SVG, smaller, drawing the same.
-
-    Path and position coordinates to 0.01 pt (a fifth of a pixel at 1,600% zoom), each
-    path on one line, no metadata, no rotation by zero degrees; with ``page_font``, the
-    default font list left to the page's style sheet rather than repeated in every text
-    element.
-    """
-    text = _METADATA.sub("", text, count=1)
-
-    def path(m):
-        d = _LONG_DECIMAL.sub(r"\1", m.group(1))
-        return ' d="' + " ".join(d.split()) + '"'
-    text = _PATH_DATA.sub(path, text)
-    text = _XY.sub(r' \1="\2"', text)
-    text = _NO_ROTATION.sub("", text)
-    return text.replace(f"; font-family: {SVG_FONTS}", "") if page_font else text
-
-
-def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
-    """A ``data:image/png;base64,...`` URI of a figure, as a palette PNG.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-    dpi : float, default 72
-    colors : int, default 128
-        Size of the palette: 32 keep a figure of lines and text as it is (its
-        anti-aliased edges a little coarser) at about two thirds of the bytes; maps of a
-        continuous colour scale need more.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> figure_to_png_uri(Figure(figsize=(1, 1))).startswith("data:image/png;base64,")
-    True
-    """
-    from matplotlib.figure import Figure
-
-    if not isinstance(fig, Figure):
-        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
-
-    colors = _check_colors(colors)
-    # drawn straight into Agg's buffer and quantised from it: no PNG encoded and decoded
-    # on the way; zlib level 6 is about 8x faster than 9 for a few % more bytes
-    old_dpi, old_face = fig.get_dpi(), fig.get_facecolor()
-    try:
-        fig.set_dpi(dpi)
-        fig.set_facecolor("white")
-        canvas = FigureCanvasAgg(fig)
-        canvas.draw()
-        img = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
-                               "raw", "RGBA", 0, 1)
-    finally:
-        fig.set_dpi(old_dpi)
-        fig.set_facecolor(old_face)
-    return _png_uri(img, colors)
-
-
-def _check_colors(colors) -> int:
-    if isinstance(colors, bool) or not isinstance(colors, (int, np.integer)) \
-            or not 2 <= colors <= 256:
-        raise ValueError(f"colors must be an integer from 2 to 256, got {colors!r}")
-    return int(colors)
-
-
-def _png_uri(img, colors) -> str:
-    """A palette PNG ``data:`` URI of an opaque RGB or RGBA PIL image.
-
-    An RGBA image (a canvas's own buffer) is quantised as it is, a fifth faster than
-    converting it to RGB first, and its palette, opaque, then written as RGB (no
-    transparency chunk): as faithful (tested), and no larger.
-    """
-    from PIL import Image
-
-    buf = io.BytesIO()
-    quantized = img.quantize(colors=_check_colors(colors), method=Image.Quantize.FASTOCTREE)
-    if quantized.palette.mode == "RGBA":
-        quantized.putpalette(quantized.getpalette("RGB"), "RGB")
-        quantized.info.pop("transparency", None)
-    quantized.save(buf, format="PNG", compress_level=6)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 # ---------------------------------------------------------------------------- pieces
-class _Page:
-    """Collects figures and the problems met while drawing them.
-
-    ``figure`` returns a token that :func:`write_report` replaces by the figure (see
-    :mod:`metaeval.report._render`); a figure whose key is in ``known`` (cached) is
-    not drawn again.
-    """
-
-    def __init__(self, view: StudyView, *, dpi, strict, known=frozenset()):
-        self.view = view
-        self.dpi = dpi
-        self.strict = strict
-        self.known = known
-        self.digest = None  # data digest of the piece being written
-        self.rendered: dict[str, dict] = {}
-        self.problems: list = []
-        self.n_figures = 0
-
-    def begin(self, digest) -> None:
-        """Start a piece of the page whose data have this digest."""
-        self.digest = digest
-        self.problems = []
-
-    def figure(self, kind, caption, *, fmt="svg", alt=None, colors=128, max_dpi=None,
-               **options) -> str:
-        """``colors``: the palette of a PNG (see :func:`figure_to_png_uri`); ``max_dpi``:
-        its resolution at most (the page's otherwise)."""
-        from metaeval.report._cache import make_key
-
-        spec = PLOT_KINDS[kind]
-        key = make_key("figure", kind, f"{spec.build.__module__}.{spec.build.__qualname__}",
-                       fmt, colors, max_dpi, self.dpi, caption, alt, options, self.view.methods,
-                       self.view.t, self.view.measure,
-                       self.digest if spec.needs_store else None)
-        if key not in self.known and key not in self.rendered:
-            dpi = self.dpi if max_dpi is None else min(self.dpi, max_dpi)
-            self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options,
-                                            colors, dpi, png=spec.png, svg=spec.svg)
-        self.problems.append(["figure", key])  # its problem, if any, in page order
-        self.n_figures += 1
-        return _render.token(key)
-
-    def _draw(self, build: Callable[..., Figure], kind, caption, fmt, alt, options,
-              colors=128, dpi=None, png=None, svg=None) -> dict:
-        """``png``, ``svg``: the kind's own faster ways to its pixels or markup, if it
-        has them (see ``_Kind``)."""
-        try:
-            with _young_garbage_after():
-                body = self._body(build, fmt, alt or caption, options, colors,
-                                  self.dpi if dpi is None else dpi, png, svg)
-        except Exception as exc:
-            if self.strict:
-                raise
-            where = f" ({options['dataset']})" if "dataset" in options else ""
-            msg = f"{kind}{where}: {type(exc).__name__}: {exc}"
-            return {"html": f'<p class="problem">Figure not drawn — {_esc(msg)}</p>',
-                    "problem": msg, "transient": isinstance(exc, (MemoryError, OSError))}
-        return {"html": f"<figure>{body}<figcaption>{_esc(caption)}</figcaption></figure>",
-                "problem": None}
-
-    def _body(self, build, fmt, alt, options, colors, dpi, png=None, svg=None) -> str:
-        """The figure's markup: the figure itself is garbage when this returns."""
-        from metaeval.report.figures import drawing_style
-
-        if fmt == "svg" and svg is not None:
-            with drawing_style():
-                return svg(self.view, **options)
-        if fmt == "png" and png is not None:
-            with drawing_style():
-                img, size, small = png(self.view, dpi=dpi, **options)
-            uri = _png_uri(img, colors)
-        else:
-            with drawing_style():
-                fig = build(self.view, **options)
-            if fmt == "svg":
-                return figure_to_svg(fig, page_font=True)
-            size = fig.get_size_inches()
-            uri = figure_to_png_uri(fig, dpi=dpi, colors=colors)
-            small = smallest_font_pt(fig)
-        # shown at 96 CSS px per inch, the scale of the inline SVG figures; the smallest
-        # text, for checks of its size on screen (pt at 96 px/in)
-        w, h = (round(float(v) * 96) for v in size)
-        return (f'<img src="{uri}" width="{w}" height="{h}" '
-                f'data-min-font-pt="{small:g}" alt="{_esc(alt)}">')
-
-    def attempt(self, what, compute, default=None):
-        try:
-            return compute()
-        except Exception as exc:
-            if self.strict:
-                raise
-            self.problems.append(f"{what}: {type(exc).__name__}: {exc}")
-            return default
-
-
-@contextmanager
-def _young_garbage_after():
-    """Draw a figure with the cyclic garbage collector paused, then collect the young.
-
-    A figure is a web of reference cycles (figure, axes, artists) of some 10^5 objects;
-    while it is built, the collector's automatic passes would walk them again and again,
-    and now and then every object of the process. Paused, then one pass over the two
-    young generations: the figure's objects all sit there, so its memory goes at once.
-    Measured: 15-20 % less time per figure, and a lower peak than automatic collection.
-    The collector's state is restored (left off if it was off).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-            gc.collect(1)
-
-
-def _row(*figures_html: str) -> str:
-    return '<div class="row">' + "".join(figures_html) + "</div>"
-
-
-def _table(frame: pd.DataFrame, *, fmt="{:.3f}", best=None, text_columns=(), index=True,
-           index_name=None, formats=None, best_by=None) -> str:
-    """An escaped HTML table; ``best`` = "min" or "max" bolds the best of each column.
-
-    ``formats`` maps a column to its own format (default ``fmt``); ``best_by``
-    maps a column to its own "min" or "max" (a column in neither gets no mark).
-    """
-    formats = formats or {}
-    cols = list(frame.columns)
-    head = ""
-    if index:
-        head += f'<th class="text">{_esc(index_name or frame.index.name or "")}</th>'
-    head += "".join(
-        f'<th class="{"text" if c in text_columns else ""}">{_esc(c)}</th>' for c in cols)
-    best_rows = {}
-    for c in cols:
-        how = (best_by or {}).get(c, best if best_by is None else None)
-        if how not in ("min", "max") or c in text_columns:
-            continue
-        v = pd.to_numeric(frame[c], errors="coerce")
-        if v.notna().any():
-            target = v.min() if how == "min" else v.max()
-            best_rows[c] = set(np.flatnonzero(np.isclose(v.to_numpy(), target)))
-    rows = []
-    for i, (label, row) in enumerate(frame.iterrows()):
-        cells = f'<td class="text">{_esc(label)}</td>' if index else ""
-        for c in cols:
-            v = row[c]
-            if c in text_columns or isinstance(v, str):
-                cls = "error" if c == "error" else "text"
-                cells += f'<td class="{cls}">{_esc("" if v is None else v)}</td>'
-                continue
-            if v is None or (isinstance(v, float) and not np.isfinite(v)):
-                text = "–"
-            elif isinstance(v, (int, np.integer)):
-                text = str(int(v))
-            else:
-                text = formats.get(c, fmt).format(float(v))
-            cls = ' class="best"' if i in best_rows.get(c, ()) else ""
-            cells += f"<td{cls}>{_esc(text)}</td>"
-        rows.append(f"<tr>{cells}</tr>")
-    return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
-
-
 def _method_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns=lambda m: f"IH {METHOD_ABBREVIATIONS.get(m, m)}")
-
-
-def _card(value, label, bad=False) -> str:
-    cls = "card bad" if bad else "card"
-    return f'<div class="{cls}"><b>{_esc(value)}</b><span>{_esc(label)}</span></div>'
 
 
 # ---------------------------------------------------------------------------- sections
@@ -565,7 +213,7 @@ def _rankings(page: _Page, *, accd, a3r_n, k=None) -> str:
     if ranks:
         from metaeval.report._glossary import human_name
         from metaeval.report.data import ranks_table
-        from metaeval.report.figures import _distinct_digits
+        from metaeval.report.figures.rankings import _distinct_digits
 
         def table(frames, label, keep=None, extra=None):
             R, Sc = ranks_table(frames)
@@ -969,7 +617,8 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
     store_path = getattr(view.store, "path", "")
     subtitle = (f"Store {store_path} · {len(all_names)} dataset"
                 f"{'' if len(all_names) == 1 else 's'} · generated {stamp}")
-    doc = _template.PAGE.format(title=_esc(title), subtitle=_esc(subtitle), nav=nav,
+    doc = _template.PAGE.format(title=_esc(title), intro=_esc(_template.INTRO),
+                                subtitle=_esc(subtitle), nav=nav,
                                 body=body, css=_template.CSS, version=_esc(__version__))
     doc = _render.renumber_svg_ids(doc)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,192 @@
+"""A matplotlib figure as markup for the page: inline SVG, or a palette PNG ``data:`` URI.
+
+The lowest room of the report: it knows figures and bytes, not the page, the store or
+the drawing of any one figure.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import uuid
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
+
+__all__ = ["SVG_FONTS", "figure_to_png_uri", "figure_to_svg"]
+
+
+def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
+    """SVG markup of a figure, ready to inline in HTML (no XML prolog, unique ids).
+
+    Text stays text (``svg.fonttype = "none"``), so the markup is small and the
+    browser's own sans-serif font draws it; every element id (and every
+    reference to one) is prefixed per figure so several figures share a page.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    page_font : bool, default False
+        Leave the font of the text to the page's style sheet (the report's gives it
+        once, in a ``figure svg text`` rule), instead of naming it in every text
+        element.
+
+    Returns
+    -------
+    str
+        Markup starting with ``<svg``.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(figsize=(1, 1))
+    >>> _ = fig.add_subplot().plot([0, 1])
+    >>> figure_to_svg(fig).startswith("<svg")
+    True
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    buf = io.StringIO()
+    # unique on any page, whichever process drew it; write_report renumbers them in page
+    # order (f0-, f1-, ...) so a page is the same however it was made
+    prefix = f"f{uuid.uuid4().hex[:12]}-"
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    # printed by the SVG canvas itself: what savefig does, less the extra walk over every
+    # artist that savefig makes first to lay out a figure with a layout engine (the one
+    # draw lays it out); the figure's canvas and dpi are given back as they were
+    canvas, dpi = fig.canvas, fig.dpi
+    try:
+        # embedded images at savefig's resolution: savefig.dpi, whose "figure" is the
+        # figure's dpi now (savefig's is the dpi it was made with, which only matplotlib's
+        # private state keeps: they differ only for a figure whose dpi was changed)
+        image_dpi = matplotlib.rcParams["savefig.dpi"]
+        fig.dpi = dpi if image_dpi == "figure" else image_dpi
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
+            FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None})
+    finally:
+        fig.set_canvas(canvas)
+        fig.dpi = dpi
+    text = buf.getvalue()
+    text = text[text.index("<svg"):].strip()
+    text = _compact_svg(text, page_font)
+    # every id and every reference to one gets the figure's prefix: unique on the page
+    text = re.sub(r'( id="|url\(#|href="#)', lambda m: m.group(1) + prefix, text)
+    # artists' gids repeat within a figure (e.g. one "cut" line per panel): number them
+    seen: dict[str, int] = {}
+
+    def number(m):
+        n = seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+        return m.group(0) if n == 1 else f' id="{m.group(1)}-{n}"'
+    return re.sub(r' id="([^"]+)"', number, text)
+
+
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+_PATH_DATA = re.compile(r' d="([^"]*)"')
+_LONG_DECIMAL = re.compile(r"(-?\d+\.\d\d)\d+")
+
+
+_XY = re.compile(r' (x|y)="(-?\d+\.\d\d)\d+"')
+_NO_ROTATION = re.compile(r' transform="rotate\(-?0 [^)]*\)"')
+#: the font list matplotlib writes into every text element; the page's style sheet
+#: gives it once (``figure svg text`` in :mod:`metaeval.report._template`)
+SVG_FONTS = ("'DejaVu Sans', 'Bitstream Vera Sans', 'Computer Modern Sans Serif', "
+             "'Lucida Grande', 'Verdana', 'Geneva', 'Lucid', 'Arial', 'Helvetica', "
+             "'Avant Garde', sans-serif")
+
+
+def _compact_svg(text: str, page_font: bool) -> str:
+    """Matplotlib's SVG, smaller, drawing the same.
+
+    Path and position coordinates to 0.01 pt (a fifth of a pixel at 1,600% zoom), each
+    path on one line, no metadata, no rotation by zero degrees; with ``page_font``, the
+    default font list left to the page's style sheet rather than repeated in every text
+    element.
+    """
+    text = _METADATA.sub("", text, count=1)
+
+    def path(m):
+        d = _LONG_DECIMAL.sub(r"\1", m.group(1))
+        return ' d="' + " ".join(d.split()) + '"'
+    text = _PATH_DATA.sub(path, text)
+    text = _XY.sub(r' \1="\2"', text)
+    text = _NO_ROTATION.sub("", text)
+    return text.replace(f"; font-family: {SVG_FONTS}", "") if page_font else text
+
+
+def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
+    """A ``data:image/png;base64,...`` URI of a figure, as a palette PNG.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    dpi : float, default 72
+    colors : int, default 128
+        Size of the palette: 32 keep a figure of lines and text as it is (its
+        anti-aliased edges a little coarser) at about two thirds of the bytes; maps of a
+        continuous colour scale need more.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> figure_to_png_uri(Figure(figsize=(1, 1))).startswith("data:image/png;base64,")
+    True
+    """
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    colors = _check_colors(colors)
+    # drawn straight into Agg's buffer and quantised from it: no PNG encoded and decoded
+    # on the way; zlib level 6 is about 8x faster than 9 for a few % more bytes
+    old_dpi, old_face = fig.get_dpi(), fig.get_facecolor()
+    try:
+        fig.set_dpi(dpi)
+        fig.set_facecolor("white")
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        img = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
+                               "raw", "RGBA", 0, 1)
+    finally:
+        fig.set_dpi(old_dpi)
+        fig.set_facecolor(old_face)
+    return _png_uri(img, colors)
+
+
+def _check_colors(colors) -> int:
+    if isinstance(colors, bool) or not isinstance(colors, (int, np.integer)) \
+            or not 2 <= colors <= 256:
+        raise ValueError(f"colors must be an integer from 2 to 256, got {colors!r}")
+    return int(colors)
+
+
+def _png_uri(img, colors) -> str:
+    """A palette PNG ``data:`` URI of an opaque RGB or RGBA PIL image.
+
+    An RGBA image (a canvas's own buffer) is quantised as it is, a fifth faster than
+    converting it to RGB first, and its palette, opaque, then written as RGB (no
+    transparency chunk): as faithful (tested), and no larger.
+    """
+    from PIL import Image
+
+    buf = io.BytesIO()
+    quantized = img.quantize(colors=_check_colors(colors), method=Image.Quantize.FASTOCTREE)
+    if quantized.palette.mode == "RGBA":
+        quantized.putpalette(quantized.getpalette("RGB"), "RGB")
+        quantized.info.pop("transparency", None)
+    quantized.save(buf, format="PNG", compress_level=6)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")

@@ -1,0 +1,427 @@
+"""Instance and class cost curves (Prudêncio 2019).
+
+See :mod:`metaeval.report.figures` for what all the figure functions share.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
+    from matplotlib.figure import Figure
+
+from metaeval.report.figures._style import (
+    _CLASS_COLOURS,
+    _CLASS_STYLES,
+    FONT,
+    METHOD_ABBREVIATIONS,
+    _algorithm_colours,
+    _algorithm_markers,
+    _array,
+    _grid,
+    _labels,
+    _method_title,
+    _short_number,
+    _wrapped_grid,
+)
+
+__all__ = ["class_cost_curves", "instance_cost_curves"]
+
+# ------------------------------------------------------------------- Prudêncio (2019)
+def instance_cost_curves(c, curves, *, methods, instances, models=None, interpolated=None,
+                         hardness=None) -> Figure:
+    r"""Instance cost curves, one panel per (threshold choice method, instance).
+
+    Draws :math:`QI(x, T(c), c)` against the cost proportion :math:`c`, as in Prudêncio
+    (2019), Figs. 1-6: rows are methods, columns are instances, one line per model.
+    Where ``interpolated`` gives an interval, the stretch of the curve inside it is
+    dashed and hatched: for the rate-driven method that is :math:`[R(s) - l/n, R(s)]`,
+    the rates no threshold can produce, whose loss is the stochastic interpolation of
+    Prudêncio (2019), eqs. 21 and 25.
+
+    .. math::
+
+        IH^T(x) = \int_0^1 QI(x, T(c), c)\, dc
+
+    Parameters
+    ----------
+    c : array-like of shape (n_c,)
+        Increasing cost proportions in [0, 1].
+    curves : array-like of shape (n_methods, n_instances, n_models, n_c)
+        The losses; shape (n_methods, n_instances, n_c) for one model.
+    methods : sequence of str of length n_methods
+        Row titles (canonical method names are shown with their abbreviation).
+    instances : sequence of str of length n_instances
+        Column titles, e.g. ``"row 17 (class 0)"``.
+    models : sequence of str of length n_models, optional
+        Legend entries; omitted for a single model.
+    interpolated : array-like of shape (n_methods, n_instances, n_models, 2), optional
+        ``[low, high]`` of the interpolated stretch, NaN where there is none;
+        shape (n_methods, n_instances, 2) for one model.
+    hardness : array-like of shape (n_methods, n_instances), optional
+        Pool hardness (area under the mean curve), shown in each panel title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, eqs. 5-34 and Figs. 1-6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.linspace(0, 1, 11)
+    >>> curves = np.stack([2 * c * (c < 0.6)])[None]  # one method, one instance
+    >>> fig = instance_cost_curves(c, curves, methods=["score-driven"], instances=["x1"])
+    >>> len(fig.axes)
+    1
+    """
+    checked = _instance_cost_curves_checked(c, curves, methods=methods, instances=instances,
+                                            models=models, interpolated=interpolated,
+                                            hardness=hardness)
+    fig, axes = _instance_cost_curves_frame(**checked["frame"])
+    _instance_cost_curves_content(fig, axes, checked)
+    return fig
+
+
+def _instance_cost_curves_checked(c, curves, *, methods, instances, models, interpolated,
+                                  hardness) -> dict:
+    """The validated input of :func:`instance_cost_curves`, and the layout of its frame.
+
+    ``"frame"``: the keyword arguments of :func:`_instance_cost_curves_frame`, all the
+    figure depends on besides its curves and texts (hashable: a key for a frame drawn
+    once and reused, see :mod:`metaeval.report._backdrop`).
+    """
+    c = _array(c, "c", ndim=1)
+    if c.size < 2 or np.any(np.diff(c) < 0) or c[0] < 0 or c[-1] > 1:
+        raise ValueError("c must be an increasing array of at least 2 values in [0, 1]")
+    curves = _array(curves, "curves", ndim=(3, 4))
+    single = curves.ndim == 3
+    if single:
+        curves = curves[:, :, None, :]
+    n_methods, n_instances, n_models, n_c = curves.shape
+    if n_c != c.size:
+        raise ValueError(f"curves has {n_c} cost proportions on its last axis, c has {c.size}")
+    methods = _labels(methods, n_methods, "methods")
+    instances = _labels(instances, n_instances, "instances")
+    if models is None:
+        if n_models != 1:
+            raise ValueError("models must name the models when curves holds more than one")
+        models = [""]
+    models = _labels(models, n_models, "models")
+    if interpolated is None:
+        interpolated = np.full((n_methods, n_instances, n_models, 2), np.nan)
+    else:
+        interpolated = _array(interpolated, "interpolated", ndim=(3, 4), allow_nan=True)
+        if interpolated.ndim == 3:
+            interpolated = interpolated[:, :, None, :]
+        expected = (n_methods, n_instances, n_models, 2)
+        if interpolated.shape != expected:
+            raise ValueError(f"interpolated must have shape {expected}, "
+                             f"got {interpolated.shape}")
+    if hardness is not None:
+        hardness = _array(hardness, "hardness", ndim=2)
+        if hardness.shape != (n_methods, n_instances):
+            raise ValueError(f"hardness must have shape {(n_methods, n_instances)}, "
+                             f"got {hardness.shape}")
+    # as many legend columns (at most 4) as the longest name lets fit across the figure
+    fig_width = 0.9 + n_instances * 1.45 + (n_instances - 1) * 0.14 + 0.12
+    per_column = 0.085 * max(len(m) for m in models) + 0.65  # inches: marker and text
+    legend_cols = max(1, min(n_models, 4, int(fig_width // per_column)))
+    legend_rows = 0 if single else int(np.ceil(n_models / legend_cols))
+    head_lines = max(len(str(v).split("\n")) for v in instances)
+    frame = {"methods": tuple(methods), "n_instances": n_instances,
+             "models": tuple(models), "single": single,
+             "legend_rows": legend_rows, "legend_cols": legend_cols,
+             "head_lines": head_lines, "with_hardness": hardness is not None}
+    return {"c": c, "curves": curves, "single": single, "methods": methods,
+            "instances": instances, "models": models, "interpolated": interpolated,
+            "hardness": hardness, "legend_cols": legend_cols, "frame": frame}
+
+
+def _instance_cost_curves_frame(*, methods, n_instances, models, single, legend_rows,
+                                legend_cols, head_lines, with_hardness):
+    """The panels of :func:`instance_cost_curves`: axes, limits, ticks, axis labels and
+    the legend of the models.
+
+    Everything here is the same for any curves of this shape; everything
+    :func:`_instance_cost_curves_content` adds is drawn above it (zorder over the
+    spines') or beside it, so drawing the frame once and then the content gives the very
+    pixels of drawing the whole figure.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator
+
+    n_methods = len(methods)
+    title_h = 0.2 if with_hardness else 0.0
+    fig, axes = _grid(n_methods, n_instances, panel=(1.45, 1.2), left=0.9, right=0.12,
+                      bottom=0.55 + 0.24 * legend_rows, top=0.12 + 0.19 * head_lines + title_h,
+                      wgap=0.14, hgap=0.12 + title_h, sharex=True, sharey=True)
+    # the panels share both axes: limits and ticks set once, before any line (no
+    # autoscaling), reach every panel; set on each, every call walks all the panels
+    first = axes[0, 0]
+    first.set_xlim(0, 1)
+    first.set_ylim(-0.1, 2.1)  # a zero loss (IH = 0) draws above the axis, not on it
+    first.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+    first.xaxis.set_major_formatter(_short_number)
+    first.yaxis.set_major_locator(FixedLocator([0, 1, 2]))
+    for i, method in enumerate(methods):
+        for j in range(n_instances):
+            ax = axes[i, j]
+            ax.tick_params(labelsize=FONT)
+            if j == 0:
+                ax.set_ylabel(f"{METHOD_ABBREVIATIONS.get(method, method)}\nloss QI",
+                              fontsize=FONT)
+            if i == n_methods - 1:
+                ax.set_xlabel("cost c", fontsize=FONT)
+                # the end labels inside their panel: a panel's "1" beside the next
+                # one's "0" read "10" (three fixed ticks: their labels stay as set)
+                ends = ax.get_xticklabels()
+                ends[0].set_horizontalalignment("left")
+                ends[-1].set_horizontalalignment("right")
+    if not single:  # the models' lines as the content draws them (see _curve_style)
+        handles = [Line2D([], [], label=model, **_legend_style(model, models))
+                   for model in models]
+        fig.legend(handles, list(models), loc="lower center", ncols=legend_cols,
+                   fontsize=FONT, frameon=False, borderaxespad=0.1)
+    return fig, axes
+
+
+def _legend_style(model, models) -> dict:
+    """What a legend shows of a model's instance cost curves: all a legend copies from
+    a line (:meth:`matplotlib.lines.Line2D.update_from`), so the legend made with the frame
+    is the one the drawn lines would give."""
+    return {"color": _algorithm_colours(models)[model], "lw": 1.4,
+            "marker": _algorithm_markers(models)[model], "markersize": 4}
+
+
+def _fill_down(ax, x, y, where, **style):
+    """``ax.fill_between(x, 0, y, where=where, **style)``: the same polygons in a plain
+    :class:`~matplotlib.collections.PolyCollection`, without the checks and unit handling
+    that are most of ``fill_between``'s time (tested pixel for pixel against it).
+
+    A polygon per stretch where ``where`` holds and both are finite, in
+    ``fill_between``'s order: from the stretch's first point of ``y``, along 0, up to
+    its last point of ``y``, and back along ``y``.
+    """
+    from matplotlib import cbook
+    from matplotlib.collections import PolyCollection
+
+    polygons = []
+    for i0, i1 in cbook.contiguous_regions(where & np.isfinite(y) & np.isfinite(x)):
+        n = i1 - i0
+        pts = np.zeros((2 * n + 2, 2))
+        pts[0] = x[i0], y[i0]
+        pts[1:n + 1, 0] = x[i0:i1]
+        pts[n + 1] = x[i1 - 1], y[i1 - 1]
+        pts[n + 2:, 0], pts[n + 2:, 1] = x[i0:i1][::-1], y[i0:i1][::-1]
+        polygons.append(pts)
+    return ax.add_collection(PolyCollection(polygons, **style))
+
+
+def _line(ax, x, y, **style):
+    """``ax.plot(x, y, **style)`` for the panels of :func:`_instance_cost_curves_frame`,
+    whose limits are fixed: a :class:`~matplotlib.lines.Line2D` added as an artist,
+    clipped to the panel, without ``plot``'s argument parsing and data-limit update (a
+    third of the content's time for some 200 lines a figure)."""
+    from matplotlib.lines import Line2D
+
+    line = Line2D(x, y, **style)
+    ax.add_artist(line)
+    line.set_clip_path(ax.patch)
+    return line
+
+
+def _curve_style(model, k, models, n_c) -> dict:
+    """How :func:`_instance_cost_curves_content` draws model ``k``'s solid line."""
+    every = max(n_c // 5, 1)
+    return {**_legend_style(model, models), "gid": "solid", "zorder": _CURVE_Z,
+            "markevery": (int(k * every / max(len(models), 1)), every)}
+
+
+#: zorders of the content of an instance cost curve panel: over the spines (2.5), so the
+#: panels' frame can be drawn first, once (the fills, as before, under the curves)
+_FILL_Z, _HATCH_Z, _CURVE_Z = 2.51, 2.52, 2.6
+
+
+def _instance_cost_curves_content(fig, axes, checked) -> None:
+    """The curves, panel titles and column heads of :func:`instance_cost_curves`."""
+    c, curves, single = checked["c"], checked["curves"], checked["single"]
+    models, interpolated = checked["models"], checked["interpolated"]
+    hardness, instances = checked["hardness"], checked["instances"]
+    n_methods, n_instances, n_models, n_c = curves.shape
+    styles = [{"color": "black", "lw": 1.4, "gid": "solid", "zorder": _CURVE_Z} if single
+              else _curve_style(model, k, models, n_c) for k, model in enumerate(models)]
+    for i in range(n_methods):
+        for j in range(n_instances):
+            ax = axes[i, j]
+            for k, model in enumerate(models):
+                q = curves[i, j, k]
+                style = styles[k]
+                colour = style["color"]
+                lo, hi = interpolated[i, j, k]
+                if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+                    inside = (c >= lo) & (c <= hi)
+                    _line(ax, c, np.where(inside, np.nan, q), label=model or None, **style)
+                    # the interpolated stretch, boundary points shared with the solid part
+                    _line(ax, c[inside], q[inside], color=colour, lw=1.4, ls="--",
+                          gid="interpolated", zorder=_CURVE_Z)
+                    _fill_down(ax, c, q, inside, facecolor="none", edgecolor=colour,
+                               hatch="///", lw=0, alpha=0.6, zorder=_HATCH_Z)
+                else:
+                    _line(ax, c, q, label=model or None, **style)
+                if single:
+                    ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=_FILL_Z)
+            if n_models > 1 and np.ptp(curves[i, j], axis=0).max() < 1e-9:
+                # e.g. score-fixed when every algorithm puts the instance on one side of t
+                q = curves[i, j, 0]
+                third = max(len(q) // 3, 1)
+                left = q[:third].mean() <= q[-third:].mean()  # the emptier top corner
+                ax.text(0.04 if left else 0.96, 1.98, f"all {n_models}\ncoincide",
+                        ha="left" if left else "right", va="top", fontsize=FONT, color="0.3",
+                        linespacing=1.0,
+                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8,
+                              "pad": 0.5})
+            if hardness is not None:
+                ax.set_title(f"IH = {hardness[i, j]:.3f}", fontsize=FONT, pad=2)
+    title_h = 0.2 if hardness is not None else 0.0
+    width, height = fig.get_size_inches()
+    for j, instance in enumerate(instances):  # column heads: which instance, of which class
+        x0, _, x1, y1 = axes[0, j].get_position().extents
+        fig.text((x0 + x1) / 2, y1 + (title_h + 0.06) / height, str(instance), ha="center",
+                 va="bottom", fontsize=FONT, fontweight="bold")
+
+
+def class_cost_curves(c, curves, class_hardness, *, methods,
+                      classes=("class 0", "class 1")) -> Figure:
+    r"""Class cost curves with each panel's class hardness (Prudêncio 2019, Fig. 7).
+
+    A class cost curve is the mean of the instance cost curves of the class; its
+    area is the class hardness, the mean instance hardness of the class:
+
+    .. math::
+
+        CH_k = \frac{1}{|D_k|} \sum_{x \in D_k} IH^T(x)
+             = \int_0^1 \frac{1}{|D_k|} \sum_{x \in D_k} QI(x, T(c), c)\, dc
+
+    Parameters
+    ----------
+    c : array-like of shape (n_c,)
+        Increasing cost proportions in [0, 1].
+    curves : array-like of shape (n_methods, 2, n_c)
+        Mean loss of each class at each ``c``.
+    class_hardness : array-like of shape (n_methods, 2)
+        Class hardness of class 0 and class 1 under each method (NaN for a class
+        absent from the data).
+    methods : sequence of str of length n_methods
+        Panel titles.
+    classes : pair of str, default ("class 0", "class 1")
+        Legend names of the two classes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    References
+    ----------
+    R. B. C. Prudêncio, "Cost sensitive evaluation of instance hardness in machine
+    learning", ECML PKDD 2019, Section 4 and Fig. 7.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.linspace(0, 1, 5)
+    >>> curves = np.stack([2 * c, 2 * (1 - c)])[None] / 2
+    >>> fig = class_cost_curves(c, curves, [[0.5, 0.5]], methods=["score-fixed"])
+    >>> fig.axes[0].get_legend().get_texts()[0].get_text()  # class 0: the figure's legend
+    'CH = 0.500'
+    """
+    checked = _class_cost_curves_checked(c, curves, class_hardness, methods=methods,
+                                         classes=classes)
+    fig, panels = _class_cost_curves_frame(**checked["frame"])
+    _class_cost_curves_content(fig, panels, checked)
+    return fig
+
+
+def _class_cost_curves_checked(c, curves, class_hardness, *, methods,
+                               classes=("class 0", "class 1")) -> dict:
+    """The validated input of :func:`class_cost_curves`; ``"frame"``: its frame's layout."""
+    c = _array(c, "c", ndim=1)
+    curves = _array(curves, "curves", ndim=3, allow_nan=True)
+    class_hardness = _array(class_hardness, "class_hardness", ndim=2, allow_nan=True)
+    n_methods = curves.shape[0]
+    if curves.shape[1:] != (2, c.size):
+        raise ValueError(f"curves must have shape (n_methods, 2, {c.size}), got {curves.shape}")
+    if class_hardness.shape != (n_methods, 2):
+        raise ValueError(f"class_hardness must have shape {(n_methods, 2)}, "
+                         f"got {class_hardness.shape}")
+    methods = _labels(methods, n_methods, "methods")
+    classes = _labels(classes, 2, "classes")
+    return {"c": c, "curves": curves, "class_hardness": class_hardness, "classes": classes,
+            "frame": {"methods": tuple(methods)}}
+
+
+def _class_cost_curves_frame(*, methods):
+    """The panels of :func:`class_cost_curves`: titles, x axes and labels (the y limits
+    follow the data). Returns the figure and ``(panels, spare slots)``."""
+    from matplotlib.ticker import FixedLocator
+
+    n_methods = len(methods)
+    ncols = min(n_methods, 3)
+    spare_slot = n_methods % ncols != 0
+    fig, panels, spare = _wrapped_grid(n_methods, ncols_max=3, panel=(1.95, 1.55), left=0.75,
+                                       right=0.15, bottom=0.55 if spare_slot else 0.85,
+                                       top=0.3, wgap=0.2, hgap=0.85, sharey=True)
+    for i, method in enumerate(methods):
+        ax = panels[i]
+        ax.set_title(_method_title(method), fontsize=FONT)
+        ax.set_xlim(0, 1)
+        ax.xaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
+        ax.xaxis.set_major_formatter(_short_number)
+        ax.set_xlabel("cost proportion c", fontsize=FONT)
+        ax.tick_params(labelsize=FONT)
+        if i % ncols == 0:
+            ax.set_ylabel("mean loss", fontsize=FONT)
+    return fig, (panels, spare)
+
+
+def _class_cost_curves_content(fig, frame, checked) -> None:
+    """The curves, limits and legends of :func:`class_cost_curves`."""
+    panels, spare = frame
+    c, curves, class_hardness = checked["c"], checked["curves"], checked["class_hardness"]
+    classes = checked["classes"]
+    finite = curves[np.isfinite(curves)]
+    # room above the highest curve for the legend, rounded up to a quarter: a round top
+    # tick, and a few y ranges in all
+    y_top = (float(np.clip(np.ceil(1.45 * finite.max() * 4) / 4, 0.5, 2.05))
+             if finite.size else 2.05)
+    handles = {}
+    for i, ax in enumerate(panels):
+        drawn, labels = [], []
+        for k in range(2):
+            if not np.isfinite(curves[i, k]).any():
+                continue
+            (line,) = ax.plot(c, curves[i, k], color=_CLASS_COLOURS[k], ls=_CLASS_STYLES[k],
+                              lw=1.6)
+            handles.setdefault(k, line)
+            drawn.append(line)
+            labels.append(f"CH = {class_hardness[i, k]:.3f}")
+        ax.set_ylim(0, y_top)
+        # each panel's own class hardness; which class is which: the one legend below
+        ax.legend(drawn, labels, fontsize=FONT, loc="upper center", frameon=False,
+                  handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)
+    key = [handles[k] for k in sorted(handles)]
+    names = [classes[k] for k in sorted(handles)]
+    if spare:
+        x0, y0, x1, y1 = spare[0]
+        fig.legend(key, names, loc="center", bbox_to_anchor=((x0 + x1) / 2, (y0 + y1) / 2),
+                   fontsize=FONT, frameon=False, title="CH = class hardness",
+                   title_fontsize=FONT)
+    else:
+        fig.legend(key, names, loc="lower center", ncols=2, fontsize=FONT, frameon=False,
+                   borderaxespad=0.1, title="CH = class hardness", title_fontsize=FONT)
