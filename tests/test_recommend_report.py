@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -86,5 +88,12 @@ def test_section_html_has_both_conditions(tmp_path):
     assert "<h3>1 - rate-driven hardness at c = 0.3, P = 1/64</h3>" in html
     assert html.count("<figure>") == 6  # time, tests and CD diagram per condition
     assert "skipped knn-metafeatures" in html  # no meta-features cached in this store
+    # every comparison of the section counted once in Holm's family: the two conditions'
+    # notes name the same total, and each its own share of it
+    notes = re.findall(r"Supported claims \((\d+) comparisons of this condition, (\d+) in "
+                       r"the section, Holm-corrected\)", html)
+    assert len(notes) == 2 and notes[0][1] == notes[1][1]
+    assert sum(int(n) for n, _ in notes) == int(notes[0][1])
+    assert "of the pool&#x27;s CPU time" in html or "of the pool's CPU time" in html
     small = recommendation_section(_store(tmp_path / "two.duckdb", 2))
     assert "at least 3 datasets" in small and "<figure>" not in small

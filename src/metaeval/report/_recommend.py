@@ -84,7 +84,9 @@ def loss_curve_data(evaluation, *, axis="time", n_points=200) -> pd.DataFrame:
             total += loss[np.searchsorted(elapsed, grid, side="right")]
         rows.append(pd.DataFrame({"strategy": strategy, "x": grid,
                                   "loss": total / max(groups.ngroups, 1)}))
-    return pd.concat(rows, ignore_index=True)
+    out = pd.concat(rows, ignore_index=True)
+    out.attrs["time_axis"] = getattr(evaluation, "time_axis", "seconds")
+    return out
 
 
 def loss_curves_figure(data, *, axis="time", title=None) -> Figure:
@@ -119,7 +121,9 @@ def loss_curves_figure(data, *, axis="time", title=None) -> Figure:
              gid=f"strategy:{strategy}", **kwargs)
     if axis == "time":
         ax.set_xscale("log")
-        ax.set_xlabel("elapsed time (s, log scale): description + tests")
+        ax.set_xlabel("fraction of the pool's CPU time (log scale): description + tests"
+                      if data.attrs.get("time_axis", "relative") == "relative"
+                      else "elapsed time (s, log scale): description + tests")
     else:
         ax.set_xlabel("number of tests")
     ax.set_ylabel("mean loss (best success - best tested)")
@@ -255,23 +259,51 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
         "<p>Which algorithms to try first on a new dataset, learnt from the other datasets of "
         "the store: each dataset is held out with its whole family, and each strategy orders "
         "the algorithms for it. Loss = success of the best algorithm on the held-out "
-        "dataset minus that of the best algorithm tested so far; time counts the tests and "
-        "the description of the dataset (meta-features, landmarkers). MIL is the mean loss "
-        "over the log-time interval; intervals are 95% bootstrap intervals over held-out "
-        "datasets.</p>"
+        "dataset minus that of the best algorithm tested so far (before the first test: "
+        "best minus worst); time is CPU seconds as a fraction of the whole pool's time on "
+        "the held-out dataset, counting the tests and the description of the dataset "
+        "(meta-features, landmarkers). MIL is the mean loss over the log-time interval from "
+        "1 % to 100 % of the pool's time; intervals are 95% bootstrap intervals over "
+        "held-out datasets. Each strategy is compared with the single best and with the "
+        "random order over families, with Holm's correction over every comparison of this "
+        "section.</p>"
     ]
+    from metaeval.recommend import holm
+
+    evaluations = []
     for spec in conditions:
         condition = Condition(**spec)
         kb = KnowledgeBase.from_store(store, condition, scores=scores)
-        ev = evaluate_recommenders(kb, condition, seed=seed)
+        evaluations.append(evaluate_recommenders(kb, condition, seed=seed))
+    comparisons = pd.concat([ev.comparisons.assign(condition=ev.condition.label)
+                             for ev in evaluations if ev.comparisons is not None],
+                            ignore_index=True)
+    if len(comparisons):
+        comparisons["p_holm"] = holm(comparisons["p"].to_numpy(dtype=np.float64))
+        comparisons["supported"] = ((comparisons["low"] > 0) & (comparisons["p_holm"] < 0.05)
+                                    & (comparisons["p_wilcoxon"] < 0.05))
+    for ev in evaluations:
+        condition = ev.condition
         lo, hi = ev.time_range
         parts.append(f"<h3>{escape(condition.label)}</h3>")
         if ev.notes:
             parts.append('<p class="note">' + escape("; ".join(ev.notes)) + "</p>")
         parts.append(table_html(summary_display(ev)))
+        mine = comparisons[comparisons["condition"] == condition.label] if len(
+            comparisons) else comparisons
+        supported = mine[mine["supported"]] if len(mine) else mine
+        claims = "; ".join(
+            f"{r.a} has lower {'loss@1' if r.measure == 'loss_at_1' else 'MIL'} than {r.b} "
+            f"({r.difference:+.4f} [{r.low:+.4f}, {r.high:+.4f}], Holm p = {r.p_holm:.2g})"
+            for r in supported.itertuples(index=False)) or "none"
+        parts.append(f'<p class="note">Supported claims ({len(mine)} comparisons of this '
+                     f"condition, {len(comparisons)} in the section, Holm-corrected): "
+                     f"{escape(claims)}.</p>")
+        span = (f"{lo:.0%} to {hi:.0%} of the pool's CPU time" if ev.time_axis == "relative"
+                else f"[{lo:g}, {hi:g}] s")
         figures = [
             figure_html(loss_curves_figure(loss_curve_data(ev, axis="time"), axis="time"),
-                        f"Mean loss against time, MIL interval [{lo:g}, {hi:g}] s"),
+                        f"Mean loss against time, MIL over {span}"),
             figure_html(loss_curves_figure(loss_curve_data(ev, axis="tests"), axis="tests"),
                         "Mean loss against the number of tests"),
         ]
