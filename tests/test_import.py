@@ -353,6 +353,9 @@ def restore_signals():
     import signal
 
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    # as in a terminal: whatever an earlier test in this worker process left behind (an
+    # ignored SIGINT is kept ignored by the import, rightly), Ctrl-C starts at its default
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     for number, handler in saved.items():
         signal.signal(number, handler)
