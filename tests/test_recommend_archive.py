@@ -312,3 +312,20 @@ def test_cli_describe_caches_descriptions(tmp_path):
     again = runner.invoke(app, ["describe", "--store", str(store.path), "-q"])
     assert "already described" in again.output
     assert isinstance(build_knowledge(store), KnowledgeArchive)
+
+
+def test_cli_exports_the_shipped_knowledge_base_as_an_aslib_scenario(tmp_path):
+    from metaeval.recommend import read_aslib
+
+    target = tmp_path / "scenario"
+    result = runner.invoke(app, ["export", "--aslib", str(target), "--knowledge", "shipped",
+                                 "--measure", "hardness:rate-driven", "--cost", "0.3"])
+    assert result.exit_code == 0, result.output
+    condition = Condition("hardness:rate-driven", cost=0.3)
+    kb = load_knowledge().knowledge_base(condition)
+    scenario = read_aslib(target)
+    assert scenario.knowledge.algorithms == kb.algorithms
+    # the scenario's success is the knowledge base's (up to the ARFF's printed digits)
+    rows = [scenario.knowledge.datasets.index(d) for d in kb.datasets]
+    np.testing.assert_allclose(scenario.knowledge.success[rows], kb.success, atol=1e-9)
+    assert "knowledge base shipped with metaeval" in (target / "readme.txt").read_text()

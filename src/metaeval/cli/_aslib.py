@@ -103,9 +103,9 @@ def _interval(row, column):
 
 
 def export_aslib_command(directory: Path, *, store: Path, measure: str, cost, cost_beta,
-                         time_weight: str) -> None:
-    """``metaeval export --aslib DIR --store S [condition options]``."""
-    from metaeval.recommend import Condition, KnowledgeBase, write_aslib
+                         time_weight: str, knowledge=None) -> None:
+    """``metaeval export --aslib DIR (--store S | --knowledge FILE|shipped) [condition]``."""
+    from metaeval.recommend import Condition, KnowledgeBase, load_knowledge, write_aslib
     from metaeval.store import Store
 
     with _one_line():
@@ -114,12 +114,19 @@ def export_aslib_command(directory: Path, *, store: Path, measure: str, cost, co
         target = Path(directory)
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise ValueError(f"{target}: exists and is not an empty folder; choose a new one.")
-        if not Path(store).exists():
-            raise ValueError(f"the store {store} does not exist.")
-        with working(f"Reading {store} under {condition.label}"):
-            kb = KnowledgeBase.from_store(Store(store), condition, clock="cpu")
+        if knowledge is not None:
+            archive = load_knowledge(None if knowledge == "shipped" else knowledge)
+            kb = archive.knowledge_base(condition, clock="cpu")
+            source = ("the knowledge base shipped with metaeval" if knowledge == "shipped"
+                      else f"the knowledge base {Path(knowledge).name}")
+        else:
+            if not Path(store).exists():
+                raise ValueError(f"the store {store} does not exist.")
+            with working(f"Reading {store} under {condition.label}"):
+                kb = KnowledgeBase.from_store(Store(store), condition, clock="cpu")
+            source = f"the study {Path(store).name}"
         readme = (
-            f"Written by metaeval from the study {Path(store).name}: {len(kb.datasets)} "
+            f"Written by metaeval from {source}: {len(kb.datasets)} "
             f"datasets x {len(kb.algorithms)} algorithms.\n"
             f"The first performance measure is the success under {condition.label} "
             f"(higher is better). The A3R time weight P = {condition.time_weight:g} is "

@@ -122,6 +122,9 @@ def export(
         "--cost-beta", help="With --aslib: Beta(A, B) cost distribution as A,B.")] = None,
     time_weight: Annotated[str, typer.Option(
         "--time-weight", help="With --aslib: P of A3R (recorded in readme.txt).")] = "0",
+    knowledge: Annotated[str | None, typer.Option(
+        "--knowledge", help="With --aslib: export a knowledge base file instead of the "
+        "store ('shipped': the one shipped with metaeval).", show_default=False)] = None,
 ) -> None:
     """Export a store's tables to Parquet files (or the study as an ASlib scenario).
 
@@ -137,7 +140,8 @@ def export(
         from metaeval.cli._aslib import export_aslib_command
 
         export_aslib_command(aslib, store=store, measure=measure, cost=cost,
-                             cost_beta=cost_beta, time_weight=time_weight)
+                             cost_beta=cost_beta, time_weight=time_weight,
+                             knowledge=knowledge)
         return
     with _bad_input():
         st = Store(store)

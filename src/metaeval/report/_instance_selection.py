@@ -253,6 +253,34 @@ def _folds(view, dataset, algorithm):
     return first.sort_values("row")["fold"].to_numpy()
 
 
+def _selection_verdict(summary_table) -> str:
+    """One sentence: is the per-instance selector better than the single best, at which c?
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"c": [0.2, 0.8], "gap closed": [-0.149, -0.097]})
+    >>> text = _selection_verdict(t)
+    >>> "(0.2, 0.8) the per-instance selector is worse" in text, "-0.149 to -0.097" in text
+    (True, True)
+    """
+    gap = summary_table["gap closed"].to_numpy(dtype=float)
+    costs = ", ".join(f"{c:g}" for c in summary_table["c"])
+    span = f"gap closed {gap.min():+.3f} to {gap.max():+.3f}".replace("+-", "-")
+    if np.all(gap < 0):
+        text = (f"At every cost proportion tried ({costs}) the per-instance selector is worse "
+                f"than the single best model ({span}).")
+    elif np.all(gap > 0):
+        text = (f"At every cost proportion tried ({costs}) the per-instance selector is "
+                f"better than the single best model ({span}).")
+    else:
+        better = ", ".join(f"{c:g}" for c, g in zip(summary_table["c"], gap, strict=True)
+                           if g > 0) or "none"
+        text = (f"The per-instance selector beats the single best model at c = {better} "
+                f"only ({span}).")
+    return f'<p class="note">{text}</p>'
+
+
 def selection_data(view, datasets=None, *, costs=(0.1, 0.3, 0.5, 0.7, 0.9),
                    method="score-driven", max_instances=5000):
     """Per-instance selection on the study's folds: per-dataset rows and the mean table.
@@ -498,6 +526,7 @@ def report_section(page, datasets, *, costs=(0.2, 0.8),
             "training instance, though, comes from a model fitted with the outer fold's rows "
             "(the study's cross-validation), so this is not a fully nested refit of the pool "
             "(the <code>train_scores</code> option of the selection takes one).</p>")
+        parts.append(_selection_verdict(summary_table))
         parts.append(_table(summary_table.set_index("c"), fmt="{:.3f}", index_name="c",
                             formats={"datasets": "{:.0f}"}))
         parts.append(page.figure("selection", "Per-instance selection against the single "
