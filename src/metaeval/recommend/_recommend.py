@@ -12,6 +12,7 @@ from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
+from metaeval.recommend._learners import uses_of
 from metaeval.recommend._registry import get_strategy
 
 
@@ -126,7 +127,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
         kb = source
     else:
         kb = KnowledgeBase.from_store(source, condition, clock=clock)
-        if _lacks(kb, chosen.uses):
+        if _lacks(kb, chosen):
             described = describe_store(source, groups=describe_groups or PYMFE_GROUPS,
                                        **({} if time_budget is None
                                           else {"time_budget": time_budget}))
@@ -137,7 +138,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
     if describe_groups is None:
         cached = [] if kb.metafeatures is None else kb.metafeatures.columns
         describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
-    uses = _uses(chosen.uses)
+    uses = uses_of(chosen)
     if uses:
         if time_budget is not None:
             settings["time_budget"] = time_budget
@@ -160,15 +161,8 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
                           chosen.overhead(query), tuple(kb.notes) + tuple(notes))
 
 
-def _uses(uses):
-    """What a strategy needs, as a tuple (``uses`` may be None, a name or a tuple)."""
-    if uses is None:
-        return ()
-    return (uses,) if isinstance(uses, str) else tuple(uses)
-
-
-def _lacks(kb, uses):
-    return any(getattr(kb, u) is None for u in _uses(uses))
+def _lacks(kb, strategy):
+    return any(getattr(kb, u) is None for u in uses_of(strategy))
 
 
 def _describe_settings(recorded):
