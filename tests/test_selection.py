@@ -234,15 +234,17 @@ def test_invalid_inputs_raise(call, message):
         call()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["euclidean", "manhattan"]),
-       st.integers(1, 12))
-def test_ranked_neighbour_lists_are_the_stable_brute_force_order(seed, metric, k):
-    # 0/1 features in 20 dimensions: distances tie in large groups, and duplicates abound
+       st.integers(1, 12), st.sampled_from([3, 20]))
+def test_ranked_neighbour_lists_are_the_stable_brute_force_order(seed, metric, k, d):
+    # 0/1 features: distances tie in large groups, and duplicates abound; 3 dimensions
+    # make the lists from a k-d tree (ties across their end recomputed), 20 from every
+    # distance
     from metaeval.selection._per_instance import _Ranked
 
     rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(40, 20)).astype(float)
+    X = rng.integers(0, 2, size=(40, d)).astype(float)
     X[5] = X[3]  # an exact duplicate
     ranked = _Ranked(X, metric, width=k + 3)  # short lists: the fallback runs too
     p = 2 if metric == "euclidean" else 1

@@ -39,6 +39,9 @@ K_GRID = (1, 3, 5, 9, 15, 25, None)
 _BLOCK = 1 << 21
 # metric name -> Minkowski p of scipy's k-d tree (single-threaded, exact)
 _METRICS = {"euclidean": 2.0, "manhattan": 1.0}
+#: up to this many features the neighbours come from scipy's k-d tree (beyond, a tree
+#: prunes little: exact distances in blocks)
+_TREE_DIMENSIONS = 16
 
 
 def _check_metric(metric):
@@ -110,7 +113,7 @@ def _knn(X_train, X_test, k, metric):
     distances in bounded chunks of test rows.
     """
     n_train = X_train.shape[0]
-    if X_train.shape[1] <= 16:
+    if X_train.shape[1] <= _TREE_DIMENSIONS:
         extra = min(k + 1, n_train)
         d, idx = cKDTree(X_train).query(X_test, k=extra, p=_METRICS[metric])
         d, idx = d.reshape(-1, extra), idx.reshape(-1, extra)
@@ -220,11 +223,32 @@ class _Ranked:
         self.X, self.metric = X, metric
         self.width = w = min(int(width), n)
         self.sq = np.einsum("ij,ij->i", X, X) if metric == "euclidean" else None
+        if X.shape[1] <= _TREE_DIMENSIONS:
+            self.prefix = self._from_tree(w)
+            return
         self.prefix = np.empty((n, w), dtype=np.intp)
         step = max(1, _BLOCK // max(1, n))
         for r0 in range(0, n, step):  # blocks of rows bound the memory
             rows = slice(r0, min(n, r0 + step))
             self.prefix[rows] = _first(_distances(X[rows], X, metric, self.sq), w)
+
+    def _from_tree(self, w):
+        """The lists from one k-d tree query of every row (few dimensions): the ``w + 1``
+        nearest, put in (distance, row index) order; a row whose ``w``-th and next
+        distances tie is computed again exactly, as :func:`_knn` does."""
+        X, n = self.X, self.X.shape[0]
+        extra = min(w + 1, n)
+        d, idx = cKDTree(X).query(X, k=extra, p=_METRICS[self.metric])
+        d, idx = d.reshape(n, extra), idx.reshape(n, extra)
+        order = np.lexsort((idx, d), axis=1)
+        d, idx = np.take_along_axis(d, order, 1), np.take_along_axis(idx, order, 1)
+        prefix = idx[:, :w].copy()
+        tied = np.flatnonzero(d[:, w - 1] == d[:, w]) if extra > w else np.array([], int)
+        step = max(1, _BLOCK // max(1, n))
+        for r0 in range(0, tied.size, step):  # blocks of rows bound the memory
+            rows = tied[r0:r0 + step]
+            prefix[rows] = _first(_distances(X[rows], X, self.metric, self.sq), w)
+        return prefix
 
     def query(self, train, test, k):
         """Positions in ``train`` of the ``k`` nearest training rows of each test row."""
@@ -407,10 +431,11 @@ def _nested(X, train_losses, folds, ids, ks, inner_folds, metric, random_state, 
     n = X.shape[0]
     out = [(np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp), {}) for _ in range(n_q)]
     kmax = max([k for k in ks if k is not None], default=0)
-    # beyond a k-d tree's dimensions: every distance once, then each query reads its list;
-    # the prefix is long enough that an inner training part (about 72% of the rows)
-    # almost always has kmax members in it
-    ranked = _Ranked(X, metric, 2 * kmax + 32) if kmax and X.shape[1] > 16 else None
+    # every row's nearest rows listed once (one k-d tree query, or every distance beyond
+    # a tree's dimensions), then each fold's and inner fold's query reads the lists; they
+    # are long enough that an inner training part (about 72% of the rows) almost always
+    # has kmax members in them
+    ranked = _Ranked(X, metric, 2 * kmax + 32) if kmax else None
     for fold in ids:  # a loop over folds, not instances
         test = np.flatnonzero(folds == fold)
         train = np.flatnonzero(folds != fold)

@@ -232,8 +232,7 @@ def _line(ax, x, y, **style):
     from matplotlib.lines import Line2D
 
     line = Line2D(x, y, **style)
-    ax.add_artist(line)
-    line.set_clip_path(ax.patch)
+    ax.add_artist(line)  # which clips it to the panel (``set_clip_path(ax.patch)``)
     return line
 
 
