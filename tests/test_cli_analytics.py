@@ -124,7 +124,7 @@ def test_benchmark_greedy_first_pick_is_the_best_value_captured(store):
 
 def test_report_writes_a_self_contained_page(store, tmp_path):
     out = tmp_path / "report"
-    result = _run("report", "--store", store, "--out", out)
+    result = _run("report", "--store", store, "--out", out, "--jobs", "1")  # not about pools
     assert result.exit_code == 0, result.output
     page = (out / "index.html").read_text(encoding="utf-8")
     assert page.lstrip().lower().startswith("<!doctype html")

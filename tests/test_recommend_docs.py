@@ -48,10 +48,21 @@ def test_helpers():
     assert rd.interval(row, "g", pct=True) == "+25.0% [-10.0%, +50.0%]"
 
 
-def _evaluations(monkeypatch, seed=0):
+def _one_condition(monkeypatch):
     monkeypatch.setattr(rd, "CONDITIONS", (("accuracy", {"measure": "accuracy"}),))
+
+
+def _evaluations(monkeypatch, seed=0):
+    _one_condition(monkeypatch)
     kb = _kb(seed=seed)
     return rd.evaluate_all(lambda condition: kb, 50, "test")
+
+
+@pytest.fixture(scope="module")
+def evaluations():
+    """``_evaluations`` of seed 0, computed once for the tests that only read them."""
+    with pytest.MonkeyPatch.context() as mp:
+        return _evaluations(mp)
 
 
 def _document_comparisons(evals):
@@ -63,8 +74,8 @@ def _document_comparisons(evals):
     return comparisons
 
 
-def test_holm_runs_over_every_comparison_of_the_document(monkeypatch):
-    evals = _evaluations(monkeypatch)
+def test_holm_runs_over_every_comparison_of_the_document(evaluations):
+    evals = evaluations
     comparisons = _document_comparisons(evals)
     # every evaluation's comparisons are in the document's table, once
     assert len(comparisons) == sum(len(ev.comparisons) for ev in evals.values())
@@ -93,8 +104,9 @@ def test_target_rows_name_the_best_first_pick_and_its_evidence(monkeypatch):
                                                          else "no")
 
 
-def test_source_section_has_every_table_and_figure(tmp_path, monkeypatch):
-    evals = _evaluations(monkeypatch)
+def test_source_section_has_every_table_and_figure(tmp_path, monkeypatch, evaluations):
+    _one_condition(monkeypatch)
+    evals = evaluations
     comparisons = _document_comparisons(evals)
     text = rd.source_section("KB", "intro\n", evals, comparisons, "knowledge", "kb",
                              tmp_path, None)

@@ -165,7 +165,13 @@ def test_summary_worked_example_and_baselines():
     assert ev.critical_difference.average_ranks["algorithm"].iloc[0] == "oracle"
 
 
-def test_curves_start_at_the_description_time_and_end_at_zero_loss():
+@pytest.fixture(scope="module")
+def default_evaluation():
+    """Every strategy on ``_synthetic()``, relative time axis: read by two tests."""
+    return evaluate_recommenders(_synthetic(), n_random=5, n_boot=10)
+
+
+def test_curves_start_at_the_description_time_and_end_at_zero_loss(default_evaluation):
     kb = _synthetic()
     ev = evaluate_recommenders(kb, n_random=5, n_boot=10, time_axis="seconds")
     curves = ev.curves
@@ -182,7 +188,7 @@ def test_curves_start_at_the_description_time_and_end_at_zero_loss():
     assert np.allclose(last["loss"], 0.0)
     # on the relative axis every time is a fraction of the held-out dataset's pool time:
     # the last test of every order ends at overhead / pool + 1
-    rel = evaluate_recommenders(kb, n_random=5, n_boot=10).curves
+    rel = default_evaluation.curves  # evaluate_recommenders(kb, n_random=5, n_boot=10)
     pool = dict(zip(kb.datasets, kb.times.sum(axis=1), strict=True))
     for (strategy, dataset), c in rel.groupby(["strategy", "dataset"]):
         start = c.loc[c["step"] == 0, "elapsed"].iloc[0]
@@ -195,8 +201,8 @@ def test_curves_start_at_the_description_time_and_end_at_zero_loss():
     assert steps.all()
 
 
-def test_json_document_has_the_documented_keys():
-    ev = evaluate_recommenders(_synthetic(), n_random=5, n_boot=10)
+def test_json_document_has_the_documented_keys(default_evaluation):
+    ev = default_evaluation  # evaluate_recommenders(_synthetic(), n_random=5, n_boot=10)
     doc = ev.to_json()
     assert {"condition", "strategies", "curves"} <= set(doc)
     for name, entry in doc["strategies"].items():

@@ -190,7 +190,7 @@ def test_learners_run_on_the_smallest_knowledge_base():
 
 
 def test_learners_use_only_metafeatures_when_no_landmarks():
-    kb = _planted()
+    kb = _planted(n_datasets=12)
     meta_only = KnowledgeBase(kb.datasets, kb.algorithms, kb.success, kb.times, kb.families,
                               kb.n_instances, kb.metafeatures, kb.metafeature_time)
     ev = evaluate_recommenders(meta_only, strategies=["regression"], n_boot=5)
@@ -233,7 +233,7 @@ def test_held_out_results_are_read_only_by_testing(monkeypatch):
 def test_poisoned_held_out_row_does_not_change_its_order():
     """Changing a dataset's own results leaves the order recommended for it unchanged
     (the collaborative learner reacts to test results, so its first pick only)."""
-    kb = _planted(n_datasets=16, n_configs=8)
+    kb = _planted(n_datasets=12, n_configs=8)
     i = 9  # its own family
     success, times = kb.success.copy(), kb.times.copy()
     success[i] = success[i][::-1] * 0.5

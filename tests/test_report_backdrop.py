@@ -99,9 +99,19 @@ def test_the_frame_is_left_as_it_was_and_at_most_a_few_are_kept():
         assert not np.array_equal(made.rgba(), blank)  # the content was drawn ...
     made.canvas.restore_region(made.background)
     assert np.array_equal(made.rgba(), blank)  # ... on a frame that did not change
-    for dpi in range(41, 41 + _backdrop.MAX_BACKDROPS + 2):
-        _blitted(kwargs, dpi)
+    # more frames than are kept: small ones (one empty axes each), as quick to draw as a
+    # frame can be, each under a key of its own
+    for k in range(_backdrop.MAX_BACKDROPS + 2):
+        _backdrop.backdrop(("test-small", k), _small_frame, 41 + k)
     assert len(_backdrop._BACKDROPS) == _backdrop.MAX_BACKDROPS
+    assert made not in _backdrop._BACKDROPS.values()  # the least recently used dropped
+
+
+def _small_frame():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1, 1))
+    return fig, fig.add_subplot()
 
 
 def test_content_that_fails_leaves_the_frame_clean():

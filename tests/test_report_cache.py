@@ -69,14 +69,34 @@ def _change_one_score(store: Store, dataset: str) -> None:
     con.close()
 
 
+class _Kept:
+    """The report's temporary directory, kept for a test to look into (``.name``)."""
+
+    def __init__(self, name):
+        self.name = str(name)
+
+    def cleanup(self):
+        pass
+
+
 @pytest.fixture(scope="module")
 def runs(study, tmp_path_factory):
-    """Reports of one store: uncached, cold cache, warm cache (figures drawn recorded)."""
+    """Reports of one store: uncached, cold cache, warm cache (figures drawn recorded).
+
+    The uncached report's temporary directory is kept, in ``spill``.
+    """
+    from metaeval.report import _render
+
     tmp = tmp_path_factory.mktemp("cache-runs")
+    spill = tmp / "spill"
+    spill.mkdir()
     mp = pytest.MonkeyPatch()
     try:
         spy = _Spy(mp)
-        plain = write_report(_copy(study, tmp, "plain"), tmp / "plain", **OPTIONS)
+        with pytest.MonkeyPatch.context() as kept:
+            kept.setattr(_render.tempfile, "TemporaryDirectory", lambda *a, **k: _Kept(spill))
+            plain = write_report(_copy(study, tmp, "plain"), tmp / "plain", cache=False,
+                                 jobs=1, **OPTIONS)
         n_plain = len(spy.drawn)
         cached = _copy(study, tmp, "cached")
         lines = []
@@ -89,6 +109,7 @@ def runs(study, tmp_path_factory):
     finally:
         mp.undo()
     return {"plain": plain, "cold": cold, "warm": warm, "store": cached, "tmp": tmp,
+            "spill": spill,
             "n_plain": n_plain, "n_cold": n_cold, "n_warm": n_warm, "lines": lines}
 
 
@@ -330,24 +351,11 @@ def test_a_worker_kept_for_the_next_phase_sees_what_the_others_computed(study, m
     np.testing.assert_array_equal(second._cache[("hardness", "labor")], [0.25, 0.5])
 
 
-def test_without_the_cache_the_intermediates_still_go_to_a_shared_directory(
-        study, monkeypatch, tmp_path):
+def test_without_the_cache_the_intermediates_still_go_to_a_shared_directory(runs):
     # the whole-study sections, in whichever process, read what the datasets' sections
-    # computed: without the cache too, or a pool worker computes them all again
-    from metaeval.report import _render
-
-    spill = tmp_path / "spill"
-    spill.mkdir()
-
-    class Kept:  # the run's temporary directory, left for this test to look into
-        def __init__(self, *args, **kwargs):
-            self.name = str(spill)
-
-        def cleanup(self):
-            pass
-
-    monkeypatch.setattr(_render.tempfile, "TemporaryDirectory", Kept)
-    write_report(study, tmp_path / "out", cache=False, jobs=1, **OPTIONS)
+    # computed: without the cache too, or a pool worker computes them all again. The
+    # uncached report of ``runs`` (cache=False, jobs=1) kept its temporary directory:
+    spill = runs["spill"]
     # per dataset: pool hardness, dissimilarities and the per-instance selection
     assert len([p for p in spill.iterdir() if not p.name.endswith(".tmp")]) == 2 * 3
 

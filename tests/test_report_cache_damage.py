@@ -3,10 +3,14 @@
 The cache of a small study (the files of ``<store>.report-cache`` and the rows of the
 store's table ``report_cache``) is damaged as a disk or a person would damage it: one
 bit flipped in every file, a file replaced by a directory, a row that is no longer
-JSON, one digit of a row changed, the table emptied. The study is then extended by
-one dataset (so the whole-study sections are drawn again from the per-dataset
+JSON, one digit of a row changed, the table emptied. The study is extended by one
+dataset (so the whole-study sections are drawn again from the per-dataset
 intermediates) and reported again: the page must be the one a report drawn from
 scratch gives.
+
+Running the study leaves the report cache as it was, so the study is extended once, in
+a template that every test copies, and the page from scratch of that extended study is
+drawn once: under xdist, once per test run (``build_once``).
 """
 
 from __future__ import annotations
@@ -37,15 +41,56 @@ def _run(path, datasets):
                     executor=LocalExecutor(jobs=1), store=str(path)))
 
 
-@pytest.fixture(scope="module")
-def reported(tmp_path_factory):
-    """A two-dataset study reported once with the cache on (a template to copy)."""
-    tmp = tmp_path_factory.mktemp("damage")
-    path = tmp / "study.duckdb"
-    _run(path, ["labor", "fertility"])
-    write_report(Store(path), tmp / "first", cache=True, **OPTIONS)
+def _report_cached(path: Path, out: Path) -> Path:
+    write_report(Store(path), out, cache=True, **OPTIONS)
     assert len(list(Path(f"{path}.report-cache").iterdir())) == 2 * 3
     return path
+
+
+@pytest.fixture(scope="module")
+def reported(build_once):
+    """A two-dataset study reported once with the cache on (a template to copy)."""
+    def build(where: Path) -> Path:
+        where = _emptied(where / "built")
+        path = where / "study.duckdb"
+        _run(path, ["labor", "fertility"])
+        return _report_cached(path, where / "first")
+
+    return build_once("damage-reported", build)
+
+
+@pytest.fixture(scope="module")
+def extended(reported, build_once):
+    """``reported`` with the study extended by one dataset, its cache as the report left
+    it, and the page from scratch of the extended study (a template to copy)."""
+    def build(where: Path) -> Path:
+        where = _emptied(where / "built")
+        path = _copy(reported, where)
+        before = _cache_state(path)
+        _run(path, ["labor", "fertility", "haberman"])
+        assert _cache_state(path) == before  # running the study leaves the cache alone
+        (where / "scratch.html").write_text(_from_scratch(path, where / "scratch"),
+                                            encoding="utf-8")
+        return path
+
+    path = build_once("damage-extended", build)
+    return path, (path.parent / "scratch.html").read_text(encoding="utf-8")
+
+
+def _emptied(directory: Path) -> Path:
+    """``directory``, empty (a build that failed may have left something there)."""
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    return directory
+
+
+def _cache_state(path: Path):
+    """The rows of the cache table and the bytes of the files beside the store."""
+    con = duckdb.connect(str(path), read_only=True)
+    rows = con.execute("SELECT * FROM report_cache ORDER BY key").fetchall()
+    con.close()
+    files = {f.name: f.read_bytes() for f in Path(f"{path}.report-cache").iterdir()}
+    return rows, files
 
 
 def _copy(reported, tmp_path) -> Path:
@@ -83,12 +128,14 @@ def _damage_files(path: Path, *, directory: bool) -> None:
         (files[0] / "inside").write_text("not an intermediate")
 
 
-def _check_after(path: Path, tmp_path: Path) -> list[str]:
-    _run(path, ["labor", "fertility", "haberman"])  # the study extended by one dataset
+def _check_after(path: Path, tmp_path: Path, scratch: str) -> list[str]:
+    """Report the (already extended) study with its damaged cache; ``scratch``: the page
+    of the same study drawn without any cache."""
+    assert len(Store(path).tasks()) == 3 * 3  # the study extended by one dataset
     lines = []
     cached = write_report(Store(path), tmp_path / "cached", cache=True, **OPTIONS,
                           progress=lambda d, n, label: lines.append(label))
-    assert _page(cached) == _from_scratch(path, tmp_path / "scratch")
+    assert _page(cached) == scratch
     beside = Path(f"{path}.report-cache")
     assert not list(beside.glob("*.tmp"))
     assert all(p.is_file() for p in beside.iterdir())  # the directory replaced
@@ -98,18 +145,20 @@ def _check_after(path: Path, tmp_path: Path) -> list[str]:
     return lines
 
 
-def test_flipped_bits_and_an_emptied_cache_table_give_the_values_from_scratch(reported,
+def test_flipped_bits_and_an_emptied_cache_table_give_the_values_from_scratch(extended,
                                                                                tmp_path):
-    path = _copy(reported, tmp_path)
+    template, scratch = extended
+    path = _copy(template, tmp_path)
     _damage_files(path, directory=False)
     con = duckdb.connect(str(path))
     con.execute("DELETE FROM report_cache")
     con.close()
-    _check_after(path, tmp_path)
+    _check_after(path, tmp_path, scratch)
 
 
-def test_damaged_cache_rows_and_a_directory_are_drawn_again(reported, tmp_path):
-    path = _copy(reported, tmp_path)
+def test_damaged_cache_rows_and_a_directory_are_drawn_again(extended, tmp_path):
+    template, scratch = extended
+    path = _copy(template, tmp_path)
     _damage_files(path, directory=True)
     con = duckdb.connect(str(path))
     rows = con.execute("SELECT key, kind, value FROM report_cache ORDER BY key").fetchall()
@@ -130,7 +179,7 @@ def test_damaged_cache_rows_and_a_directory_are_drawn_again(reported, tmp_path):
     con.execute("UPDATE report_cache SET value = ? WHERE key = ?",
                 [figures[0][2][:len(figures[0][2]) // 2], figures[0][0]])
     con.close()
-    lines = _check_after(path, tmp_path)
+    lines = _check_after(path, tmp_path, scratch)
     assert f"; {changed + 1} damaged cache entries ignored" in lines[-1]
 
 

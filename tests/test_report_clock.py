@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 
 import duckdb
 import pytest
@@ -28,19 +29,47 @@ def _run(*args):
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("clock") / "study.duckdb"
-    _run("run", "--datasets", "labor,fertility,haberman", "--algorithms", "NB,DT,3NN",
-         "--folds", "3", "--jobs", "1", "--quiet", "--store", path)
-    con = duckdb.connect(str(path))
-    # times of their own, the same on every machine: by CPU time NB is the fastest, by
-    # wall-clock time (as if it had waited for a busy disk) the slowest by far
-    for name, cpu, wall in (("NB", 0.01, 5.0), ("DT", 0.02, 0.02), ("3NN", 0.04, 0.04)):
-        con.execute("UPDATE timings SET fit_cpu = ?, predict_cpu = 0.001, fit_wall = ?, "
-                    "predict_wall = 0.001 WHERE algorithm_id = "
-                    "(SELECT id FROM algorithms WHERE name = ?)", [cpu, wall, name])
-    con.close()
-    return path
+def store(build_once):
+    """The study, built once per test run (``build_once``): only read it."""
+    def build(where):
+        path = where / "study.duckdb"
+        for stale in (path, where / "study.duckdb.wal"):
+            stale.unlink(missing_ok=True)
+        _run("run", "--datasets", "labor,fertility,haberman", "--algorithms", "NB,DT,3NN",
+             "--folds", "3", "--jobs", "1", "--quiet", "--store", path)
+        con = duckdb.connect(str(path))
+        # times of their own, the same on every machine: by CPU time NB is the fastest, by
+        # wall-clock time (as if it had waited for a busy disk) the slowest by far
+        for name, cpu, wall in (("NB", 0.01, 5.0), ("DT", 0.02, 0.02), ("3NN", 0.04, 0.04)):
+            con.execute("UPDATE timings SET fit_cpu = ?, predict_cpu = 0.001, fit_wall = ?, "
+                        "predict_wall = 0.001 WHERE algorithm_id = "
+                        "(SELECT id FROM algorithms WHERE name = ?)", [cpu, wall, name])
+        con.close()
+        return path
+
+    return build_once("clock-store", build)
+
+
+@pytest.fixture(scope="module")
+def pages(store, build_once):
+    """``{"cpu": page, "wall": page}``: a copy of the store reported with the cache (the
+    CLI's default), first on CPU time, then with ``--time wall``, so that the second
+    report finds the first one's cache. Built once per test run."""
+    def build(where):
+        copy = where / "study.duckdb"
+        for stale in (copy, where / "study.duckdb.wal"):
+            stale.unlink(missing_ok=True)
+        shutil.rmtree(where / "study.duckdb.report-cache", ignore_errors=True)
+        shutil.copy(store, copy)
+        for clock, time in (("cpu", ()), ("wall", ("--time", "wall"))):
+            shutil.rmtree(where / clock, ignore_errors=True)
+            page = _report(copy, where / clock, *time)
+            (where / f"{clock}.html").write_text(page, encoding="utf-8")
+        return where
+
+    where = build_once("clock-pages", build)
+    return {clock: (where / f"{clock}.html").read_text(encoding="utf-8")
+            for clock in ("cpu", "wall")}
 
 
 def _rows(output, title):
@@ -95,9 +124,9 @@ def _report(store, out, *time):
 
 
 @pytest.mark.parametrize("time", [(), ("--time", "wall")], ids=["cpu", "wall"])
-def test_the_report_ranks_by_the_clock_the_cli_uses(store, tmp_path, time):
+def test_the_report_ranks_by_the_clock_the_cli_uses(store, pages, time):
     a3r, runtime = _cli(store, *time)
-    page = _report(store, tmp_path / "r", *time)
+    page = pages["wall" if time else "cpu"]
     got = _page_a3r(page)
     assert [a for a, _ in got] == [a for a, _ in a3r]
     for (_, x), (_, y) in zip(got, a3r, strict=True):
@@ -111,13 +140,14 @@ def test_the_report_ranks_by_the_clock_the_cli_uses(store, tmp_path, time):
     assert f"(runtime score {score:.2f}, {words})" in page  # the summary
 
 
-def test_the_clocks_disagree_and_the_cache_keeps_them_apart(store, tmp_path):
+def test_the_clocks_disagree_and_the_cache_keeps_them_apart(store, pages):
     cpu = _cli(store)
     wall = _cli(store, "--time", "wall")
     assert [a for a, _ in cpu[0]] != [a for a, _ in wall[0]]  # the test can tell them apart
     assert cpu[1][0][0] == wall[1][-1][0] == "NB"
-    first = _report(store, tmp_path / "cpu")  # with the cache (the CLI's default)
-    second = _report(store, tmp_path / "wall", "--time", "wall")
+    # with the cache (the CLI's default): the wall-clock report came second, beside the
+    # cache the CPU-time report had left in the same store
+    first, second = pages["cpu"], pages["wall"]
     assert [a for a, _ in _page_a3r(second)] == [a for a, _ in wall[0]]
     assert _page_a3r(first) != _page_a3r(second)
 
