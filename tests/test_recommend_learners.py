@@ -302,3 +302,26 @@ def test_time_weight_changes_the_target():
         at0 = learner.rank(slow, slow.query(0), Condition()).order
         at1 = learner.rank(slow, slow.query(0), Condition(time_weight=1)).order
         assert 0 in at0[:3].tolist() and at1[-1] == 0, name
+
+
+@pytest.mark.parametrize("targets", [1, 3])
+def test_unchecked_tree_fit_grows_the_checked_tree(targets):
+    # the rankings' thousands of small trees skip sklearn's input checks: same tree
+    from metaeval.recommend._learners_forest import _fitted, _tree
+
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(40, 6)), 1)  # ties between rows
+    y = rng.normal(size=(40, targets)) if targets > 1 else (rng.random(40) > 0.5) * 1.0
+    w = rng.integers(0, 3, 40).astype(float)
+    rows = w > 0
+    query = rng.normal(size=(7, 6)).astype(np.float32)
+    for seed in (0, 11):
+        fast = _fitted(seed, X[rows], y[rows], w[rows], 2)
+        checked = _tree(seed, 2).fit(X[rows], y[rows], sample_weight=w[rows])
+        np.testing.assert_array_equal(fast.apply(query), checked.apply(query))
+        np.testing.assert_array_equal(fast.predict(query), checked.predict(query))
+    # missing values: the checked fit, which handles them
+    X[0, 0] = np.nan
+    fast = _fitted(0, X, y, np.ones(40))
+    checked = _tree(0).fit(X, y, sample_weight=np.ones(40))
+    np.testing.assert_array_equal(fast.predict(X), checked.predict(X))

@@ -316,6 +316,10 @@ def _without_main():
             sys.modules["__main__"] = main
 
 
+#: Dask configuration key of the wait for a scheduler to answer (default 10 s)
+SCHEDULER_TIMEOUT_KEY = "metaeval.scheduler-timeout"
+
+
 @dataclass(frozen=True)
 class DaskExecutor:
     """Run tasks on a Dask distributed cluster.
@@ -328,6 +332,12 @@ class DaskExecutor:
     n_workers : int, optional
         Without ``scheduler``: start a ``LocalCluster`` of this many single-threaded
         worker processes for the run (default ``os.cpu_count()``).
+
+    Notes
+    -----
+    A scheduler that does not answer within 10 seconds is an error. Dask's configuration
+    key ``metaeval.scheduler-timeout`` (e.g. ``dask.config.set({"metaeval.scheduler-timeout":
+    "60s"})``, or ``DASK_METAEVAL__SCHEDULER_TIMEOUT=60s``) gives another wait.
 
     Examples
     --------
@@ -382,10 +392,12 @@ class DaskExecutor:
             _close(held)
 
     def _connect(self):
+        import dask
         from dask.distributed import Client
 
         try:
-            return Client(self.scheduler, timeout="10s")
+            return Client(self.scheduler,
+                          timeout=dask.config.get(SCHEDULER_TIMEOUT_KEY, "10s"))
         except OSError as exc:
             raise ValueError(
                 f"Cannot reach the Dask scheduler at {self.scheduler}: {exc}"
