@@ -8,12 +8,10 @@ REPORT ?= metaeval-results/report
 
 .PHONY: run test lint bench clean
 
-# --no-compile: the modules a run imports are compiled as they are first imported; pip's
-# compiling every file of every dependency up front took a quarter of the install
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
 # The default study: the seeds' 8 algorithms, 10-fold CV, the quick suite (15 datasets).
