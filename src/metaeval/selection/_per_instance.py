@@ -122,8 +122,10 @@ def _knn(X_train, X_test, k, metric):
         d, idx = np.take_along_axis(d, order, 1), np.take_along_axis(idx, order, 1)
         out = idx[:, :k].copy()
         tied = np.flatnonzero(d[:, k - 1] == d[:, k]) if extra > k else np.array([], int)
-        if tied.size:
-            out[tied] = _first(_distances(X_test[tied], X_train, metric), k)
+        step = max(1, _BLOCK // max(1, n_train))
+        for r0 in range(0, tied.size, step):  # blocks of tied rows bound the memory
+            rows = tied[r0:r0 + step]
+            out[rows] = _first(_distances(X_test[rows], X_train, metric), k)
         return out
     out = np.empty((X_test.shape[0], k), dtype=np.intp)
     step = max(1, _BLOCK // max(1, n_train))
@@ -223,32 +225,14 @@ class _Ranked:
         self.X, self.metric = X, metric
         self.width = w = min(int(width), n)
         self.sq = np.einsum("ij,ij->i", X, X) if metric == "euclidean" else None
-        if X.shape[1] <= _TREE_DIMENSIONS:
-            self.prefix = self._from_tree(w)
+        if X.shape[1] <= _TREE_DIMENSIONS:  # one k-d tree query of every row
+            self.prefix = _knn(X, X, w, metric)
             return
         self.prefix = np.empty((n, w), dtype=np.intp)
         step = max(1, _BLOCK // max(1, n))
         for r0 in range(0, n, step):  # blocks of rows bound the memory
             rows = slice(r0, min(n, r0 + step))
             self.prefix[rows] = _first(_distances(X[rows], X, metric, self.sq), w)
-
-    def _from_tree(self, w):
-        """The lists from one k-d tree query of every row (few dimensions): the ``w + 1``
-        nearest, put in (distance, row index) order; a row whose ``w``-th and next
-        distances tie is computed again exactly, as :func:`_knn` does."""
-        X, n = self.X, self.X.shape[0]
-        extra = min(w + 1, n)
-        d, idx = cKDTree(X).query(X, k=extra, p=_METRICS[self.metric])
-        d, idx = d.reshape(n, extra), idx.reshape(n, extra)
-        order = np.lexsort((idx, d), axis=1)
-        d, idx = np.take_along_axis(d, order, 1), np.take_along_axis(idx, order, 1)
-        prefix = idx[:, :w].copy()
-        tied = np.flatnonzero(d[:, w - 1] == d[:, w]) if extra > w else np.array([], int)
-        step = max(1, _BLOCK // max(1, n))
-        for r0 in range(0, tied.size, step):  # blocks of rows bound the memory
-            rows = tied[r0:r0 + step]
-            prefix[rows] = _first(_distances(X[rows], X, self.metric, self.sq), w)
-        return prefix
 
     def query(self, train, test, k):
         """Positions in ``train`` of the ``k`` nearest training rows of each test row."""
