@@ -64,7 +64,9 @@ def run(
         int | None, typer.Option(help="Local worker processes [default: all cores].")
     ] = None,
     scheduler: Annotated[
-        str | None, typer.Option(help="Run on this Dask scheduler (tcp://host:port).")
+        str | None, typer.Option(help="Run on this Dask scheduler (tcp://host:port); one "
+                                 "that does not answer in 10 s is an error (Dask config "
+                                 "key metaeval.scheduler-timeout: another wait).")
     ] = None,
     dask_workers: Annotated[
         int | None, typer.Option(help="Run on a local Dask cluster of this many workers.")
