@@ -55,6 +55,15 @@ def scan_seconds(path: Path, repeats: int = 5) -> tuple[float, int]:
     return best, n
 
 
+def copy_store(source: Path, work: Path) -> Path:
+    """A copy of the store ``source`` (and its write-ahead log, if any) in ``work``."""
+    store = work / "study.duckdb"
+    shutil.copy(source, store)
+    if Path(f"{source}.wal").exists():
+        shutil.copy(f"{source}.wal", f"{store}.wal")
+    return store
+
+
 def metaeval_bin() -> list[str]:
     exe = Path(sys.executable).with_name("metaeval")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "metaeval"]
@@ -100,10 +109,7 @@ def main() -> None:
         return
     work = Path(tempfile.mkdtemp(prefix="bench-report-"))
     try:
-        store = work / "study.duckdb"
-        shutil.copy(source, store)
-        if Path(f"{source}.wal").exists():
-            shutil.copy(f"{source}.wal", f"{store}.wal")
+        store = copy_store(source, work)
         con = duckdb.connect(str(store))
         con.execute("DROP TABLE IF EXISTS report_cache")
         n_datasets = con.execute("SELECT count(*) FROM datasets").fetchone()[0]

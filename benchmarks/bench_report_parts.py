@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_report import scan_seconds  # noqa: E402 - the same baseline as bench_report
+from bench_report import copy_store, scan_seconds  # noqa: E402 - bench_report's own
 
 
 def main() -> None:
@@ -83,10 +83,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="bench-report-parts-"))
     try:
-        store = work / "study.duckdb"
-        shutil.copy(source, store)
-        if Path(f"{source}.wal").exists():
-            shutil.copy(f"{source}.wal", f"{store}.wal")
+        store = copy_store(source, work)
         scan, n_rows = scan_seconds(store)
         _page._Page._draw = timed_draw
         _render._run_job = timed_job
