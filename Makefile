@@ -8,10 +8,15 @@ REPORT ?= metaeval-results/report
 
 .PHONY: run test lint bench clean
 
+# uv installs what pip would (the same versions) about three times faster: it downloads and
+# compiles the bytecode in parallel. Where uv cannot be installed or fails, pip does it all.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	if $(BIN)/python -m pip install --quiet uv \
+	  && $(BIN)/python -m uv pip install --quiet --python $(BIN)/python --compile-bytecode -e ".[test]"; \
+	then :; else \
+	  $(BIN)/python -m pip install --quiet --upgrade pip && $(BIN)/python -m pip install --quiet -e ".[test]"; \
+	fi
 	touch $(STAMP)
 
 # The default study: the seeds' 8 algorithms, 10-fold CV, the quick suite (15 datasets).
