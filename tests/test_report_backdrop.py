@@ -295,7 +295,13 @@ def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure()
     assert len(_backdrop._BACKDROPS) == 1
 
 
-def test_frames_are_released_before_the_whole_study_sections(monkeypatch):
+@pytest.mark.parametrize("wide", [False, True])
+def test_frames_are_released_before_the_whole_study_sections_of_a_wide_study(monkeypatch,
+                                                                             wide):
+    # a wide study's whole-study sections need the memory; a smaller study keeps its
+    # frames for the next report the process draws
+    from types import SimpleNamespace
+
     from metaeval.report import _render
 
     _backdrop._BACKDROPS.clear()
@@ -303,18 +309,35 @@ def test_frames_are_released_before_the_whole_study_sections(monkeypatch):
     assert _backdrop._BACKDROPS
     seen = []
 
-    def view(settings):  # what the job finds when it starts, then no further
+    def build(page):  # what the fragment finds when it runs
         seen.append(len(_backdrop._BACKDROPS))
-        raise RuntimeError("stop")
+        return ""
 
-    monkeypatch.setattr(_render, "_view", view)
+    monkeypatch.setattr(_render, "_view", lambda settings: SimpleNamespace(store=None,
+                                                                           _cache=None))
+    monkeypatch.setattr(_render, "_wide", lambda view: wide)
     settings = _render.Settings("x.duckdb", (), 0.5, "accuracy", 72, True, {}, "w")
-    for fragment, kept in [(_render.Fragment("d", None, dataset="labor"), True),
-                           (_render.Fragment("r", None, early=True), True),
-                           (_render.Fragment("s", None), False)]:
-        with pytest.raises(RuntimeError, match="stop"):
-            _render.run_job(settings, _render.Job("j", [fragment]), frozenset(), view=None)
+    for fragment, kept in [(_render.Fragment("d", build, dataset="labor"), True),
+                           (_render.Fragment("r", build, early=True), True),
+                           (_render.Fragment("s", build), not wide)]:
+        _render.run_job(settings, _render.Job("j", [fragment]), frozenset(), view=None)
         assert bool(seen[-1]) is kept
+
+
+def test_a_study_is_wide_when_its_scores_do_not_fit_the_one_scan_budget(monkeypatch,
+                                                                        quick_store):
+    from metaeval.report import _render
+    from metaeval.report._plots import StudyView
+
+    view = StudyView(quick_store)
+    n = _render._n_scores(view)
+    # labor (57 rows) and hepatitis (155 rows) under 3 algorithms
+    assert n == (57 + 155) * 3
+    assert not _render._wide(view)
+    monkeypatch.setattr(_render, "PREFILL_BUDGET", n * _render.PREFILL_BYTES_PER_SCORE - 1)
+    assert _render._wide(view)
+    monkeypatch.setattr(_render, "PREFILL_BUDGET", n * _render.PREFILL_BYTES_PER_SCORE)
+    assert not _render._wide(view)
 
 
 @settings(max_examples=60, deadline=None)

@@ -123,6 +123,21 @@ def keep_intermediates(view, settings: Settings):
     return view
 
 
+def _n_scores(view) -> float:
+    """How many scores the view's store holds (instances x algorithms)."""
+    info = view.datasets()
+    return float(info["n_instances"].sum()) * max(1, len(view.algorithms()))
+
+
+def _wide(view) -> bool:
+    """A study too large to read in one scan (see :func:`prefill`): one whose whole-study
+    sections need the memory that the frames kept for its datasets' figures hold."""
+    from metaeval.store import Store
+
+    return isinstance(view.store, Store) and \
+        _n_scores(view) * PREFILL_BYTES_PER_SCORE > PREFILL_BUDGET
+
+
 def prefill(view):
     """Read every dataset's scores into the view's cache at once (one scan of the store).
 
@@ -134,11 +149,7 @@ def prefill(view):
     from metaeval.store import Store
     from metaeval.store._cache import all_scores
 
-    if isinstance(view.store, Store):
-        info = view.datasets()
-        n_scores = float(info["n_instances"].sum()) * max(1, len(view.algorithms()))
-        if n_scores * PREFILL_BYTES_PER_SCORE > PREFILL_BUDGET:
-            return view
+    if isinstance(view.store, Store) and not _wide(view):
         for name, got in all_scores(view.store).items():
             view._cache.setdefault(("scores", name), got)
     return view
@@ -171,11 +182,12 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
     from metaeval.report._backdrop import release
     from metaeval.report._page import _Page
 
-    if not any(f.dataset or f.early for f in job.fragments):
-        # the whole-study sections, drawn after every dataset's (and the largest memory
-        # of a wide study), use none of the frames the datasets' figures kept here
-        release()
     view = view if view is not None else _view(settings)
+    if not any(f.dataset or f.early for f in job.fragments) and _wide(view):
+        # the whole-study sections, drawn after every dataset's (and the largest memory
+        # of a wide study), use none of the frames the datasets' figures kept here; a
+        # smaller study keeps them for the next report this process draws
+        release()
     page = _Page(view, dpi=settings.dpi, strict=settings.strict, known=known)
     results = {}
     # one read connection for the whole job: each read otherwise opens the file anew
