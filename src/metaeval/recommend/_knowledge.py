@@ -222,7 +222,12 @@ class KnowledgeBase:
             raise ValueError(f"scores must be a callable name -> (y, S, algorithms), got "
                              f"{type(scores).__name__}.")
         store = Store(store)
-        read = store.scores if scores is None else scores
+        with store.reading():  # one connection for all its reads (about 15 ms each)
+            return cls._from_store(store, condition, clock,
+                                   store.scores if scores is None else scores)
+
+    @classmethod
+    def _from_store(cls, store, condition, clock, read) -> KnowledgeBase:
         info = store.datasets()
         algorithms = store.algorithms()["name"].tolist()
         tasks = store.tasks()
