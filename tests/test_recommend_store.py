@@ -264,3 +264,32 @@ def test_a_group_stopped_at_its_budget_still_counts_its_cpu_time():
 def test_describe_bad_time_budget_is_a_value_error(budget):
     with pytest.raises(ValueError, match="time_budget must be > 0 seconds or None"):
         describe_dataset(_toy("t1", 0), groups=["general"], time_budget=budget)
+
+
+def test_a_child_stopped_inside_pymfe_s_progress_bar_leaves_the_parent_able_to_describe(
+        monkeypatch):
+    # pymfe draws a tqdm progress bar under a lock that forked children share with their
+    # parent; a child stopped at its budget while holding it must not leave it held, or
+    # the parent's next description waits on it forever (seen: a test run that hung)
+    import os
+    import signal
+
+    import tqdm.auto
+
+    from metaeval.recommend import _describe
+
+    lock = tqdm.auto.tqdm.get_lock()  # the parent's, made before the child is forked
+
+    def dies_holding_the_bar_lock(*args):
+        with tqdm.auto.tqdm.get_lock():
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(_describe, "_extract", dies_holding_the_bar_lock)
+    d = describe_dataset(_toy("t1", 0), groups=["general"], time_budget=30, landmarkers=())
+    assert d.groups["status"].tolist() == ["failed"]
+    assert "died" in d.groups["error"].iloc[0]
+    free = [lk.acquire(timeout=5) for lk in lock.locks]
+    for lk, got in zip(lock.locks, free, strict=True):
+        if got:
+            lk.release()
+    assert all(free), "the child left the parent's progress-bar lock held"

@@ -297,6 +297,7 @@ def _as_float(v):
 
 
 def _child(conn, group, X, y, cat_cols, seed, budget):  # pragma: no cover - child process
+    _own_progress_lock()
     # the budget is CPU time: SIGPROF (whose default action ends the process) fires after
     # `budget` seconds of this process's user + system time, also inside compiled code
     signal.setitimer(signal.ITIMER_PROF, float(budget))
@@ -306,6 +307,25 @@ def _child(conn, group, X, y, cat_cols, seed, budget):  # pragma: no cover - chi
         conn.send(("failed", f"{type(exc).__name__}: {exc}"[:500]))
     finally:
         conn.close()
+
+
+def _own_progress_lock():
+    """Give this forked child a lock of its own for tqdm's progress bars (pymfe makes one).
+
+    tqdm's default lock includes a multiprocessing lock, shared with every process forked
+    after the parent made it. A child stopped at its budget (or terminated) while holding
+    it would leave it held for good, and the parent's next pymfe extraction (a
+    ``time_budget=None`` description) would wait on it forever.
+    """
+    import threading
+
+    try:  # pymfe's dependency, not metaeval's
+        import tqdm.auto
+        import tqdm.std
+    except ImportError:  # pragma: no cover - a pymfe without progress bars
+        return
+    for cls in {tqdm.std.tqdm, tqdm.auto.tqdm}:
+        cls.set_lock(threading.RLock())
 
 
 def _cpu_time():
