@@ -386,6 +386,9 @@ class DaskExecutor:
             with _dask_logging(log_file), _without_main():
                 try:
                     yield lambda tasks: self._run(tasks, held, log_file)
+                except BaseException:
+                    _end_local_workers(held)  # stopped: their fits are not waited for
+                    raise
                 finally:
                     _close(held)
         finally:
@@ -453,6 +456,29 @@ class DaskExecutor:
         finally:
             for future in futures:
                 future.release()
+
+
+def _end_local_workers(held: dict) -> None:
+    """End the worker processes of this session's own local cluster at once.
+
+    For a run that stops (Ctrl-C, a signal, an error): closing a cluster whose workers
+    are running fits waits some 4 s for each to finish gracefully. The scheduler's
+    complaints about the workers it lost are not shown. Never a remote scheduler's
+    workers.
+    """
+    import logging
+
+    client = held.get("client")
+    if client is None or "cluster" not in held:
+        return
+    logging.disable(logging.CRITICAL)
+    try:
+        client.run(os._exit, 1, on_error="ignore")
+        _close(held)
+    except Exception:  # noqa: BLE001 - the cluster is closed again below, as usual
+        pass
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 def _close(held: dict) -> None:
