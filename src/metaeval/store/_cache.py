@@ -25,6 +25,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from metaeval.store._connection import table_names
+
 __all__ = ["CACHE_TABLE", "all_scores", "content_digests", "read_cache", "write_cache"]
 
 CACHE_TABLE = "report_cache"
@@ -78,7 +80,7 @@ def content_digests(store) -> tuple[dict[str, str], str]:
     whole : str
     """
     with store._reading() as con:
-        tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+        tables = table_names(con)
         algorithms = con.execute("SELECT id, name FROM algorithms ORDER BY id").fetchall()
         rows = con.execute(_SQL_DATASET_PARTS).fetchall()
         whole = {}

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from metaeval.store._connection import table_names
+
 GROUP_COLUMNS = ("dataset", "group", "kind", "status", "wall", "cpu", "n_features",
                  "n_failed", "error", "settings")
 FEATURE_COLUMNS = ("dataset", "group", "feature", "value", "error")
@@ -46,7 +48,7 @@ WHERE dataset_id = ? ORDER BY landmarker, row
 
 
 def _has_cache(con: duckdb.DuckDBPyConnection) -> bool:
-    tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+    tables = table_names(con)
     return set(TABLES) <= tables
 
 

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import duckdb
 import pandas as pd
 
+from metaeval.store._connection import table_names
+
 TABLES = ("runs", "algorithm_hyperparameters", "fold_seeds")
 RUN_COLUMNS = ("run", "started", "finished", "environment")
 HYPERPARAMETER_COLUMNS = ("algorithm", "hyperparameters")
@@ -54,7 +56,7 @@ ORDER BY t.dataset_id, t.algorithm_id, t.repeat
 
 def present(con: duckdb.DuckDBPyConnection) -> set[str]:
     """The provenance tables this store has (none for a store written before them)."""
-    tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+    tables = table_names(con)
     return set(TABLES) & tables
 
 

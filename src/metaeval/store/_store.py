@@ -18,6 +18,7 @@ from metaeval.store._connection import (
     _first,
     _not_a_store,
     _os_error,
+    table_names,
 )
 from metaeval.store._integrity import (
     StoreDamagedError,
@@ -181,7 +182,7 @@ class Store(StoreReading, StoreWriting):
         con = _connect(self.path, read_only=True)
         try:
             try:
-                tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+                tables = table_names(con)
                 if not {"meta", "datasets", "algorithms", "tasks", "scores"} <= tables:
                     raise ValueError(
                         f"{str(self.path)!r} is a DuckDB file but not a metaeval store.")
