@@ -147,10 +147,11 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
                 markup=False,
             )
             return
-        counts = st.status_counts()
-        config = st.study_config() or {}
-        tasks = st.tasks()
-        coverage = st.coverage()
+        with st.reading():  # one connection for the four reads
+            counts = st.status_counts()
+            config = st.study_config() or {}
+            tasks = st.tasks()
+            coverage = st.coverage()
     out.print(
         f"Store {store}: {plural(sum(counts.values()), 'task')}: {counts['done']} done, "
         f"{counts['failed']} failed, {counts['pending']} pending.",
