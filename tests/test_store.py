@@ -248,3 +248,25 @@ def test_many_hard_doubles_survive_compression_and_reopening(tmp_path):
                           timings=_timings(10))
     _, S, _ = Store(tmp_path / "s.duckdb").scores("big")
     assert S[:, 0].tobytes() == scores.tobytes()
+
+
+def test_the_tables_listed_on_every_read_are_those_show_tables_gives(tmp_path):
+    # the check every read makes (are the store's tables there?) uses duckdb_tables(),
+    # five times faster than SHOW TABLES: the same names for a store (which has no
+    # views), and a table of another schema is not one of the store's
+    import duckdb
+
+    from metaeval.store._connection import table_names
+
+    path = tmp_path / "s.duckdb"
+    with Store(path).writing():
+        pass
+    con = duckdb.connect(str(path))
+    try:
+        shown = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+        assert {"meta", "datasets", "algorithms", "tasks", "scores"} <= shown
+        assert table_names(con) == shown
+        con.execute("CREATE SCHEMA other; CREATE TABLE other.scores_copy (x INTEGER)")
+        assert table_names(con) == shown
+    finally:
+        con.close()
