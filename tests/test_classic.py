@@ -562,6 +562,27 @@ def test_exact_mst_matches_scipy(metric, scipy_metric):
     )
 
 
+@pytest.mark.parametrize("data", ["grid", "one-hot", "offset", "duplicates"])
+def test_bounded_prim_steps_give_the_plain_loop_s_tree(monkeypatch, data):
+    # the Euclidean steps' lower bounds (a matrix-vector product) against the plain loop
+    # (every distance, row difference by row difference), on data full of tied distances
+    from metaeval.hardness.classic import _search
+
+    rng = np.random.default_rng(5)
+    X = {"grid": lambda: rng.integers(0, 3, size=(300, 6)).astype(float),
+         "one-hot": lambda: rng.integers(0, 2, size=(250, 40)) / np.sqrt(2.0),
+         # far from the origin: the bounds are of the centred rows
+         "offset": lambda: rng.integers(0, 4, size=(200, 5)) * 1e-3 + 1e6,
+         "duplicates": lambda: np.repeat(rng.normal(size=(60, 3)), 4, axis=0)}[data]()
+    monkeypatch.setattr(_search, "_BOUND_ENTRIES", 0)
+    bounded = _search.mst_edges(X, "euclidean", 10_000, 10)
+    monkeypatch.setattr(_search, "_BOUND_ENTRIES", np.inf)
+    plain = _search.mst_edges(X, "euclidean", 10_000, 10)
+    assert_array_equal(bounded[0], plain[0])
+    assert_array_equal(bounded[1], plain[1])
+    assert _is_spanning_tree(*bounded, X.shape[0])
+
+
 def test_mst_keeps_zero_length_edges():
     # duplicates: the tree must still span every point (scipy reads a 0 weight as
     # "no edge", so the k-NN graph stores them as the smallest positive float)
