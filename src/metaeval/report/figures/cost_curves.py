@@ -203,7 +203,9 @@ def _legend_style(model, models) -> dict:
 def _fill_down(ax, x, y, where, **style):
     """``ax.fill_between(x, 0, y, where=where, **style)``: the same polygons in a plain
     :class:`~matplotlib.collections.PolyCollection`, without the checks and unit handling
-    that are most of ``fill_between``'s time (tested pixel for pixel against it).
+    that are most of ``fill_between``'s time (tested pixel for pixel against it), and
+    without updating the data limits: the panels it fills have fixed limits (that update
+    was 6 % of an instance cost curve figure's time).
 
     A polygon per stretch where ``where`` holds and both are finite, in
     ``fill_between``'s order: from the stretch's first point of ``y``, along 0, up to
@@ -221,7 +223,7 @@ def _fill_down(ax, x, y, where, **style):
         pts[n + 1] = x[i1 - 1], y[i1 - 1]
         pts[n + 2:, 0], pts[n + 2:, 1] = x[i0:i1][::-1], y[i0:i1][::-1]
         polygons.append(pts)
-    return ax.add_collection(PolyCollection(polygons, **style))
+    return ax.add_collection(PolyCollection(polygons, **style), autolim=False)
 
 
 def _line(ax, x, y, **style):
