@@ -58,3 +58,28 @@ def test_reading_holds_one_connection_and_still_reads_everything(store):
             assert store.scores("labor")[0].shape == (57,)
         assert store.status_counts()["done"] == len(first)
     assert store._read_con is None
+
+
+@pytest.mark.parametrize("read", ["scores", "folds", "scores_frame"])
+def test_a_read_that_looks_a_dataset_up_opens_the_file_once(store, monkeypatch, read):
+    # the dataset's id, then its rows: one DuckDB instance (15-20 ms to make), not two;
+    # inside reading(), none of its own
+    from metaeval.store import _connection, _store
+
+    opened = []
+
+    def counting(path, *, read_only):
+        opened.append(read_only)
+        return _connection._connect(path, read_only=read_only)
+
+    monkeypatch.setattr(_store, "_connect", counting)
+    alone = getattr(store, read)("labor")
+    assert opened == [True]
+    with store.reading():
+        held = getattr(store, read)("labor")
+    assert opened == [True, True]
+    if read == "scores":
+        assert alone[1].tobytes() == held[1].tobytes() and alone[2] == held[2]
+    else:
+        assert np.array_equal(np.asarray(alone), np.asarray(held))
+    assert store._read_con is None

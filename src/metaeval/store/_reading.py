@@ -6,6 +6,7 @@ connection held by ``Store.reading``/``Store.writing``), see ``_store``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,20 @@ from metaeval.store._schema import (
     _SQL_TIMINGS,
     TASK_STATUSES,
 )
+
+
+def _one_connection(method):
+    """A read method that reads the file several times does so through one connection.
+
+    Opening a DuckDB file costs 15-20 ms (a database instance is made each time no other
+    connection to it is open in the process): twice what reading one dataset's scores
+    from a small store takes. Inside ``Store.reading`` (or a writer) nothing changes.
+    """
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self.reading():
+            return method(self, *args, **kwargs)
+    return wrapper
 
 
 class StoreReading:
@@ -112,6 +127,7 @@ class StoreReading:
             present[row[d], col[a]] = True
         return coverage_of(present, [n for _, n in datasets], [n for _, n in algorithms])
 
+    @_one_connection
     def scores_frame(self, dataset: str | None = None) -> pd.DataFrame:
         """Out-of-fold scores in long form, one row per (dataset, algorithm, repeat, row).
 
@@ -129,6 +145,7 @@ class StoreReading:
         self._dataset_id(dataset)
         return self._frame(_SQL_SCORES.format(where="WHERE d.name = ?"), [dataset])
 
+    @_one_connection
     def scores(self, dataset: str, *, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, list]:
         """Scores of every finished algorithm on one dataset, as a matrix.
 
@@ -322,6 +339,7 @@ class StoreReading:
         folds = np.asarray(got["fold"], dtype=np.int64).reshape(k, n)[0].copy()
         return y[0].copy(), S, [names[int(i)] for i in algorithm_ids], folds
 
+    @_one_connection
     def folds(self, dataset: str, *, repeat: int = 0) -> np.ndarray:
         """The fold of each instance of a dataset in a repeat, in row order.
 
@@ -425,6 +443,7 @@ class StoreReading:
         with self._reading() as con:
             return _metafeatures.read_features(con)
 
+    @_one_connection
     def landmark_scores(self, dataset: str) -> pd.DataFrame:
         """Cached out-of-fold landmarker scores of one dataset.
 
