@@ -409,3 +409,47 @@ def test_the_smallest_font_is_the_whole_figures_whatever_the_content_adds():
             content(made.fig, made.axes, what)
             whole = figures.smallest_font_pt(made.fig)
         assert small == whole == expected, what
+
+
+@pytest.mark.parametrize("how", ["values", "colour", "legend"])
+def test_points_are_the_collection_and_the_pixels_of_scatter(how):
+    # the maps' points without scatter's processing: the same offsets, values, colours
+    # and pixels (points with a NaN coordinate or value left out as scatter leaves them)
+    from matplotlib.figure import Figure
+
+    from metaeval.report.figures import _style
+
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(2, 80))
+    v = np.round(rng.uniform(0, 1, 80), 1)  # ties
+    x[3], v[7], y[11] = np.nan, np.nan, np.nan
+    style = {"values": {"c": v, "cmap": _style._hardness_cmap(), "vmin": 0.0, "vmax": 0.8},
+             "colour": {"color": "0.9"},
+             "legend": {"color": "#0072B2", "alpha": 0.7, "label": "class 1 (80)"}}[how]
+    made, pixels = [], []
+    for draw in (lambda ax: ax.scatter(x, y, s=7.0, lw=0, zorder=2.6, **style),
+                 lambda ax: _style._points(ax, x, y, s=7.0, zorder=2.6, **style)):
+        fig = Figure(figsize=(3, 2), dpi=100)
+        ax = fig.add_subplot(xlim=(-3, 3), ylim=(-3, 3))
+        made.append(draw(ax))
+        if how == "legend":
+            ax.legend(markerscale=2)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        pixels.append(np.asarray(canvas.buffer_rgba()).copy())
+    theirs, ours = made
+    # scatter masks the points it cannot draw; they are not in ours at all
+    drawn = ~np.ma.getmaskarray(theirs.get_offsets()).any(axis=1)
+    if how == "values":
+        drawn &= ~np.ma.getmaskarray(theirs.get_array())
+    assert drawn.sum() == 80 - 2 - (how == "values")
+    assert np.array_equal(ours.get_offsets(), np.ma.getdata(theirs.get_offsets())[drawn])
+    assert np.array_equal(ours.get_sizes(), theirs.get_sizes())
+    assert ours.get_label() == theirs.get_label() and ours.get_zorder() == 2.6
+    if how == "values":
+        assert np.array_equal(ours.get_array(), np.ma.getdata(theirs.get_array())[drawn])
+        assert ours.get_clim() == theirs.get_clim() and ours.get_cmap() is theirs.get_cmap()
+        assert np.array_equal(ours.get_facecolor(), theirs.get_facecolor()[drawn])
+    else:
+        assert np.array_equal(ours.get_facecolor(), theirs.get_facecolor())
+    assert np.array_equal(*pixels)

@@ -267,14 +267,46 @@ class _AxisLabel:
 _POINTS_Z = 2.6
 
 
+def _points(ax, x, y, *, s, zorder, color=None, c=None, cmap=None, vmin=None, vmax=None,
+            alpha=None, label=None):
+    """``ax.scatter(x, y, s=s, color=color | c=c, cmap=cmap, vmin=vmin, vmax=vmax,
+    alpha=alpha, lw=0, label=label, zorder=zorder)`` for a panel whose limits are fixed
+    (:func:`_fix_shared_limits`): the collection ``scatter`` makes (round markers, no
+    edge, points with a non-finite coordinate or value left out), without its argument
+    processing and data-limit update, three quarters of its time (tested against it,
+    pixel for pixel).
+    """
+    from matplotlib.collections import PathCollection
+    from matplotlib.markers import MarkerStyle
+    from matplotlib.transforms import IdentityTransform
+
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    keep = np.isfinite(x) & np.isfinite(y)
+    if c is not None:
+        c = np.asarray(c, dtype=float).ravel()
+        keep &= np.isfinite(c)
+        c = c[keep]
+    marker = MarkerStyle("o")
+    points = PathCollection(
+        (marker.get_path().transformed(marker.get_transform()),), [s],
+        facecolors=color, edgecolors="face", linewidths=0,
+        offsets=np.column_stack([x[keep], y[keep]]), offset_transform=ax.transData,
+        alpha=alpha, zorder=zorder, label=label)
+    points.set_transform(IdentityTransform())
+    if c is not None:
+        points.set_cmap(cmap)
+        points.set_array(c)
+        points.set_clim(vmin, vmax)
+    return ax.add_collection(points, autolim=False)
+
+
 def _map_panel(ax, xy, values, mask, *, vmax, size, cmap=None):
     # the other class: small, light and underneath, so it frames without hiding
-    ax.scatter(xy[~mask, 0], xy[~mask, 1], s=size * 0.5, color="0.9", lw=0, zorder=_POINTS_Z)
+    _points(ax, xy[~mask, 0], xy[~mask, 1], s=size * 0.5, color="0.9", zorder=_POINTS_Z)
     order = np.argsort(values[mask], kind="stable")  # hardest drawn on top
     pts = xy[mask][order]
-    return ax.scatter(pts[:, 0], pts[:, 1], c=values[mask][order], s=size,
-                      cmap=cmap or _hardness_cmap(), vmin=0.0, vmax=vmax, lw=0,
-                      zorder=_POINTS_Z)
+    return _points(ax, pts[:, 0], pts[:, 1], c=values[mask][order], s=size,
+                   cmap=cmap or _hardness_cmap(), vmin=0.0, vmax=vmax, zorder=_POINTS_Z)
 
 
 def _class_major_grid(n_rows, n_cols, *, panel, left, right, bottom, top, wgap, hgap):

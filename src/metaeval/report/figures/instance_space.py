@@ -23,6 +23,7 @@ from metaeval.report.figures._style import (
     _fix_shared_limits,
     _note,
     _point_size,
+    _points,
     _side_colorbar,
     _wrapped_grid,
 )
@@ -134,10 +135,10 @@ def _instance_space_map_content(fig, panels, checked) -> list:
     for j, ax in enumerate(panels):
         _fix_shared_limits([ax], xy)  # every panel the same points: the same limits
         ok = np.isfinite(V[:, j])
-        ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", lw=0, zorder=_POINTS_Z)
+        _points(ax, xy[~ok, 0], xy[~ok, 1], s=size, color="0.8", zorder=_POINTS_Z)
         order = np.argsort(V[ok, j], kind="stable")
-        ax.scatter(xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
-                   cmap=checked["cmap"], vmin=vmin, vmax=vmax, lw=0, zorder=_POINTS_Z)
+        _points(ax, xy[ok][order, 0], xy[ok][order, 1], c=V[ok, j][order], s=size,
+                cmap=checked["cmap"], vmin=vmin, vmax=vmax, zorder=_POINTS_Z)
         ax.set_xlabel(axis_labels[0], fontsize=FONT)
         changed.append(_AxisLabel(ax.xaxis))
         if j % 2 == 0:

@@ -29,6 +29,7 @@ from metaeval.report.figures._style import (
     _map_panel,
     _note,
     _point_size,
+    _points,
     _side_colorbar,
 )
 
@@ -98,8 +99,8 @@ def _projection_map_content(fig, axes, checked) -> list:
     size = _point_size(xy.shape[0])
     for k in range(2):
         m = y == k
-        ax.scatter(xy[m, 0], xy[m, 1], s=size, color=_CLASS_COLOURS[k], alpha=0.7, lw=0,
-                   label=f"{classes[k]} ({int(m.sum())})", zorder=_POINTS_Z)
+        _points(ax, xy[m, 0], xy[m, 1], s=size, color=_CLASS_COLOURS[k], alpha=0.7,
+                label=f"{classes[k]} ({int(m.sum())})", zorder=_POINTS_Z)
     ax.set_xlabel(checked["axis_labels"][0], fontsize=FONT)
     ax.set_ylabel(checked["axis_labels"][1], fontsize=FONT)
     ax.legend(fontsize=FONT, markerscale=2)
