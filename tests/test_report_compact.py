@@ -138,3 +138,45 @@ def test_a_png_quantised_from_the_canvas_buffer_is_opaque_and_as_faithful():
         error[mode] = np.abs(np.asarray(png.convert("RGB")).astype(int) - drawn).mean()
     assert error["RGBA"] < 1.1 * error["RGB"] + 0.05
     assert error["RGBA"] < 2.0  # of 255, per channel
+
+
+def test_texts_measured_once_per_process_give_the_markup_of_savefig():
+    # the SVG renderer keeps the extents of the texts it measured for the next figure:
+    # the markup is still savefig's, figure after figure, for other fonts and settings
+    # too (a setting that changes the font measures anew), and mathtext is measured as
+    # before
+    import io
+
+    import matplotlib
+
+    from metaeval.report import _encode
+
+    def make(size, weight):
+        fig = Figure(figsize=(3.2, 2.4), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 2], label="alg 1")
+        ax.plot([0, 1], [1, 0], label=r"$\alpha$ = 0.5")
+        ax.legend(fontsize=size, title="CH = class hardness")
+        ax.set_title("score-driven (SD)", fontsize=size, fontweight=weight)
+        ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+        return fig
+
+    def savefig(fig):
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        text = buf.getvalue()
+        return _encode._compact_svg(text[text.index("<svg"):].strip(), False)
+
+    strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
+    _encode._EXTENTS.clear()
+    for family in ("sans-serif", "serif"):
+        with matplotlib.rc_context({"font.family": family}):
+            for again, (size, weight) in enumerate(((8, "normal"), (10, "bold"),
+                                                    (8, "normal"))):
+                before = sum(map(len, _encode._EXTENTS.values()))
+                assert strip(figure_to_svg(make(size, weight))) == strip(
+                    savefig(make(size, weight)))
+                grown = sum(map(len, _encode._EXTENTS.values())) - before
+                assert grown == 0 if again == 2 else grown > 0  # the third: all known
+    assert len(_encode._EXTENTS) == 2  # one set of extents per font family setting

@@ -70,7 +70,8 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
         image_dpi = matplotlib.rcParams["savefig.dpi"]
         fig.dpi = dpi if image_dpi == "figure" else image_dpi
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
-            FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None})
+            FigureCanvasSVG(fig)  # the figure's canvas while it is drawn, as print_svg
+            _print_svg(fig, buf)
     finally:
         fig.set_canvas(canvas)
         fig.dpi = dpi
@@ -86,6 +87,72 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
         n = seen[m.group(1)] = seen.get(m.group(1), 0) + 1
         return m.group(0) if n == 1 else f' id="{m.group(1)}-{n}"'
     return re.sub(r' id="([^"]+)"', number, text)
+
+
+def _print_svg(fig, fh) -> None:
+    """``FigureCanvasSVG(fig).print_svg(fh, metadata={"Date": None})``, step for step
+    (matplotlib 3.11), with a renderer that measures a text once per process.
+
+    A figure's texts are laid out from their extents, which matplotlib keeps per renderer;
+    ``print_svg`` makes a new renderer for every figure, so every tick label, legend entry
+    and title of every figure was measured again (most of them the same strings: the
+    algorithms, the axes' ticks). The markup is the same (tested).
+    """
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
+
+    dpi = fig.dpi
+    fig.dpi = 72
+    width, height = fig.get_size_inches()
+    vector = _measuring_renderer()(width * 72, height * 72, fh, image_dpi=dpi,
+                                   metadata={"Date": None})
+    renderer = MixedModeRenderer(fig, width, height, dpi, vector)
+    fig.draw(renderer)
+    renderer.finalize()
+
+
+#: text extents the SVG renderer measured: ``{font settings: {(text, font): extents}}``
+_EXTENTS: dict = {}
+#: most extents kept (some 2 MB); beyond, they are measured afresh
+MAX_EXTENTS = 20_000
+_RENDERER: list = []
+
+
+def _font_settings() -> tuple:
+    """What, besides a text and its font properties, decides the font it is measured in."""
+    import matplotlib
+
+    params = matplotlib.rcParams
+    return tuple((k, repr(params[k])) for k in sorted(params) if k.startswith("font."))
+
+
+def _measuring_renderer():
+    """matplotlib's SVG renderer, keeping the extents of the plain texts it measures."""
+    if _RENDERER:
+        return _RENDERER[0]
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    class MeasuringOnce(RendererSVG):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            known = _EXTENTS.setdefault(_font_settings(), {})
+            if sum(map(len, _EXTENTS.values())) > MAX_EXTENTS:
+                _EXTENTS.clear()
+                known = _EXTENTS.setdefault(_font_settings(), {})
+            self.known = known
+
+        def get_text_width_height_descent(self, s, prop, ismath):
+            if ismath:  # mathtext and TeX: measured each time
+                return super().get_text_width_height_descent(s, prop, ismath)
+            # FontProperties hash (and compare) by their value; a copy is kept as the
+            # key, the one given may change later
+            got = self.known.get((s, prop))
+            if got is None:
+                got = super().get_text_width_height_descent(s, prop, ismath)
+                self.known[(s, prop.copy())] = got
+            return got
+
+    _RENDERER.append(MeasuringOnce)
+    return MeasuringOnce
 
 
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
