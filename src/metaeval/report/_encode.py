@@ -57,8 +57,6 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
     # unique on any page, whichever process drew it; write_report renumbers them in page
     # order (f0-, f1-, ...) so a page is the same however it was made
     prefix = f"f{uuid.uuid4().hex[:12]}-"
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-
     # printed by the SVG canvas itself: what savefig does, less the extra walk over every
     # artist that savefig makes first to lay out a figure with a layout engine (the one
     # draw lays it out); the figure's canvas and dpi are given back as they were
@@ -70,8 +68,7 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
         image_dpi = matplotlib.rcParams["savefig.dpi"]
         fig.dpi = dpi if image_dpi == "figure" else image_dpi
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "metaeval"}):
-            FigureCanvasSVG(fig)  # the figure's canvas while it is drawn, as print_svg
-            _print_svg(fig, buf)
+            _measuring_canvas()(fig).print_svg(buf, metadata={"Date": None})
     finally:
         fig.set_canvas(canvas)
         fig.dpi = dpi
@@ -89,32 +86,11 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
     return re.sub(r' id="([^"]+)"', number, text)
 
 
-def _print_svg(fig, fh) -> None:
-    """``FigureCanvasSVG(fig).print_svg(fh, metadata={"Date": None})``, step for step
-    (matplotlib 3.11), with a renderer that measures a text once per process.
-
-    A figure's texts are laid out from their extents, which matplotlib keeps per renderer;
-    ``print_svg`` makes a new renderer for every figure, so every tick label, legend entry
-    and title of every figure was measured again (most of them the same strings: the
-    algorithms, the axes' ticks). The markup is the same (tested).
-    """
-    from matplotlib.backends.backend_mixed import MixedModeRenderer
-
-    dpi = fig.dpi
-    fig.dpi = 72
-    width, height = fig.get_size_inches()
-    vector = _measuring_renderer()(width * 72, height * 72, fh, image_dpi=dpi,
-                                   metadata={"Date": None})
-    renderer = MixedModeRenderer(fig, width, height, dpi, vector)
-    fig.draw(renderer)
-    renderer.finalize()
-
-
 #: text extents the SVG renderer measured: ``{font settings: {(text, font): extents}}``
 _EXTENTS: dict = {}
 #: most extents kept (some 2 MB); beyond, they are measured afresh
 MAX_EXTENTS = 20_000
-_RENDERER: list = []
+_CLASSES: list = []
 
 
 def _font_settings() -> tuple:
@@ -125,20 +101,31 @@ def _font_settings() -> tuple:
     return tuple((k, repr(params[k])) for k in sorted(params) if k.startswith("font."))
 
 
-def _measuring_renderer():
-    """matplotlib's SVG renderer, keeping the extents of the plain texts it measures."""
-    if _RENDERER:
-        return _RENDERER[0]
-    from matplotlib.backends.backend_svg import RendererSVG
+def _measuring_canvas():
+    """matplotlib's SVG canvas, printing with a renderer that measures a text once.
+
+    A figure's texts are laid out from their extents, which matplotlib keeps per renderer;
+    ``FigureCanvasSVG.print_svg`` makes a new renderer for every figure (and a layout
+    engine one more), so every tick label, legend entry and title of every figure was
+    measured again, most of them the same strings (the algorithms, the axes' ticks).
+    ``print_svg`` here is matplotlib 3.11's, step for step, with a renderer that keeps the
+    extents of the plain texts it measured for the next figure: the markup is the same
+    (tested against savefig).
+    """
+    if _CLASSES:
+        return _CLASSES[0]
+    import codecs
+
+    from matplotlib import cbook
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
+    from matplotlib.backends.backend_svg import FigureCanvasSVG, RendererSVG
 
     class MeasuringOnce(RendererSVG):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            known = _EXTENTS.setdefault(_font_settings(), {})
             if sum(map(len, _EXTENTS.values())) > MAX_EXTENTS:
                 _EXTENTS.clear()
-                known = _EXTENTS.setdefault(_font_settings(), {})
-            self.known = known
+            self.known = _EXTENTS.setdefault(_font_settings(), {})
 
         def get_text_width_height_descent(self, s, prop, ismath):
             if ismath:  # mathtext and TeX: measured each time
@@ -151,8 +138,24 @@ def _measuring_renderer():
                 self.known[(s, prop.copy())] = got
             return got
 
-    _RENDERER.append(MeasuringOnce)
-    return MeasuringOnce
+    class MeasuringCanvas(FigureCanvasSVG):
+        def print_svg(self, filename, *, bbox_inches_restore=None, metadata=None):
+            with cbook.open_file_cm(filename, "w", encoding="utf-8") as fh:
+                if not cbook.file_requires_unicode(fh):
+                    fh = codecs.getwriter("utf-8")(fh)
+                dpi = self.figure.dpi
+                self.figure.dpi = 72
+                width, height = self.figure.get_size_inches()
+                renderer = MixedModeRenderer(
+                    self.figure, width, height, dpi,
+                    MeasuringOnce(width * 72, height * 72, fh, image_dpi=dpi,
+                                  metadata=metadata),
+                    bbox_inches_restore=bbox_inches_restore)
+                self.figure.draw(renderer)
+                renderer.finalize()
+
+    _CLASSES.append(MeasuringCanvas)
+    return MeasuringCanvas
 
 
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
