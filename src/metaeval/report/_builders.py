@@ -275,7 +275,7 @@ def _dendrograms_svg(view, *, dataset=None, cut_height=None, how="mean"):
     checked = fig_sim._dendrograms_checked(**_dendrograms_input(
         view, dataset=dataset, cut_height=cut_height, how=how))
     return _on_frame("dendrograms", checked, fig_sim._dendrograms_frame,
-                     fig_sim._dendrograms_content)
+                     fig_sim._dendrograms_content, prepare=fig_sim._dendrograms_unlabelled)
 
 
 def _dendrograms_input(view, *, dataset, cut_height, how) -> dict:
@@ -561,6 +561,8 @@ def _laid_out(fig, axes):
 
     figure_to_svg(fig)  # lays it out as the report's SVG is drawn (its text measures)
     fig.set_layout_engine("none")
+    # the content labels no axis: the empty labels need no place worked out at each draw
+    fig_style._place_unlabelled([axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)])
     return fig, axes
 
 

@@ -242,6 +242,17 @@ def _fix_shared_limits(axes, xy):
         ax.set_autoscale_on(False)
 
 
+def _place_unlabelled(axes) -> None:
+    """Give the axes that never get an axis label (``axes``: matplotlib Axis objects) a
+    fixed label position: matplotlib otherwise measures their tick labels a second time
+    at every draw, to place a label that is empty. An empty label draws nothing, so the
+    figure is the same (its SVG markup too: tested); for the report's frames only, as a
+    label set later on such an axis would stay where it was put."""
+    for axis in axes:
+        if not axis.label.get_text():
+            axis.set_label_coords(0.5, 0.5)
+
+
 class _AxisLabel:
     """An axis's label alone, drawn as the axis draws it: what a content function that
     only labels an axis of a frame drawn once asks to be drawn again (the ticks are in the

@@ -13,7 +13,15 @@ import numpy as np
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
     from matplotlib.figure import Figure
 
-from metaeval.report.figures._style import FONT, TITLE, _array, _method_title, _note, _wrapped_grid
+from metaeval.report.figures._style import (
+    FONT,
+    TITLE,
+    _array,
+    _method_title,
+    _note,
+    _place_unlabelled,
+    _wrapped_grid,
+)
 
 __all__ = ["dendrograms"]
 
@@ -107,6 +115,15 @@ def _dendrograms_frame(*, n, longest, with_note, with_title):
                                  bottom=0.2 + 0.085 * longest + (0.25 if with_note else 0.0),
                                  top=0.55 + (0.3 if with_title else 0.0), wgap=0.2,
                                  hgap=0.6 + 0.085 * longest, sharey=True)
+    return fig, axes
+
+
+def _dendrograms_unlabelled(fig, axes):
+    """``prepare`` of the dendrograms' report frame: the axes :func:`_dendrograms_content`
+    never labels (every x axis, the y axes but the first of each row of three) get a fixed
+    label position (:func:`~metaeval.report.figures._style._place_unlabelled`)."""
+    _place_unlabelled([ax.xaxis for ax in axes]
+                      + [ax.yaxis for col, ax in enumerate(axes) if col % 3])
     return fig, axes
 
 
