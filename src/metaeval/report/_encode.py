@@ -94,11 +94,14 @@ _CLASSES: list = []
 
 
 def _font_settings() -> tuple:
-    """What, besides a text and its font properties, decides the font it is measured in."""
+    """What, besides a text and its font properties, decides the font it is measured in:
+    the font settings, and the fonts matplotlib knows (a font added later may be found)."""
     import matplotlib
+    from matplotlib.font_manager import fontManager
 
     params = matplotlib.rcParams
-    return tuple((k, repr(params[k])) for k in sorted(params) if k.startswith("font."))
+    return (len(fontManager.ttflist), len(fontManager.afmlist),
+            *((k, repr(params[k])) for k in sorted(params) if k.startswith("font.")))
 
 
 def _measuring_canvas():
