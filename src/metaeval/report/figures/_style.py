@@ -242,13 +242,13 @@ def _fix_shared_limits(axes, xy):
         ax.set_autoscale_on(False)
 
 
-def _place_unlabelled(axes) -> None:
-    """Give the axes that never get an axis label (``axes``: matplotlib Axis objects) a
-    fixed label position: matplotlib otherwise measures their tick labels a second time
-    at every draw, to place a label that is empty. An empty label draws nothing, so the
-    figure is the same (its SVG markup too: tested); for the report's frames only, as a
-    label set later on such an axis would stay where it was put."""
-    for axis in axes:
+def _place_unlabelled(axis_list) -> None:
+    """Give each :class:`matplotlib.axis.Axis` of ``axis_list`` that has no label, and
+    never gets one, a fixed label position: matplotlib otherwise measures its tick labels
+    a second time at every draw, to place a label that is empty. An empty label draws
+    nothing, so the figure is the same (its SVG markup too: tested); for the report's
+    frames only, as a label set later on such an axis would stay where it was put."""
+    for axis in axis_list:
         if not axis.label.get_text():
             axis.set_label_coords(0.5, 0.5)
 
