@@ -83,3 +83,22 @@ def test_a_read_that_looks_a_dataset_up_opens_the_file_once(store, monkeypatch, 
     else:
         assert np.array_equal(np.asarray(alone), np.asarray(held))
     assert store._read_con is None
+
+
+def test_reads_from_several_threads_at_once_share_no_connection(store):
+    # each read holds its own connection (none is left on the Store for another thread
+    # to pick up and find closed under it)
+    from concurrent.futures import ThreadPoolExecutor
+
+    y, S, algorithms = store.scores("haberman")
+    folds = store.folds("haberman")
+
+    def read(i):
+        if i % 2:
+            return np.array_equal(store.folds("haberman"), folds)
+        got = store.scores("haberman")
+        return np.array_equal(got[0], y) and got[1].tobytes() == S.tobytes()
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(read, range(80)))
+    assert store._read_con is None

@@ -6,7 +6,6 @@ connection held by ``Store.reading``/``Store.writing``), see ``_store``.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,18 +34,9 @@ from metaeval.store._schema import (
 )
 
 
-def _one_connection(method):
-    """A read method that reads the file several times does so through one connection.
-
-    Opening a DuckDB file costs 15-20 ms (a database instance is made each time no other
-    connection to it is open in the process): twice what reading one dataset's scores
-    from a small store takes. Inside ``Store.reading`` (or a writer) nothing changes.
-    """
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        with self.reading():
-            return method(self, *args, **kwargs)
-    return wrapper
+def _check_name(dataset) -> None:
+    if not isinstance(dataset, str):
+        raise ValueError(f"dataset must be a dataset name (str), got {dataset!r}.")
 
 
 class StoreReading:
@@ -127,7 +117,6 @@ class StoreReading:
             present[row[d], col[a]] = True
         return coverage_of(present, [n for _, n in datasets], [n for _, n in algorithms])
 
-    @_one_connection
     def scores_frame(self, dataset: str | None = None) -> pd.DataFrame:
         """Out-of-fold scores in long form, one row per (dataset, algorithm, repeat, row).
 
@@ -142,10 +131,11 @@ class StoreReading:
         """
         if dataset is None:
             return self._frame(_SQL_SCORES.format(where=""))
-        self._dataset_id(dataset)
-        return self._frame(_SQL_SCORES.format(where="WHERE d.name = ?"), [dataset])
+        _check_name(dataset)
+        with self._reading() as con:  # one connection for the lookup and the rows
+            self._dataset_id(dataset, con)
+            return con.execute(_SQL_SCORES.format(where="WHERE d.name = ?"), [dataset]).df()
 
-    @_one_connection
     def scores(self, dataset: str, *, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, list]:
         """Scores of every finished algorithm on one dataset, as a matrix.
 
@@ -166,7 +156,7 @@ class StoreReading:
             The algorithms (columns of ``S``) whose task is done, in registration order.
             Failed or unfinished algorithms are left out.
         """
-        dataset_id, n = self._dataset_id(dataset)
+        _check_name(dataset)
         if isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 0:
             raise ValueError(f"repeat must be a non-negative integer, got {repeat!r}.")
         sql = """
@@ -176,8 +166,10 @@ class StoreReading:
             WHERE s.dataset_id = ? AND s.repeat = ?
         """
         # no ORDER BY: sorting took more than half of the read; each score is put at its
-        # (row, algorithm) place instead, and every place must be filled exactly once
+        # (row, algorithm) place instead, and every place must be filled exactly once.
+        # One connection for the lookup and the rows: opening the file is 15-20 ms
         with self._reading() as con:
+            dataset_id, n = self._dataset_id(dataset, con)
             got = con.execute(sql, [dataset_id, int(repeat)]).fetchnumpy()
             names = dict(con.execute("SELECT id, name FROM algorithms").fetchall())
         ids = np.asarray(got["algorithm_id"])
@@ -339,7 +331,6 @@ class StoreReading:
         folds = np.asarray(got["fold"], dtype=np.int64).reshape(k, n)[0].copy()
         return y[0].copy(), S, [names[int(i)] for i in algorithm_ids], folds
 
-    @_one_connection
     def folds(self, dataset: str, *, repeat: int = 0) -> np.ndarray:
         """The fold of each instance of a dataset in a repeat, in row order.
 
@@ -351,7 +342,7 @@ class StoreReading:
         ValueError
             For an unknown dataset, or when no algorithm finished on it in that repeat.
         """
-        dataset_id, n = self._dataset_id(dataset)
+        _check_name(dataset)
         sql = """
             SELECT s.fold FROM scores s WHERE s.dataset_id = ? AND s.repeat = ?
             AND s.algorithm_id = (SELECT min(t.algorithm_id) FROM tasks t
@@ -359,7 +350,8 @@ class StoreReading:
                                   AND t.status = 'done')
             ORDER BY s.row
         """
-        with self._reading() as con:
+        with self._reading() as con:  # one connection for the lookup and the rows
+            dataset_id, n = self._dataset_id(dataset, con)
             got = con.execute(sql, [dataset_id, int(repeat)] * 2).fetchnumpy()
         fold = np.asarray(got["fold"], dtype=np.int64)
         if fold.size != n:
@@ -443,7 +435,6 @@ class StoreReading:
         with self._reading() as con:
             return _metafeatures.read_features(con)
 
-    @_one_connection
     def landmark_scores(self, dataset: str) -> pd.DataFrame:
         """Cached out-of-fold landmarker scores of one dataset.
 
@@ -451,8 +442,9 @@ class StoreReading:
         -------
         frame : DataFrame with columns landmarker, row, y, score (empty when not cached)
         """
-        dataset_id, _ = self._dataset_id(dataset)
-        with self._reading() as con:
+        _check_name(dataset)
+        with self._reading() as con:  # one connection for the lookup and the rows
+            dataset_id, _ = self._dataset_id(dataset, con)
             return _metafeatures.read_landmarks(con, dataset_id)
 
     def export_parquet(self, directory) -> list[Path]:
@@ -546,11 +538,13 @@ class StoreReading:
     def _progress_path(self) -> Path:
         return self.path.with_name(self.path.name + ".progress.json")
 
-    def _dataset_id(self, dataset: str) -> tuple[int, int]:
-        if not isinstance(dataset, str):
-            raise ValueError(f"dataset must be a dataset name (str), got {dataset!r}.")
-        with self._reading() as con:
-            rows = con.execute("SELECT name, id, n_instances FROM datasets").fetchall()
+    def _dataset_id(self, dataset: str, con=None) -> tuple[int, int]:
+        """``(id, n_instances)`` of a dataset, read through ``con`` (default: its own)."""
+        _check_name(dataset)
+        if con is None:
+            with self._reading() as con:
+                return self._dataset_id(dataset, con)
+        rows = con.execute("SELECT name, id, n_instances FROM datasets").fetchall()
         known = {name: (int(i), int(n)) for name, i, n in rows}
         if dataset not in known:
             names = ", ".join(sorted(known)) or "none"
