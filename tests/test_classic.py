@@ -562,7 +562,7 @@ def test_exact_mst_matches_scipy(metric, scipy_metric):
     )
 
 
-@pytest.mark.parametrize("data", ["grid", "one-hot", "offset", "duplicates"])
+@pytest.mark.parametrize("data", ["grid", "one-hot", "offset", "duplicates", "huge"])
 def test_bounded_prim_steps_give_the_plain_loop_s_tree(monkeypatch, data):
     # the Euclidean steps' lower bounds (a matrix-vector product) against the plain loop
     # (every distance, row difference by row difference), on data full of tied distances
@@ -573,7 +573,11 @@ def test_bounded_prim_steps_give_the_plain_loop_s_tree(monkeypatch, data):
          "one-hot": lambda: rng.integers(0, 2, size=(250, 40)) / np.sqrt(2.0),
          # far from the origin: the bounds are of the centred rows
          "offset": lambda: rng.integers(0, 4, size=(200, 5)) * 1e-3 + 1e6,
-         "duplicates": lambda: np.repeat(rng.normal(size=(60, 3)), 4, axis=0)}[data]()
+         "duplicates": lambda: np.repeat(rng.normal(size=(60, 3)), 4, axis=0),
+         # two tight clusters whose norms square beyond the float range: no bounds (the
+         # plain loop still joins each cluster by its finite distances)
+         "huge": lambda: np.vstack([rng.normal(size=(40, 30)) + 1e155,
+                                    rng.normal(size=(40, 30)) - 1e155])}[data]()
     monkeypatch.setattr(_search, "_BOUND_ENTRIES", 0)
     bounded = _search.mst_edges(X, "euclidean", 10_000, 10)
     monkeypatch.setattr(_search, "_BOUND_ENTRIES", np.inf)

@@ -139,6 +139,9 @@ def _prim_mst(X, metric):
     if bounded:  # centred copy for the bounds; sq: its rows' squared norms
         Xg = Xr - Xr.mean(axis=0)
         sq = np.einsum("ij,ij->i", Xg, Xg)
+        # squares beyond the float range (|x| ~ 1e154) would make the bounds NaN: the
+        # plain loop takes such data as it did
+        bounded = bool(np.isfinite(sq).all())
         # |computed - exact| of |a|^2 + |b|^2 - 2 a.b (any order of summation) and of
         # the plain loop's squared distance are each below 2 (d + 2) eps (|a|^2 + |b|^2)
         # and the centring adds 4 eps (|a|^2 + |b|^2): a margin of 8 (d + 4) eps keeps every
