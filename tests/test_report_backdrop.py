@@ -455,3 +455,43 @@ def test_points_are_the_collection_and_the_pixels_of_scatter(how):
     else:
         assert np.array_equal(ours.get_facecolor(), theirs.get_facecolor())
     assert np.array_equal(*pixels)
+
+
+def test_a_panels_hatched_stretches_in_one_collection_draw_the_pixels_of_one_per_model():
+    # the content puts every model's interpolated stretches of a panel in one collection;
+    # drawn with a collection per model instead (fill_between's polygons, the model's
+    # colour), the figure has the same pixels
+    from matplotlib.collections import PolyCollection
+
+    kwargs = _input(5, 4)
+    kwargs["interpolated"] = kwargs["interpolated"].copy()
+    models, c = kwargs["models"], kwargs["c"]
+    pixels, seen, most = [], 0, 0
+    for per_model in (False, True):
+        with drawing_style():
+            fig = figures.instance_cost_curves(**kwargs)
+        axes = np.asarray(fig.axes[:20]).reshape(5, 4)
+        if per_model:
+            for (i, j), ax in np.ndenumerate(axes):
+                merged = [a for a in ax.collections if isinstance(a, PolyCollection)
+                          and a.get_zorder() == fig_cc._HATCH_Z]
+                seen += len(merged)
+                for a in merged:
+                    a.remove()
+                hatched = 0
+                for k, model in enumerate(models):
+                    lo, hi = kwargs["interpolated"][i, j, k]
+                    if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+                        hatched += 1
+                        colour = fig_cc._legend_style(model, models)["color"]
+                        fig_cc._fill_down(ax, c, kwargs["curves"][i, j, k],
+                                          (c >= lo) & (c <= hi), facecolor="none",
+                                          edgecolor=colour, hatch="///", lw=0, alpha=0.6,
+                                          zorder=fig_cc._HATCH_Z)
+                most = max(most, hatched)
+        fig.set_dpi(80)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        pixels.append(np.asarray(canvas.buffer_rgba()).copy())
+    assert seen > 3 and most >= 2  # panels with stretches, of several models in one
+    assert np.array_equal(*pixels)
