@@ -153,9 +153,10 @@ def _prim_mst(X, metric):
     parent = np.zeros(n, dtype=np.intp)
     u = np.empty(n - 1, dtype=np.intp)
     v = np.empty(n - 1, dtype=np.intp)
-    diff = np.empty_like(Xr)
-    d = np.empty(n)
-    closer = np.empty(n, dtype=bool)
+    if not bounded:  # the plain loop's buffers
+        diff = np.empty_like(Xr)
+        d = np.empty(n)
+        closer = np.empty(n, dtype=bool)
     pos = 0  # position (in the leading block) of the point that joins next
     for m in range(n - 1, -1, -1):  # m = number of points still outside afterwards
         if pos != m:  # move the joining point just past the leading block
@@ -174,8 +175,7 @@ def _prim_mst(X, metric):
         if bounded:
             np.dot(Xg[:m], Xg[m], out=g[:m])
             g[:m] *= -2.0
-            g[:m] += sq[:m] + sq[m]
-            g[:m] -= slack * (sq[:m] + sq[m])
+            g[:m] += (sq[:m] + sq[m]) * (1.0 - slack)  # the bound, less its margin
             cand = np.flatnonzero(g[:m] < best[:m])
             if cand.size:
                 rows = np.subtract(Xr[cand], Xr[m])
