@@ -8,6 +8,7 @@ figure drawn) and counts the CPU seconds of
   classic hardness measures of the instance space), per figure and in all;
 - each section (a dataset's section includes its figures and its per-instance selection);
 - the per-instance selection of the datasets' sections on its own;
+- the datasets whose figures take longest, with their costliest kinds;
 
 printed beside one plain DuckDB scan of the same store's scores, measured in the same run,
 so the figures compare across machines. Numerical libraries run on one thread, as in
@@ -48,6 +49,8 @@ def main() -> None:
 
     figures = collections.defaultdict(list)
     sections = collections.Counter()
+    per_dataset = collections.defaultdict(collections.Counter)  # dataset -> kind -> CPU-s
+    current = [None]
     selection = [0.0, 0]
     draw = _page._Page._draw
 
@@ -57,12 +60,15 @@ def main() -> None:
             return draw(self, build, kind, *args, **kwargs)
         finally:
             figures[kind].append(time.process_time() - t)
+            per_dataset[current[0]][kind] += figures[kind][-1]
 
     run_job = _render._run_job
 
     def timed_job(settings, job, known, view, cpu):
         for frag in job.fragments:
-            def build(page, _build=frag.build, _name=frag.build.__qualname__, **kw):
+            def build(page, _build=frag.build, _name=frag.build.__qualname__,
+                      _dataset=frag.dataset, **kw):
+                current[0] = _dataset
                 t = time.process_time()
                 try:
                     return _build(page, **kw)
@@ -113,6 +119,12 @@ def main() -> None:
               f"{s / total:6.1%}")
         print(f"{'per-instance selection':28s} {selection[1]:4d} {'':8s} {selection[0]:7.2f} "
               f"{selection[0] / total:6.1%}  (in the datasets' sections)")
+        print(f"\n{'dataset (most figure time)':28s} {'CPU-s':>7s}  its costliest kinds")
+        ranked = sorted(((k, v) for k, v in per_dataset.items() if k is not None),
+                        key=lambda kv: -sum(kv[1].values()))
+        for name, kinds in ranked[:8]:
+            top = ", ".join(f"{k} {v:.2f}" for k, v in kinds.most_common(3))
+            print(f"{name:28s} {sum(kinds.values()):7.2f}  {top}")
         print(f"\n{'section (function)':28s} {'CPU-s':>7s} {'share':>6s}")
         for name, s in sections.most_common():
             print(f"{name:28s} {s:7.2f} {s / total:6.1%}")

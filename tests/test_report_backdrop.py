@@ -1,5 +1,7 @@
 """A figure drawn on a frame drawn once gives the very pixels of drawing it whole."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -33,12 +35,12 @@ def _input(seed, n_models, *, hardness=True, names=None):
 
 def _whole(kwargs, dpi):
     """The pixels of the whole figure drawn the usual way."""
-    with drawing_style():
+    with drawing_style():  # drawn in the report's style, as the report draws it
         fig = figures.instance_cost_curves(**kwargs)
-    fig.set_dpi(dpi)
-    fig.set_facecolor("white")
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
+        fig.set_dpi(dpi)
+        fig.set_facecolor("white")
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy(), figures.smallest_font_pt(fig)
 
 
@@ -183,10 +185,10 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
                                  lambda on: fig_maps._cost_hardness_maps_colorbar(on, got))
         with drawing_style():
             fig = public(**kwargs)
-        fig.set_dpi(50)
-        fig.set_facecolor("white")
-        canvas = FigureCanvasAgg(fig)
-        canvas.draw()
+            fig.set_dpi(50)
+            fig.set_facecolor("white")
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
         whole = np.asarray(canvas.buffer_rgba())[..., :3]
         got = checked(**kwargs)
         with drawing_style():
@@ -495,3 +497,37 @@ def test_a_panels_hatched_stretches_in_one_collection_draw_the_pixels_of_one_per
         pixels.append(np.asarray(canvas.buffer_rgba()).copy())
     assert seen > 3 and most >= 2  # panels with stretches, of several models in one
     assert np.array_equal(*pixels)
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_the_page_draws_its_figures_in_the_drawing_style(fmt):
+    # the style's unhinted text is read when a figure is drawn: a figure the page draws
+    # the plain way (build, then encode) is encoded inside the style, not after it
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from metaeval.report._encode import figure_to_png_uri, figure_to_svg
+    from metaeval.report._page import _Page
+
+    def build(view):
+        fig = Figure(figsize=(2.5, 1.2))
+        ax = fig.add_subplot()
+        ax.set_title("IH = 0.774 · class 0")
+        ax.set_xlabel("cost c")
+        return fig
+
+    page = _Page(None, dpi=120, strict=True)
+    body = page._body(build, fmt, "alt", {}, 64, 120)
+
+    def encoded(hinting):
+        with matplotlib.rc_context({"text.hinting": hinting}):
+            fig = build(None)
+            return (figure_to_png_uri(fig, dpi=120, colors=64) if fmt == "png"
+                    else figure_to_svg(fig, page_font=True))
+
+    if fmt == "png":
+        assert f'src="{encoded("no_hinting")}"' in body
+        assert encoded("no_hinting") != encoded("default")  # the style is seen in pixels
+    else:  # vector text is measured unhinted whatever the style: the same markup
+        strip = lambda s: re.sub(r'f[0-9a-f]{12}-', "", s)  # noqa: E731 - per-figure ids
+        assert strip(body) == strip(encoded("default"))

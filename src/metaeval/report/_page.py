@@ -102,12 +102,12 @@ class _Page:
                 img, size, small = png(self.view, dpi=dpi, **options)
             uri = _png_uri(img, colors)
         else:
-            with drawing_style():
+            with drawing_style():  # drawn in it too (see drawing_style)
                 fig = build(self.view, **options)
-            if fmt == "svg":
-                return figure_to_svg(fig, page_font=True)
-            size = fig.get_size_inches()
-            uri = figure_to_png_uri(fig, dpi=dpi, colors=colors)
+                if fmt == "svg":
+                    return figure_to_svg(fig, page_font=True)
+                size = fig.get_size_inches()
+                uri = figure_to_png_uri(fig, dpi=dpi, colors=colors)
             small = smallest_font_pt(fig)
         # shown at 96 CSS px per inch, the scale of the inline SVG figures; the smallest
         # text, for checks of its size on screen (pt at 96 px/in)
