@@ -219,12 +219,75 @@ def _same_svg(a, b):
     return strip(a) == strip(b)
 
 
-def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
+def _drawn(markup):
+    """The elements an SVG markup draws, in order, per figure group (one, or one per
+    layer): each leaf element's tag, attributes (less its id) and text, with every
+    reference (``url(#...)``, ``href="#..."``) replaced by what it refers to, and the
+    attributes of the groups around it."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(markup)
+    named = {el.get("id"): el for el in root.iter() if el.get("id")}
+
+    def attrs(el):
+        out = []
+        for k, v in sorted(el.attrib.items()):
+            if k == "id":
+                continue
+            v = re.sub(r"url\(#([^)]+)\)", lambda m: repr(canon(named[m.group(1)])), v)
+            if k.endswith("href") and v.startswith("#"):
+                v = repr(canon(named[v[1:]]))
+            out.append((k.split("}")[-1], v))
+        return tuple(out)
+
+    def canon(el):
+        return (el.tag.split("}")[-1], attrs(el), (el.text or "").strip(),
+                tuple(canon(c) for c in el))
+
+    def walk(el, around, out):
+        tag = el.tag.split("}")[-1]
+        if tag in ("defs", "clipPath", "pattern", "style", "metadata"):
+            return  # drawn where they are referred to
+        if tag == "g":
+            own = attrs(el)
+            for child in el:
+                walk(child, around + ((own,) if own else ()), out)
+        else:
+            out.append((canon(el), around))
+    layers = []
+    for child in root:
+        if str(child.get("id", "")).endswith("-figure_1"):
+            layers.append([])
+            walk(child, (), layers[-1])
+    return layers
+
+
+def _stacked_like(got, fresh, layered):
+    """``got`` draws what ``fresh`` (a new figure's markup) draws: as it is, or (layered)
+    the same elements with the frame's below, each layer in the new figure's order."""
+    import collections
+
+    if not layered:
+        return _same_svg(got, fresh)
+    (whole,), layers = _drawn(fresh), _drawn(got)
+    mine = [e for layer in layers for e in layer]
+    return (len(layers) == 2 and collections.Counter(whole) == collections.Counter(mine)
+            and all(_in_order(layer, whole) for layer in layers))
+
+
+def _in_order(part, whole):
+    it = iter(whole)
+    return all(any(e == w for w in it) for e in part)
+
+
+@pytest.mark.parametrize("layered", [False, True])
+def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure(layered):
     from metaeval.report._encode import figure_to_svg
 
     _backdrop._BACKDROPS.clear()
-    made = set()
+    made, tops = set(), set()
     for seed, methods in [(0, METHODS), (1, METHODS), (2, METHODS[:2]), (3, METHODS),
+                          (4, METHODS), (5, METHODS[1:]),
                           (0, METHODS)]:  # again: the same frame, drawn again
         rng = np.random.default_rng(seed)
         y = rng.integers(0, 2, 50)
@@ -238,13 +301,17 @@ def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure():
             checked = fig_cc._class_cost_curves_checked(**kwargs)
             layout = checked["frame"]
             frame = _backdrop.frame(("test-ccc", tuple(sorted(layout.items()))),
-                                    lambda lay=layout: fig_cc._class_cost_curves_frame(**lay))
+                                    lambda lay=layout: fig_cc._class_cost_curves_frame(**lay),
+                                    layered=layered)
             made.add(id(frame))
+            tops.add(layout["y_top"])
             n_children = len(frame.fig.get_children())
             got = frame.svg(fig_cc._class_cost_curves_content, checked)
-        assert _same_svg(got, fresh)
+        assert _stacked_like(got, fresh, layered), seed
+        assert (got.count('-figure_1"') == 2) == layered  # two layers: two figure groups
         assert len(frame.fig.get_children()) == n_children
-    assert len(made) == 2
+    assert len(tops) >= 2  # frames of several y ranges
+    assert len(made) == len(_backdrop._BACKDROPS) >= 3
 
 
 def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
@@ -274,7 +341,8 @@ def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
         assert f"dataset {trial}" in got  # the figure title is made anew each time
 
 
-def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure():
+@pytest.mark.parametrize("layered", [False, True])
+def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure(layered):
     from metaeval.report._builders import _laid_out
     from metaeval.report._encode import figure_to_svg
 
@@ -282,7 +350,7 @@ def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure()
     rows = ["k-disagreeing neighbours", "tree depth (pruned)", "class likelihood", "N1"]
     cols = ["SF", "SD", "RD", "SU", "RU"]
     rng = np.random.default_rng(0)
-    for trial in range(4):
+    for trial in range(6):
         corr = pd.DataFrame(np.round(rng.uniform(-1, 1, (4, 5)), 1), index=rows, columns=cols)
         corr.iloc[trial % 4, trial % 5] = np.nan  # a constant measure: no correlation
         with drawing_style():
@@ -292,9 +360,11 @@ def test_correlations_on_a_frame_laid_out_once_give_the_markup_of_a_new_figure()
                                                **fig_space._correlation_options(corr))
             layout = checked["frame"]
             frame = _backdrop.frame(("test-corr", tuple(sorted(layout.items()))),
-                                    lambda lay=layout: _laid_out(*fig_bench._heatmap_frame(**lay)))
+                                    lambda lay=layout: _laid_out(*fig_bench._heatmap_frame(**lay)),
+                                    layered=layered)
             got = frame.svg(fig_bench._heatmap_content, checked)
-        assert _same_svg(got, fresh), f"trial {trial}"
+        assert _stacked_like(got, fresh, layered), f"trial {trial}"
+        assert (got.count('-figure_1"') == 2) == layered
         assert got.count(">n/a<") == 1
     assert len(_backdrop._BACKDROPS) == 1
 
@@ -531,3 +601,69 @@ def test_the_page_draws_its_figures_in_the_drawing_style(fmt):
     else:  # vector text is measured unhinted whatever the style: the same markup
         strip = lambda s: re.sub(r'f[0-9a-f]{12}-', "", s)  # noqa: E731 - per-figure ids
         assert strip(body) == strip(encoded("default"))
+
+
+def test_a_layered_frame_draws_whole_what_changes_it_and_prints_its_layer_anew():
+    # content that sets the panels' limits (so their ticks) changes the frame: drawn
+    # whole; the next figures, on limits left so, print the frame's layer again
+    from matplotlib.figure import Figure
+
+    from metaeval.report._encode import figure_to_svg
+
+    def frame():
+        fig = Figure(figsize=(3, 2))
+        ax = fig.add_subplot()
+        ax.set_title("a frame")
+        ax.set_xlim(0, 1)
+        return fig, ax
+
+    def content(fig, ax, top):
+        ax.plot([0, 1], [0, 1], color="C1")
+        ax.set_ylim(0, top)
+
+    _backdrop._BACKDROPS.clear()
+    made = _backdrop.frame(("test-layers",), frame, layered=True)
+    layers = []
+    for top in (1.0, 2.0, 2.0, 1.0, 1.0):
+        fig, ax = frame()
+        content(fig, ax, top)
+        fresh = figure_to_svg(fig, page_font=True)
+        got = made.svg(content, top)
+        layers.append(got.count('-figure_1"'))
+        assert _stacked_like(got, fresh, layers[-1] == 2), top
+    # a change of limits: whole (one figure group); the same limits again: two layers
+    assert layers == [2, 1, 2, 1, 2]
+
+
+def test_stack_svg_refuses_what_it_cannot_stack():
+    from matplotlib.figure import Figure
+
+    from metaeval.report._encode import figure_to_svg, stack_svg
+
+    a, b = (figure_to_svg(Figure(figsize=size)) for size in ((2, 1), (3, 1)))
+    assert stack_svg(a, a).count("<svg") == 1
+    with pytest.raises(ValueError, match="different sizes"):
+        stack_svg(a, b)
+    with pytest.raises(ValueError, match="markup of figure_to_svg"):
+        stack_svg(a, "<g/>")
+
+
+@pytest.mark.parametrize("kind", ["class-cost-curves", "instance-space-correlation"])
+def test_the_report_s_layered_figures_draw_what_a_new_figure_draws(quick_store, kind):
+    # the report's builders on a real study: its frame's layer and the content's, the
+    # elements of the public figure of the same kind (every dataset, twice: the second
+    # time on the frame's layer printed by the first)
+    from metaeval.report import _builders
+    from metaeval.report._encode import figure_to_svg
+    from metaeval.report._plots import StudyView, plot
+
+    view = StudyView(quick_store)
+    build = {"class-cost-curves": _builders._class_cost_curves_svg,
+             "instance-space-correlation": _builders._instance_space_correlation_svg}[kind]
+    _backdrop._BACKDROPS.clear()
+    for name in view.dataset_names() * 2:
+        with drawing_style():
+            got = build(view, dataset=name)
+            fresh = figure_to_svg(plot(kind, view, dataset=name), page_font=True)
+        assert got.count('-figure_1"') == 2, name  # layered
+        assert _stacked_like(got, fresh, True), name

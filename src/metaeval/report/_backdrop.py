@@ -15,9 +15,14 @@ axes): the drawing operations then happen in the same order on each pixel. The s
 drawn with the content (where a spine's ends fall depends, by a rounding, on the data
 limits). Tests compare the two buffers byte for byte.
 
-A vector (SVG) figure is drawn whole each time, but on a :class:`Frame` too: its panels,
-ticks and labels are made once, only the content is added and taken away again, and
-the markup is the one a new figure gives (tested).
+A vector (SVG) figure is drawn on a :class:`Frame` too: its panels, ticks and labels are
+made once, only the content is added and taken away again, and the markup is the one a
+new figure gives (tested). A *layered* frame's own markup (its panels, ticks, labels and
+titles) is printed once; each figure then prints only its content and the panels'
+spines, with the frame's artists hidden, and the two markups are stacked in one
+``<svg>`` (:func:`metaeval.report._encode.stack_svg`): the elements of a new figure,
+the frame's below the content's. A figure whose content changes the frame (its limits,
+ticks, labels, titles, the panels' places) is drawn whole.
 
 Only matplotlib's public interface is used: the canvas's ``copy_from_bbox`` and
 ``restore_region``, artists' ``draw``, ``remove`` and ``get_children``.
@@ -33,9 +38,11 @@ import numpy as np
 
 __all__ = ["Backdrop", "Frame", "backdrop", "frame", "release"]
 
-#: frames kept per process (each holds its figure and, for pixels, two copies of them:
-#: up to 8 MB each at the report's resolution)
+#: frames drawn into pixels kept per process (each holds its figure and two copies of
+#: its pixels: up to 8 MB each at the report's resolution)
 MAX_BACKDROPS = 16
+#: vector frames kept per process (a figure and, layered, its markup: some 100 kB each)
+MAX_FRAMES = 32
 _BACKDROPS: OrderedDict = OrderedDict()
 #: insets (e.g. colour bars of several scales) kept per frame, each a small rectangle
 MAX_INSETS = 16
@@ -53,8 +60,10 @@ class Frame:
         handed to the content function.
     """
 
-    def __init__(self, fig, axes):
+    def __init__(self, fig, axes, *, layered=False):
         self.fig, self.axes = fig, axes
+        self.layered = layered
+        self.layer = None  # (frame state, artists drawn with the content, frame's markup)
 
     @contextmanager
     def holding(self):
@@ -84,12 +93,35 @@ class Frame:
                 t.set_text(text)
 
     def svg(self, content: Callable, *args) -> str:
-        """``content(fig, axes, *args)`` on the frame, as the report's SVG markup."""
-        from metaeval.report._encode import figure_to_svg
+        """``content(fig, axes, *args)`` on the frame, as the report's SVG markup.
 
-        with self.holding():
-            content(self.fig, self.axes, *args)
-            return figure_to_svg(self.fig, page_font=True)
+        ``content`` may return artists of the frame it changed (e.g. an image given its
+        data): on a layered frame they are drawn with the content, not with the frame.
+        """
+        from metaeval.report._encode import figure_to_svg, stack_svg
+
+        fig = self.fig
+        with self.holding() as (frame_axes, before, fig_before):
+            state = _state(fig) if self.layered else None
+            changed = content(fig, self.axes, *args) or []
+            if not self.layered or not _fixed_layout(fig) or _state(fig) != state:
+                return figure_to_svg(fig, page_font=True)
+            # with the content: what it added or changed, and the panels' spines (drawn
+            # by a whole figure in zorder among the content's artists)
+            mine = [a for ax in frame_axes for a in ax.get_children() if id(a) in before[ax]]
+            mine += [a for a in fig.get_children()
+                     if id(a) in fig_before and a not in frame_axes]
+            top = {id(a) for a in changed}
+            top |= {id(sp) for ax in frame_axes for sp in ax.spines.values()}
+            added = [a for ax in frame_axes for a in ax.get_children()
+                     if id(a) not in before[ax]]
+            added += [a for a in fig.get_children() if id(a) not in fig_before]
+            key = (state, frozenset(top))
+            if self.layer is None or self.layer[0] != key:
+                with _hidden(added + [a for a in mine if id(a) in top]):
+                    self.layer = (key, figure_to_svg(fig, page_font=True))
+            with _hidden([a for a in mine if id(a) not in top]):
+                return stack_svg(self.layer[1], figure_to_svg(fig, page_font=True))
 
 
 class Backdrop(Frame):
@@ -223,10 +255,12 @@ class Backdrop(Frame):
         return np.asarray(self.canvas.buffer_rgba()).copy()
 
 
-def frame(key: Hashable, build: Callable) -> Frame:
+def frame(key: Hashable, build: Callable, *, layered=False) -> Frame:
     """This process's :class:`Frame` for ``key``, built by ``build()`` once (see
-    :func:`backdrop`)."""
-    return _kept(("frame", key), lambda: Frame(*build()))
+    :func:`backdrop`; at most :data:`MAX_FRAMES` are kept). ``layered``: its own markup
+    printed once (see :class:`Frame`)."""
+    return _kept(("frame", key, bool(layered)),
+                 lambda: Frame(*build(), layered=layered), MAX_FRAMES)
 
 
 def backdrop(key: Hashable, build: Callable, dpi) -> Backdrop:
@@ -235,7 +269,7 @@ def backdrop(key: Hashable, build: Callable, dpi) -> Backdrop:
     ``build()`` returns ``(fig, axes)``; at most :data:`MAX_BACKDROPS` frames are kept,
     the least recently used dropped first.
     """
-    return _kept(("pixels", key, float(dpi)), lambda: Backdrop(*build(), dpi))
+    return _kept(("pixels", key, float(dpi)), lambda: Backdrop(*build(), dpi), MAX_BACKDROPS)
 
 
 def release() -> None:
@@ -257,11 +291,48 @@ def _titles(ax) -> list:
     return [a for a in ax.get_children() if isinstance(a, Text) and id(a) not in own]
 
 
-def _kept(full, make):
+def _kept(full, make, most):
+    """``_BACKDROPS[full]``, made by ``make()`` if missing; at most ``most`` of its kind
+    (``full[0]``) are kept, the least recently used dropped first."""
     got = _BACKDROPS.get(full)
     if got is None:
         got = _BACKDROPS[full] = make()
-        while len(_BACKDROPS) > MAX_BACKDROPS:
-            _BACKDROPS.popitem(last=False)
+        same = [k for k in _BACKDROPS if k[0] == full[0]]
+        for k in same[:max(0, len(same) - most)]:
+            del _BACKDROPS[k]
     _BACKDROPS.move_to_end(full)
     return got
+
+
+def _fixed_layout(fig) -> bool:
+    """No layout engine moves the figure's axes when it is drawn (none, or switched off)."""
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    return engine is None or isinstance(engine, PlaceHolderLayoutEngine)
+
+
+def _state(fig) -> tuple:
+    """What a figure's frame looks like, as far as content could change it: its size,
+    and each axes' place, limits, scales, ticks, labels and titles (public getters)."""
+    out = [tuple(fig.get_size_inches()), fig.dpi]
+    for ax in fig.axes:
+        out.append((tuple(ax.get_position().bounds), tuple(ax.get_xlim()),
+                    tuple(ax.get_ylim()), ax.get_xscale(), ax.get_yscale(),
+                    ax.get_visible(), ax.axison, ax.xaxis.get_visible(),
+                    ax.yaxis.get_visible(), tuple(ax.get_xticks()), tuple(ax.get_yticks()),
+                    ax.get_xlabel(), ax.get_ylabel(), tuple(t.get_text() for t in _titles(ax))))
+    return tuple(out)
+
+
+@contextmanager
+def _hidden(artists):
+    """Artists made invisible for a block (those already invisible stay so)."""
+    shown = [a for a in artists if a.get_visible()]
+    for a in shown:
+        a.set_visible(False)
+    try:
+        yield
+    finally:
+        for a in shown:
+            a.set_visible(True)

@@ -88,9 +88,11 @@ def _on_backdrop(name, checked, frame, content, dpi, inset=None):
     return img, tuple(made.fig.get_size_inches()), small
 
 
-def _on_frame(name, checked, frame, content, prepare=None) -> str:
+def _on_frame(name, checked, frame, content, prepare=None, layered=False) -> str:
     """A figure as the report's SVG markup, on panels made once per process (see
-    :mod:`metaeval.report._backdrop`); ``prepare(fig, axes)`` finishes a new frame."""
+    :mod:`metaeval.report._backdrop`); ``prepare(fig, axes)`` finishes a new frame;
+    ``layered``: the frame's own markup is printed once (for a frame the content does
+    not change)."""
     from metaeval.report._backdrop import frame as kept_frame
 
     layout = checked["frame"]
@@ -98,7 +100,8 @@ def _on_frame(name, checked, frame, content, prepare=None) -> str:
     def build():
         made = frame(**layout)
         return made if prepare is None else prepare(*made)
-    return kept_frame((name, tuple(sorted(layout.items()))), build).svg(content, checked)
+    return kept_frame((name, tuple(sorted(layout.items()))), build,
+                      layered=layered).svg(content, checked)
 
 
 def _instance_cost_curves_png(view, *, dpi, dataset=None, rows=None, methods=None,
@@ -170,7 +173,7 @@ def _class_cost_curves_svg(view, *, dataset=None, methods=None):
     checked = fig_cc._class_cost_curves_checked(**_class_cost_curves_input(
         view, dataset=dataset, methods=methods))
     return _on_frame("class-cost-curves", checked, fig_cc._class_cost_curves_frame,
-                     fig_cc._class_cost_curves_content)
+                     fig_cc._class_cost_curves_content, layered=True)
 
 
 def _class_cost_curves_input(view, *, dataset, methods) -> dict:
@@ -551,7 +554,7 @@ def _instance_space_correlation_svg(view, *, dataset=None, method="spearman", ti
                                                     title=title)
     checked = fig_bench._heatmap_checked(corr, title=title, **fig_space._correlation_options(corr))
     return _on_frame("correlation", checked, fig_bench._heatmap_frame,
-                     fig_bench._heatmap_content, prepare=_laid_out)
+                     fig_bench._heatmap_content, prepare=_laid_out, layered=True)
 
 
 def _laid_out(fig, axes):

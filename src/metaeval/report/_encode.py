@@ -17,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn, not to read a cache
     from matplotlib.figure import Figure
 
-__all__ = ["SVG_FONTS", "figure_to_png_uri", "figure_to_svg"]
+__all__ = ["SVG_FONTS", "figure_to_png_uri", "figure_to_svg", "stack_svg"]
 
 
 def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
@@ -85,6 +85,30 @@ def figure_to_svg(fig: Figure, *, page_font: bool = False) -> str:
         return m.group(0) if n == 1 else f' id="{m.group(1)}-{n}"'
     return re.sub(r' id="([^"]+)"', number, text)
 
+
+def stack_svg(below: str, above: str) -> str:
+    """Two :func:`figure_to_svg` markups of one figure as one: ``above``'s elements drawn
+    over ``below``'s, in one ``<svg>`` (``below``'s root; ``above``'s style definitions,
+    the same as ``below``'s, left out).
+
+    Each keeps its own ids (their prefixes differ). Raises ``ValueError`` for markups of
+    figures of different sizes.
+    """
+    roots = []
+    for text in (below, above):
+        if not (text.startswith("<svg") and text.endswith("</svg>")):
+            raise ValueError("stack_svg takes the markup of figure_to_svg")
+        roots.append(text.index(">") + 1)
+    if below[:roots[0]] != above[:roots[1]]:
+        raise ValueError("stack_svg: the two markups are of figures of different sizes")
+    body = above[roots[1]:-len("</svg>")]
+    style = _STYLE.match(body)
+    if style and style.group(0) in below:
+        body = body[style.end():]
+    return below[:-len("</svg>")] + body + "</svg>"
+
+
+_STYLE = re.compile(r"\s*<defs>\s*<style[^>]*>[^<]*</style>\s*</defs>")
 
 #: text extents the SVG renderer measured: ``{font settings: {(text, font): extents}}``
 _EXTENTS: dict = {}

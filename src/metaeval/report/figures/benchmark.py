@@ -194,8 +194,9 @@ def _heatmap_frame(*, rows, columns, title, value_label, cmap, vmin, vmax, annot
     return fig, (ax, im)
 
 
-def _heatmap_content(fig, frame, checked) -> None:
-    """The values of :func:`heatmap`: the image's, and printed in the cells."""
+def _heatmap_content(fig, frame, checked) -> list:
+    """The values of :func:`heatmap`: the image's, and printed in the cells. Returns the
+    frame's artist it changed (the image)."""
     ax, im = frame
     values = checked["values"]
     im.set_data(np.ma.masked_invalid(values))
@@ -211,6 +212,7 @@ def _heatmap_content(fig, frame, checked) -> None:
                 elif missing_label:
                     ax.text(j, i, missing_label, ha="center", va="center", fontsize=FONT,
                             color="0.3")
+    return [im]
 
 
 def stability_grid(grid, *, title="Bootstrap stability") -> Figure:

@@ -381,13 +381,18 @@ def _class_cost_curves_checked(c, curves, class_hardness, *, methods,
                          f"got {class_hardness.shape}")
     methods = _labels(methods, n_methods, "methods")
     classes = _labels(classes, 2, "classes")
+    finite = curves[np.isfinite(curves)]
+    # room above the highest curve for the legend, rounded up to a quarter: a round top
+    # tick, and a few y ranges in all (a frame each)
+    y_top = (float(np.clip(np.ceil(1.45 * finite.max() * 4) / 4, 0.5, 2.05))
+             if finite.size else 2.05)
     return {"c": c, "curves": curves, "class_hardness": class_hardness, "classes": classes,
-            "frame": {"methods": tuple(methods)}}
+            "frame": {"methods": tuple(methods), "y_top": y_top}}
 
 
-def _class_cost_curves_frame(*, methods):
-    """The panels of :func:`class_cost_curves`: titles, x axes and labels (the y limits
-    follow the data). Returns the figure and ``(panels, spare slots)``."""
+def _class_cost_curves_frame(*, methods, y_top):
+    """The panels of :func:`class_cost_curves`: titles, axes (y from 0 to ``y_top``) and
+    labels. Returns the figure and ``(panels, spare slots)``."""
     from matplotlib.ticker import FixedLocator
 
     n_methods = len(methods)
@@ -396,6 +401,7 @@ def _class_cost_curves_frame(*, methods):
     fig, panels, spare = _wrapped_grid(n_methods, ncols_max=3, panel=(1.95, 1.55), left=0.75,
                                        right=0.15, bottom=0.55 if spare_slot else 0.85,
                                        top=0.3, wgap=0.2, hgap=0.85, sharey=True)
+    panels[0].set_ylim(0, y_top)  # shared by every panel
     for i, method in enumerate(methods):
         ax = panels[i]
         ax.set_title(_method_title(method), fontsize=FONT)
@@ -410,15 +416,10 @@ def _class_cost_curves_frame(*, methods):
 
 
 def _class_cost_curves_content(fig, frame, checked) -> None:
-    """The curves, limits and legends of :func:`class_cost_curves`."""
+    """The curves and legends of :func:`class_cost_curves`."""
     panels, spare = frame
     c, curves, class_hardness = checked["c"], checked["curves"], checked["class_hardness"]
     classes = checked["classes"]
-    finite = curves[np.isfinite(curves)]
-    # room above the highest curve for the legend, rounded up to a quarter: a round top
-    # tick, and a few y ranges in all
-    y_top = (float(np.clip(np.ceil(1.45 * finite.max() * 4) / 4, 0.5, 2.05))
-             if finite.size else 2.05)
     handles = {}
     for i, ax in enumerate(panels):
         drawn, labels = [], []
@@ -430,7 +431,6 @@ def _class_cost_curves_content(fig, frame, checked) -> None:
             handles.setdefault(k, line)
             drawn.append(line)
             labels.append(f"CH = {class_hardness[i, k]:.3f}")
-        ax.set_ylim(0, y_top)
         # each panel's own class hardness; which class is which: the one legend below
         ax.legend(drawn, labels, fontsize=FONT, loc="upper center", frameon=False,
                   handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)
