@@ -117,7 +117,8 @@ class StudyView:
         return self._cached("datasets", self.store.datasets)
 
     def dataset_names(self) -> list[str]:
-        return [str(v) for v in self.datasets()["name"]]
+        return list(self._cached("dataset-names",
+                                 lambda: tuple(str(v) for v in self.datasets()["name"])))
 
     def algorithms(self) -> pd.DataFrame:
         return self._cached("algorithms", self.store.algorithms)
@@ -128,9 +129,10 @@ class StudyView:
     def _check_dataset(self, dataset) -> str:
         if dataset is None:
             raise ValueError("dataset must name a dataset of the store")
-        names = self.dataset_names()
-        if str(dataset) not in names:
-            raise ValueError(f"dataset {dataset!r} is not in the store; it holds {names}")
+        if str(dataset) not in self._cached("dataset-name-set",
+                                            lambda: frozenset(self.dataset_names())):
+            raise ValueError(f"dataset {dataset!r} is not in the store; it holds "
+                             f"{self.dataset_names()}")
         return str(dataset)
 
     def scores(self, dataset):
