@@ -286,9 +286,10 @@ def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure(lay
 
     _backdrop._BACKDROPS.clear()
     made, tops = set(), set()
-    for seed, methods in [(0, METHODS), (1, METHODS), (2, METHODS[:2]), (3, METHODS),
-                          (4, METHODS), (5, METHODS[1:]),
-                          (0, METHODS)]:  # again: the same frame, drawn again
+    cases = [(0, METHODS), (1, METHODS), (2, METHODS[:2]), (3, METHODS)]
+    if layered:  # six datasets' worth of figures, of several frames
+        cases += [(4, METHODS), (5, METHODS[1:])]
+    for seed, methods in cases + [(0, METHODS)]:  # again: the same frame, drawn again
         rng = np.random.default_rng(seed)
         y = rng.integers(0, 2, 50)
         y[:2] = [0, 1]
@@ -311,7 +312,7 @@ def test_class_cost_curves_on_a_reused_frame_give_the_markup_of_a_new_figure(lay
         assert (got.count('-figure_1"') == 2) == layered  # two layers: two figure groups
         assert len(frame.fig.get_children()) == n_children
     assert len(tops) >= 2  # frames of several y ranges
-    assert len(made) == len(_backdrop._BACKDROPS) >= 3
+    assert len(made) == len(_backdrop._BACKDROPS) >= 2
 
 
 def test_dendrograms_on_a_reused_frame_give_the_markup_of_a_new_figure():
