@@ -313,9 +313,11 @@ def _fixed_layout(fig) -> bool:
 
 
 def _state(fig) -> tuple:
-    """What a figure's frame looks like, as far as content could change it: its size,
-    and each axes' place, limits, scales, ticks, labels and titles (public getters)."""
-    out = [tuple(fig.get_size_inches()), fig.dpi]
+    """What a figure's frame looks like, as far as content could change it: its size, its
+    own texts, and each axes' place, limits, scales, ticks, labels and titles (public
+    getters). An artist of the frame that the content changes otherwise (an image's
+    data) is one it returns, drawn with the content."""
+    out = [tuple(fig.get_size_inches()), fig.dpi, tuple(t.get_text() for t in fig.texts)]
     for ax in fig.axes:
         out.append((tuple(ax.get_position().bounds), tuple(ax.get_xlim()),
                     tuple(ax.get_ylim()), ax.get_xscale(), ax.get_yscale(),
