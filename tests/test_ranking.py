@@ -664,3 +664,41 @@ def test_ratios_are_averaged_one_dataset_at_a_time_exactly_as_a_stack(d, k, seed
                     else stack.mean(axis=0))
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(stack, before)  # the matrices it was given, untouched
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 7), st.integers(2, 8), st.integers(0, 2), st.booleans(),
+       st.randoms(use_true_random=False))
+def test_the_matrix_average_ranking_is_average_ranks_of_the_long_frame(d, a, decimals, twin,
+                                                                        rnd):
+    # the recommenders' fast path: the same order (ties in the frame's label order) and
+    # the same scores, bit for bit, on values with many ties and labels in any order
+    from metaeval.ranking._methods import _average_rank_order
+
+    rng = np.random.default_rng(rnd.randrange(2**32))
+    values = np.round(rng.uniform(0, 1, (d, a)), decimals)
+    if twin:  # two algorithms alike on every dataset
+        values[:, 1] = values[:, 0]
+    datasets = [f"d{k}" for k in rng.permutation(20)[:d]]
+    algorithms = [f"{chr(97 + k)}{k}" for k in rng.permutation(26)[:a]]
+    long = pd.DataFrame({"dataset": np.repeat(np.array(datasets, dtype=object), a),
+                         "algorithm": np.tile(np.array(algorithms, dtype=object), d),
+                         "value": values.reshape(-1)})
+    frame = average_ranks(long)
+    order, score = _average_rank_order(values, datasets, algorithms)
+    assert [algorithms[j] for j in order] == list(frame["algorithm"])
+    assert np.array_equal(score, frame["score"].to_numpy())
+
+
+def test_the_matrix_average_ranking_leaves_to_the_frame_what_it_does_not_check():
+    from metaeval.ranking._methods import _average_rank_order
+
+    good = np.array([[0.9, 0.8], [0.7, 0.6]])
+    assert _average_rank_order(good, ["d1", "d2"], ["A", "B"]) is not None
+    for values, datasets, algorithms in [
+            (np.array([[0.9, np.nan], [0.7, 0.6]]), ["d1", "d2"], ["A", "B"]),
+            (good, ["d1", "d1"], ["A", "B"]),
+            (good, ["d1", "d2"], ["A", "A"]),
+            (good[:, :1], ["d1", "d2"], ["A"]),
+            (good, ["d1", None], ["A", "B"])]:
+        assert _average_rank_order(values, datasets, algorithms) is None

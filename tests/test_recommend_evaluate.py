@@ -254,3 +254,29 @@ def test_bad_input_is_a_value_error_naming_the_problem():
     ev = evaluate_recommenders(kb, n_random=2, n_boot=5)  # skipped with a note, not an error
     assert "knn-metafeatures" not in ev.strategies
     assert any("skipped knn-metafeatures" in note for note in ev.notes)
+
+
+@pytest.mark.parametrize("strategies", [None, ["average-ranking", "active-testing"]])
+def test_the_curves_are_the_frames_of_every_curve_concatenated(monkeypatch, strategies):
+    # the curves are made in one frame from every curve's columns: the frame that
+    # concatenating one frame per curve gave (values, dtypes, and None where the random
+    # baseline names no algorithm, NaN where a strategy's first step names none)
+    parts = []
+    build = evaluate_module._curves_frame
+
+    def kept(got):
+        parts.extend(got)
+        return build(got)
+    monkeypatch.setattr(evaluate_module, "_curves_frame", kept)
+    ev = evaluate_recommenders(_synthetic(), Condition(time_weight=1 / 16), n_boot=20,
+                               strategies=strategies)
+    assert len(parts) > 8
+    frames = [pd.DataFrame({"dataset": p["dataset"][0], "family": p["family"][0],
+                            "strategy": p["strategy"][0], "step": p["step"],
+                            "algorithm": list(p["algorithm"]), "elapsed": p["elapsed"],
+                            "loss": p["loss"]}) for p in parts]
+    reference = pd.concat(frames, ignore_index=True)
+    pd.testing.assert_frame_equal(ev.curves, reference, check_exact=True)
+    assert ([type(v) for v in ev.curves["algorithm"]]
+            == [type(v) for v in reference["algorithm"]])
+    assert ev.curves["algorithm"].isna().sum() >= len(parts)  # each curve's step 0

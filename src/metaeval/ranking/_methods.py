@@ -25,6 +25,7 @@ from metaeval.ranking._frames import (
     _ranking_frame,
     _ranks,
     _show,
+    _snap_ties,
     _success_matrix,
     _time_matrix,
 )
@@ -157,6 +158,30 @@ def average_ranks(success, *, higher_is_better=True):
     matrix = _success_matrix(success)
     score = _ranks(matrix.values, higher_is_better).mean(axis=0)
     return _ranking_frame(matrix.algorithms, score, larger_is_better=False)
+
+
+def _average_rank_order(values, datasets, algorithms):
+    """:func:`average_ranks` of a dense ``(datasets, algorithms)`` matrix of success
+    values (higher is better), without the long frame: ``(columns best first, their
+    scores)``, or None where :func:`average_ranks` would check something this does not
+    (a value that is not finite, a repeated or missing label, fewer than 2 algorithms):
+    then call it. The same order and scores (tested).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    datasets = np.asarray(datasets, dtype=object)
+    algorithms = np.asarray(algorithms, dtype=object)
+    if values.ndim != 2 or values.shape != (datasets.size, algorithms.size) \
+            or values.size == 0 or algorithms.size < 2 or not np.isfinite(values).all():
+        return None
+    if not all(isinstance(v, str) for v in (*datasets, *algorithms)) \
+            or len(set(datasets)) != datasets.size or len(set(algorithms)) != algorithms.size:
+        return None
+    # columns in the sorted label order of the frame's matrix (ties keep it); the rows'
+    # order does not matter: ranks are halves, their sums exact in any order
+    cols = np.argsort(algorithms, kind="stable")
+    score = _ranks(values[:, cols], True).mean(axis=0)
+    order = np.argsort(_snap_ties(score), kind="stable")
+    return cols[order], score[order]
 
 
 def success_rate_ratios(success, *, higher_is_better=True, aggregate="arithmetic"):

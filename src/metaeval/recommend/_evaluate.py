@@ -339,14 +339,14 @@ def evaluate_recommenders(
                 row["loss_at_budget"] = float(np.mean(
                     loss_by_time(loss, elapsed * unit, loss0, condition.time_budget)))
             metric_rows.append(row)
-            curve_rows.append(_curve_frame(name, families[i], strategy, train, order, loss,
-                                           elapsed, overhead, loss0, success))
+            curve_rows.append(_curve_columns(name, families[i], strategy, train, order,
+                                             loss, elapsed, overhead, loss0, success))
         sb_first = single_best.rank(train, query, condition).order[0]
         for row in metric_rows[-len(chosen):]:
             row["single_best_success"] = float(kb.success[i, sb_first])
             row["oracle_success"] = float(kb.success[i].max())
     per_dataset = pd.DataFrame(metric_rows)
-    curves = pd.concat(curve_rows, ignore_index=True)
+    curves = _curves_frame(curve_rows)
     names = [s.name for s in chosen]
     summary, versus, cd = summarise(per_dataset, names, n_boot=n_boot, alpha=alpha,
                                     seed=seed)
@@ -492,21 +492,36 @@ def _seed(seed, i, r):
     return int(np.random.SeedSequence([seed, i, r]).generate_state(1)[0])
 
 
-def _curve_frame(name, family, strategy, train, order, loss, elapsed, overhead, loss0,
-                 success):
+_LABELS = ("dataset", "family", "strategy", "algorithm")
+
+
+def _curve_columns(name, family, strategy, train, order, loss, elapsed, overhead, loss0,
+                   success) -> dict:
+    """The rows of one strategy's curve on one held-out dataset, column by column: the
+    labels as they would be one frame's columns (Series), the numbers as arrays."""
     n = loss.shape[-1]
     if loss.ndim == 2:  # random: the expected curve (exact: E[L_k] and E[elapsed_k])
         loss = np.array([random_loss_at(success, k) for k in range(1, n + 1)])
         elapsed, algorithms = elapsed.mean(axis=0), [None] * n
     else:
         algorithms = [train.algorithms[j] for j in order]
-    return pd.DataFrame({
-        "dataset": name, "family": family, "strategy": strategy.name,
-        "step": np.arange(n + 1),
-        "algorithm": [None, *algorithms],
-        "elapsed": np.concatenate([[overhead], elapsed]),
-        "loss": np.concatenate([[loss0], loss]),
-    })
+    return {"dataset": pd.Series([name] * (n + 1)), "family": pd.Series([family] * (n + 1)),
+            "strategy": pd.Series([strategy.name] * (n + 1)),
+            "algorithm": pd.Series([None, *algorithms]),
+            "step": np.arange(n + 1),
+            "elapsed": np.concatenate([[overhead], elapsed]),
+            "loss": np.concatenate([[loss0], loss])}
+
+
+def _curves_frame(parts) -> pd.DataFrame:
+    """One frame of every curve's rows: what concatenating one frame per curve gives
+    (labels concatenated as Series, so their types come out the same), without making
+    hundreds of frames (tested against that)."""
+    out = {k: pd.concat([p[k] for p in parts], ignore_index=True) for k in _LABELS}
+    out.update({k: np.concatenate([p[k] for p in parts])
+                for k in ("step", "elapsed", "loss")})
+    return pd.DataFrame(out, columns=["dataset", "family", "strategy", "step", "algorithm",
+                                      "elapsed", "loss"])
 
 
 def sweep_time_weight(source, condition=None, time_weights=(0, 1 / 256, 1 / 64, 1 / 16, 1 / 4),

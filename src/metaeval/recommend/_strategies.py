@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from metaeval.ranking import a3r, average_ranks
+from metaeval.ranking._methods import _average_rank_order
 from metaeval.recommend._condition import SUCCESS_FLOOR
 
 
@@ -85,6 +86,11 @@ class Strategy:
 def _a3r_order(train, condition):
     """Average ranking of the per-dataset A3R values (Abdulrahman et al. 2018)."""
     values = condition.a3r_values(train.success, train.times)
+    # the matrix as it is (the strategies' evaluation ranks it hundreds of times); the
+    # long frame of average_ranks where it checks what the matrix cannot
+    got = _average_rank_order(values, train.datasets, train.algorithms)
+    if got is not None:
+        return got[0].astype(np.int64), got[1]
     frame = average_ranks(train.long(values))
     index = {a: j for j, a in enumerate(train.algorithms)}
     return (np.array([index[a] for a in frame["algorithm"]], dtype=np.int64),
