@@ -35,6 +35,14 @@ def _line_data(ax, gid):
             for line in ax.lines if line.get_gid() == gid]
 
 
+def _segments(ax, gid):
+    """The (x, y) of each segment of an axes' line collection(s) with this gid, NaN
+    included (``get_segments`` leaves NaN points out)."""
+    segments = [np.reshape(path.vertices, (-1, 2)) for coll in ax.collections
+                if coll.get_gid() == gid for path in coll.get_paths()]
+    return [(seg[:, 0], seg[:, 1]) for seg in segments]
+
+
 # ---------------------------------------------------------------------------- cost curves
 def test_rate_interpolation_interval_matches_prudencio_2019_worked_examples():
     low, high = data.rate_interpolation_interval(M1)
@@ -63,16 +71,16 @@ def test_rate_driven_curve_draws_the_interpolated_stretch_dashed():
                                        models=["m1"], interpolated=d.interpolated,
                                        hardness=d.hardness)
     x6_ax, x4_ax = fig.axes  # the rows in the order given: x6 (row 5), then x4 (row 3)
-    (x, q), = _line_data(x6_ax, "interpolated")
+    (x, q), = _segments(x6_ax, "interpolated")
     # x6 (class 0): loss 2c up to the previous rate 0.5, interpolated down to 0 at R = 0.6
     assert (x.min(), x.max()) == pytest.approx((0.5, 0.6))
     assert (q[0], q[-1]) == pytest.approx((1.0, 0.0))
-    (x, q), = _line_data(x4_ax, "interpolated")
+    (x, q), = _segments(x4_ax, "interpolated")
     # x4 (class 1): loss 0 up to 0.3, interpolated up to 2(1 - 0.5) = 1 at R = 0.5
     assert (x.min(), x.max()) == pytest.approx((0.3, 0.5))
     assert (q[0], q[-1]) == pytest.approx((0.0, 1.0))
     # the solid part leaves the interpolated stretch out
-    (xs, qs), = _line_data(x6_ax, "solid")
+    (xs, qs), = _segments(x6_ax, "solid")
     assert np.isnan(qs[(xs >= 0.5) & (xs <= 0.6)]).all()
     assert np.isfinite(qs[(xs < 0.5) | (xs > 0.6)]).all()
 
@@ -442,10 +450,14 @@ SIX_DATASETS = ("sonar", "haberman", "ecoli3", "vote", "hepatitis", "glass-2_vs_
 
 @pytest.mark.parametrize("name", SIX_DATASETS)
 def test_instance_cost_curves_draw_every_curve_of_the_data(name):
-    # the lines are added as artists (not through plot): each panel still holds, per
-    # model, the solid curve and its interpolated stretch, which make the whole curve
+    # the curves are collections (not a line per model): each panel still holds, per
+    # model in the models' order and colours, the solid curve and its interpolated
+    # stretch, which make the whole curve, and its markers on the curve
+    from matplotlib.colors import to_rgba_array
+
     from metaeval.datasets import load_dataset
     from metaeval.hardness import instance_hardness
+    from metaeval.report.figures import _style
 
     y = load_dataset(name).y
     rng = np.random.default_rng(len(y))
@@ -459,25 +471,39 @@ def test_instance_cost_curves_draw_every_curve_of_the_data(name):
                                        models=models, interpolated=d.interpolated,
                                        hardness=d.hardness)
     axes = np.asarray(fig.axes).reshape(len(methods), len(rows))
+    colours = to_rgba_array([_style._algorithm_colours(models)[m] for m in models])
     seen_interpolated = 0
     for i in range(len(methods)):
         for j in range(len(rows)):
-            lines = list(axes[i, j].lines)
-            solid = [ln for ln in lines if ln.get_gid() == "solid"]
-            assert [ln.get_label() for ln in solid] == models
-            for k, line in enumerate(solid):
-                got = np.asarray(line.get_ydata(), float).copy()
-                np.testing.assert_array_equal(line.get_xdata(), d.c)
-                after = lines[lines.index(line) + 1:]
-                if after and after[0].get_gid() == "interpolated":
-                    x, q = (np.asarray(v, float) for v in after[0].get_data())
+            ax = axes[i, j]
+            (solid,), (dashed,), (marks,) = (
+                [a for a in ax.collections if a.get_gid() == gid]
+                for gid in ("solid", "interpolated", "markers"))
+            np.testing.assert_array_equal(solid.get_colors(), colours)
+            np.testing.assert_array_equal(dashed.get_colors(), colours)
+            assert [ls[1] is not None for ls in dashed.get_linestyle()] == [True]  # dashed
+            pieces = zip(_segments(ax, "solid"), _segments(ax, "interpolated"), strict=True)
+            on_curve = []
+            for k, ((xs, qs), (x, q)) in enumerate(pieces):
+                np.testing.assert_array_equal(xs, d.c)
+                got = qs.copy()
+                if x.size:
                     at = np.searchsorted(d.c, x)
                     np.testing.assert_array_equal(d.c[at], x)
-                    got[at] = q
+                    assert np.isnan(qs[at]).all()  # left to the dashed stretch...
+                    got[at] = q  # ...which fills it
                     seen_interpolated += 1
                 np.testing.assert_allclose(got, d.curves[i, j, k], equal_nan=True)
-                assert line.get_clip_box() is not None  # clipped to its panel (a box)
-            assert axes[i, j].get_title() == f"IH = {d.hardness[i, j]:.3f}"
+                on_curve += [(xv, yv) for xv, yv in zip(xs, qs, strict=True)
+                             if np.isfinite(yv)]
+            for collection in (solid, dashed, marks):  # clipped to its panel
+                assert collection.get_clip_box() is not None
+            # every marker sits on a solid curve of its model's colour
+            assert len(marks.get_offsets()) > 0
+            points = set(on_curve)
+            assert all(tuple(p) in points for p in marks.get_offsets())
+            assert {tuple(c) for c in marks.get_facecolor()} <= {tuple(c) for c in colours}
+            assert ax.get_title() == f"IH = {d.hardness[i, j]:.3f}"
     assert seen_interpolated > 0
 
 

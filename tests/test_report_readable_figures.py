@@ -170,8 +170,9 @@ def test_instance_cost_curves_say_when_lines_coincide_and_show_zero_losses():
     assert any("coincide" in t.get_text() for t in first.texts)
     assert not any("coincide" in t.get_text() for t in second.texts)
     assert first.get_ylim()[0] < 0  # a zero loss is drawn above the axis line
-    markers = {line.get_marker() for line in second.lines}
-    assert len(markers) == 3  # each algorithm its own marker, not only its colour
+    (marks,) = [a for a in second.collections if a.get_gid() == "markers"]
+    shapes = {np.round(p.vertices, 9).tobytes() for p in marks.get_paths()}
+    assert len(shapes) == 3  # each algorithm its own marker, not only its colour
     # and eight algorithms' colours stay apart for a deuteranope (DT/NB/RF were one olive)
     seen = [_as_deuteranope_sees(c) for c in fig_style._algorithm_colours(ALGS).values()]
     gaps = [np.linalg.norm(a - b) for i, a in enumerate(seen) for b in seen[i + 1:]]

@@ -66,6 +66,10 @@ def instance_cost_curves(c, curves, *, methods, instances, models=None, interpol
     Returns
     -------
     matplotlib.figure.Figure
+        A panel's curves are collections, in the models' order and colours: the solid
+        curves (gid ``"solid"``, a segment per model, NaN where interpolated), the
+        interpolated stretches (``"interpolated"``, dashed, a segment per model, empty
+        where it has none) and the markers (``"markers"``, over every curve).
 
     References
     ----------
@@ -193,9 +197,9 @@ def _instance_cost_curves_frame(*, methods, n_instances, models, single, legend_
 
 
 def _legend_style(model, models) -> dict:
-    """What a legend shows of a model's instance cost curves: all a legend copies from
-    a line (:meth:`matplotlib.lines.Line2D.update_from`), so the legend made with the frame
-    is the one the drawn lines would give."""
+    """What a legend shows of a model's instance cost curves, and how they are drawn: the
+    colour, width, marker and marker size of its curve and markers (the legend's handles,
+    made with the frame, are lines of this style)."""
     return {"color": _algorithm_colours(models)[model], "lw": 1.4,
             "marker": _algorithm_markers(models)[model], "markersize": 4}
 
@@ -234,65 +238,90 @@ def _fill_polygons(x, y, where) -> list:
     return polygons
 
 
-def _line(ax, x, y, **style):
-    """``ax.plot(x, y, **style)`` for the panels of :func:`_instance_cost_curves_frame`,
-    whose limits are fixed: a :class:`~matplotlib.lines.Line2D` added as an artist,
-    clipped to the panel, without ``plot``'s argument parsing and data-limit update (a
-    third of the content's time for some 200 lines a figure)."""
-    from matplotlib.lines import Line2D
-
-    line = Line2D(x, y, **style)
-    ax.add_artist(line)  # which clips it to the panel (``set_clip_path(ax.patch)``)
-    return line
-
-
 def _curve_style(model, k, models, n_c) -> dict:
-    """How :func:`_instance_cost_curves_content` draws model ``k``'s solid line."""
+    """How :func:`_instance_cost_curves_content` draws model ``k``'s curve: its legend
+    style, and its markers at every ``every``-th cost from ``start`` (the models'
+    markers staggered, so that coinciding curves still show each one's)."""
     every = max(n_c // 5, 1)
-    return {**_legend_style(model, models), "gid": "solid", "zorder": _CURVE_Z,
+    return {**_legend_style(model, models),
             "markevery": (int(k * every / max(len(models), 1)), every)}
 
 
 #: zorders of the content of an instance cost curve panel: over the spines (2.5), so the
-#: panels' frame can be drawn first, once (the fills, as before, under the curves)
-_FILL_Z, _HATCH_Z, _CURVE_Z = 2.51, 2.52, 2.6
+#: panels' frame can be drawn first, once (the fills, as before, under the curves; the
+#: markers over every curve)
+_FILL_Z, _HATCH_Z, _CURVE_Z, _MARKER_Z = 2.51, 2.52, 2.6, 2.61
 
 
 def _instance_cost_curves_content(fig, axes, checked) -> None:
-    """The curves, panel titles and column heads of :func:`instance_cost_curves`."""
+    """The curves, panel titles and column heads of :func:`instance_cost_curves`.
+
+    A panel's curves are three collections, not a line per model (some 200 lines a
+    figure were half its drawing time): the solid curves (gid ``"solid"``, one segment
+    per model in the models' order, broken where the curve is interpolated), the
+    interpolated stretches (``"interpolated"``, dashed, one segment per model, empty
+    where it has none), and the models' markers over all of them (``"markers"``).
+    """
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+
     c, curves, single = checked["c"], checked["curves"], checked["single"]
     models, interpolated = checked["models"], checked["interpolated"]
     hardness, instances = checked["hardness"], checked["instances"]
     n_methods, n_instances, n_models, n_c = curves.shape
-    styles = [{"color": "black", "lw": 1.4, "gid": "solid", "zorder": _CURVE_Z} if single
+    styles = [{"color": "black", "lw": 1.4} if single
               else _curve_style(model, k, models, n_c) for k, model in enumerate(models)]
+    colours = [st["color"] for st in styles]
+    marks = [_marker_path(st["marker"], st["markersize"]) if "marker" in st else None
+             for st in styles]
     for i in range(n_methods):
         for j in range(n_instances):
             ax = axes[i, j]
+            solid, dashed = [], []
             hatched, hatch_colours = [], []  # the panel's interpolated stretches
-            for k, model in enumerate(models):
+            mark_paths, mark_at, mark_colours = [], [], []
+            for k in range(n_models):
                 q = curves[i, j, k]
-                style = styles[k]
-                colour = style["color"]
                 lo, hi = interpolated[i, j, k]
+                drawn = q
+                stretch = np.empty((0, 2))
                 if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
                     inside = (c >= lo) & (c <= hi)
-                    _line(ax, c, np.where(inside, np.nan, q), label=model or None, **style)
+                    drawn = np.where(inside, np.nan, q)
                     # the interpolated stretch, boundary points shared with the solid part
-                    _line(ax, c[inside], q[inside], color=colour, lw=1.4, ls="--",
-                          gid="interpolated", zorder=_CURVE_Z)
+                    stretch = np.column_stack([c[inside], q[inside]])
                     stretches = _fill_polygons(c, q, inside)
                     hatched += stretches
-                    hatch_colours += [colour] * len(stretches)
-                else:
-                    _line(ax, c, q, label=model or None, **style)
+                    hatch_colours += [colours[k]] * len(stretches)
+                solid.append(np.column_stack([c, drawn]))
+                dashed.append(stretch)
+                if marks[k] is not None:
+                    start, every = styles[k]["markevery"]
+                    at = np.arange(start, n_c, every)
+                    at = at[np.isfinite(drawn[at])]
+                    mark_at.append(np.column_stack([c[at], drawn[at]]))
+                    mark_paths += [marks[k]] * at.size
+                    mark_colours += [colours[k]] * at.size
                 if single:
                     ax.fill_between(c, 0, q, color="0.85", lw=0, zorder=_FILL_Z)
+            # as a line per model drew them: projecting ends and round joins when solid,
+            # plain ends when dashed (matplotlib's defaults for lines)
+            ax.add_collection(LineCollection(
+                solid, colors=colours, linewidths=1.4, capstyle="projecting",
+                joinstyle="round", zorder=_CURVE_Z, gid="solid"), autolim=False)
+            ax.add_collection(LineCollection(
+                dashed, colors=colours, linewidths=1.4, linestyles="--", capstyle="butt",
+                joinstyle="round", zorder=_CURVE_Z, gid="interpolated"), autolim=False)
+            if mark_paths:
+                # marker paths in inches, placed by the data and scaled by the figure's dpi
+                points = PathCollection(
+                    mark_paths, offsets=np.concatenate(mark_at), offset_transform=ax.transData,
+                    facecolors=mark_colours, edgecolors=mark_colours, linewidths=1.0,
+                    zorder=_MARKER_Z, gid="markers")
+                points.set_transform(fig.dpi_scale_trans)
+                ax.add_collection(points, autolim=False)
             if hatched:
                 # every model's stretches in one collection, each in its model's colour,
                 # in the models' order: the pixels of one collection per model (tested)
-                from matplotlib.collections import PolyCollection
-
                 ax.add_collection(PolyCollection(
                     hatched, facecolor="none", edgecolors=hatch_colours, hatch="///", lw=0,
                     alpha=0.6, zorder=_HATCH_Z), autolim=False)
@@ -314,6 +343,14 @@ def _instance_cost_curves_content(fig, axes, checked) -> None:
         x0, _, x1, y1 = axes[0, j].get_position().extents
         fig.text((x0 + x1) / 2, y1 + (title_h + 0.06) / height, str(instance), ha="center",
                  va="bottom", fontsize=FONT, fontweight="bold")
+
+
+def _marker_path(marker, size):
+    """A marker's outline in inches, ``size`` points across, as a line draws it."""
+    from matplotlib.markers import MarkerStyle
+
+    style = MarkerStyle(marker)
+    return style.get_path().transformed(style.get_transform().frozen().scale(size / 72.0))
 
 
 def class_cost_curves(c, curves, class_hardness, *, methods,
