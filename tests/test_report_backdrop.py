@@ -622,18 +622,25 @@ def test_a_layered_frame_draws_whole_what_changes_it_and_prints_its_layer_anew()
         ax.plot([0, 1], [0, 1], color="C1")
         ax.set_ylim(0, top)
 
+    def relabelled(fig, ax, words):  # the same ticks, other labels
+        ax.set_xticks([0.0, 0.5, 1.0], labels=words)
+
     _backdrop._BACKDROPS.clear()
     made = _backdrop.frame(("test-layers",), frame, layered=True)
     layers = []
-    for top in (1.0, 2.0, 2.0, 1.0, 1.0):
+    for draw, arg in [(content, 1.0), (content, 2.0), (content, 2.0), (content, 1.0),
+                      (content, 1.0), (relabelled, list("abc")), (relabelled, list("xyz")),
+                      (relabelled, list("uvw"))]:
         fig, ax = frame()
-        content(fig, ax, top)
+        draw(fig, ax, arg)
         fresh = figure_to_svg(fig, page_font=True)
-        got = made.svg(content, top)
+        got = made.svg(draw, arg)
         layers.append(got.count('-figure_1"'))
-        assert _stacked_like(got, fresh, layers[-1] == 2), top
-    # a change of limits: whole (one figure group); the same limits again: two layers
-    assert layers == [2, 1, 2, 1, 2]
+        assert _stacked_like(got, fresh, layers[-1] == 2), arg
+        assert all(f">{w}<" in got for w in (arg if isinstance(arg, list) else ()))
+    # a change of limits or of the tick labels: whole (one figure group); the same limits
+    # again: two layers
+    assert layers == [2, 1, 2, 1, 2, 1, 1, 1]
 
 
 def test_stack_svg_refuses_what_it_cannot_stack():

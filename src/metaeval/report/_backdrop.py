@@ -314,16 +314,20 @@ def _fixed_layout(fig) -> bool:
 
 def _state(fig) -> tuple:
     """What a figure's frame looks like, as far as content could change it: its size, its
-    own texts, and each axes' place, limits, scales, ticks, labels and titles (public
-    getters). An artist of the frame that the content changes otherwise (an image's
-    data) is one it returns, drawn with the content."""
+    own texts, and each axes' place, limits, scales, ticks (where, and the locator and
+    formatter objects that place and write them: new tick labels are a new formatter),
+    labels and titles (public getters). An artist of the frame that the content changes
+    otherwise (an image's data) is one it returns, drawn with the content."""
     out = [tuple(fig.get_size_inches()), fig.dpi, tuple(t.get_text() for t in fig.texts)]
     for ax in fig.axes:
+        ticking = tuple(id(f) for axis in (ax.xaxis, ax.yaxis)
+                        for f in (axis.get_major_locator(), axis.get_major_formatter()))
         out.append((tuple(ax.get_position().bounds), tuple(ax.get_xlim()),
                     tuple(ax.get_ylim()), ax.get_xscale(), ax.get_yscale(),
                     ax.get_visible(), ax.axison, ax.xaxis.get_visible(),
                     ax.yaxis.get_visible(), tuple(ax.get_xticks()), tuple(ax.get_yticks()),
-                    ax.get_xlabel(), ax.get_ylabel(), tuple(t.get_text() for t in _titles(ax))))
+                    ticking, ax.get_xlabel(), ax.get_ylabel(),
+                    tuple(t.get_text() for t in _titles(ax))))
     return tuple(out)
 
 
