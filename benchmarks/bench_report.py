@@ -24,6 +24,11 @@ when nothing changed; rank, benchmark and hardness under 3 s.
 Run: ``python benchmarks/bench_report.py [--store STORE] [--jobs N]``
 (default store: ``metaeval-results/study.duckdb``, the one ``make run`` writes; the
 store itself is never written, only a copy).
+
+To compare with another commit on a machine whose speed drifts, run both back to back,
+in turns: ``git worktree add /tmp/base <commit>``, then
+``PYTHONPATH=/tmp/base/src python /tmp/base/benchmarks/bench_report.py ...`` (the
+commands then run that commit's code) alternating with this script.
 """
 
 from __future__ import annotations
