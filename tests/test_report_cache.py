@@ -449,3 +449,45 @@ def test_a_pool_worker_draws_with_one_thread_per_library(study, monkeypatch):
         view = _render._VIEWS[next(iter(_render._VIEWS))]
         _render.run_job(settings, job, frozenset(), view)
         assert seen[1] and all(n == 2 for n in seen[1].values())
+
+
+_PRELOADED = ("all(m in __import__('sys').modules for m in ('matplotlib.backends.backend_agg', "
+              "'sklearn.neighbors', 'metaeval.report.html', 'metaeval.selection'))")
+
+
+@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="no fork server on this platform")
+def test_pool_workers_start_with_what_they_draw_with_already_imported():
+    # a builtin evaluated in the worker: nothing of this module is imported there, so
+    # what it finds was imported by the fork server before it forked the worker
+    from metaeval.report import _render
+
+    with _render.worker_pool(1) as pool:
+        assert pool.submit(eval, _PRELOADED).result() is True
+
+
+def test_the_fork_server_starts_early_only_for_a_report_with_nothing_cached(runs, study,
+                                                                          tmp_path,
+                                                                          monkeypatch):
+    from metaeval.report import _render
+
+    started = []
+    monkeypatch.setattr(_render, "start_fork_server", lambda: started.append(True))
+    monkeypatch.setattr(_render, "available_cores", lambda: 2)
+    fresh = _copy(study, tmp_path, "fresh").path
+    early = _render.start_workers_early
+    assert cache_sql.has_figures(Store(fresh)) is False
+    assert cache_sql.has_figures(runs["store"]) is True
+    assert early(fresh, jobs=None, cache=True) is True  # a first report: it will draw
+    assert early(fresh, jobs=2, cache=False) is True
+    assert early(runs["store"].path, jobs=None, cache=False) is True  # draws all anyway
+    assert len(started) == 3
+    # a cache to draw from (perhaps all of it), one worker, one core, no store: not now
+    assert early(runs["store"].path, jobs=None, cache=True) is False
+    assert early(fresh, jobs=1, cache=False) is False
+    (tmp_path / "not-a-store.duckdb").write_text("no")
+    assert early(tmp_path / "not-a-store.duckdb", jobs=2, cache=False) is False
+    assert early(tmp_path / "missing.duckdb", jobs=2, cache=False) is False
+    monkeypatch.setattr(_render, "available_cores", lambda: 1)
+    assert early(fresh, jobs=None, cache=False) is False
+    assert len(started) == 3

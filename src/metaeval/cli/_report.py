@@ -92,6 +92,10 @@ def report(
         if jobs is not None and jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
         _check_clock(time)
+    from metaeval.report._render import start_workers_early
+
+    # the workers' fork server imports what they draw with while the store is checked
+    start_workers_early(store, jobs=jobs, cache=not no_cache)
     with _SectionBar(show=not quiet and err.is_terminal) as bar:
         require_results(store, what="`metaeval report`", verify=True)
         bar.status("reading the cache")

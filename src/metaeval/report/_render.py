@@ -208,6 +208,61 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
     return results, page.rendered, used, time.process_time() - cpu
 
 
+def _context():
+    """``forkserver`` where there is one (its preload set), else ``spawn``."""
+    from metaeval.report import _lifeline
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        # a fork server started from here imports the lifeline first (a running one
+        # keeps what it has: its workers still watch this process), then what the
+        # workers draw with
+        os.environ[_lifeline.PARENT_VARIABLE] = str(os.getpid())
+        ctx.set_forkserver_preload(["__main__", "metaeval.report._lifeline",
+                                    "metaeval.report._preload"])
+    return ctx
+
+
+def start_fork_server() -> None:
+    """Start the workers' fork server now, without waiting for it.
+
+    It imports what the workers draw with (:mod:`metaeval.report._preload`, about 1.7
+    CPU-s) on another core while this process goes on; nothing where there is no fork
+    server, or where one runs already.
+    """
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
+        _context()
+        forkserver.ensure_running()
+
+
+def start_workers_early(store_path, *, jobs, cache) -> bool:
+    """Start the fork server now (:func:`start_fork_server`) for a report that will draw
+    on worker processes: ``jobs`` (None: all cores) above one, and no cache to draw from
+    (``cache`` off, or the store holding no figure yet). True when started.
+
+    A report whose sections are all cached draws nothing, and a fork server started for
+    it would only take CPU time; one with a cache starts it when it knows there is work
+    (:func:`draw_pieces`), once its keys are made.
+    """
+    from metaeval.store import Store
+    from metaeval.store._cache import has_figures
+
+    workers = available_cores() if jobs is None else jobs
+    if workers < 2 or available_cores() < 2 or not Path(store_path).is_file():
+        return False
+    try:
+        cached = has_figures(Store(store_path))
+    except ValueError:  # not a store: the report says so, and draws nothing
+        return False
+    if cached is None or (cache and cached):
+        return False
+    start_fork_server()
+    return True
+
+
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes (``forkserver`` where there is one, else ``spawn``).
 
@@ -216,13 +271,7 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     """
     from metaeval.report import _lifeline
 
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if "forkserver" in methods:
-        # a fork server started from here imports the lifeline first (a running one
-        # keeps what it has: its workers still watch this process)
-        os.environ[_lifeline.PARENT_VARIABLE] = str(os.getpid())
-        ctx.set_forkserver_preload(["__main__", "metaeval.report._lifeline"])
+    ctx = _context()
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                initializer=_lifeline.die_with_report, initargs=(os.getpid(),))
 

@@ -515,6 +515,12 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     view._metric(measure)  # an unknown measure fails before any work
     from metaeval.store import Store
 
+    if isinstance(view.store, Store) and (jobs is None or (
+            isinstance(jobs, int) and not isinstance(jobs, bool) and jobs > 1)):
+        # the workers' fork server imports what they draw with while this process
+        # reads the store and makes the cache's keys
+        _render.start_workers_early(view.store.path, jobs=jobs, cache=cache)
+
     # one read-only connection for every read of this process (each read otherwise opens
     # the file and checks it); released before the cache is written
     holding = view.store.reading() if isinstance(view.store, Store) else nullcontext()

@@ -105,6 +105,21 @@ def _layout_ok(con) -> bool | None:
     return tuple(cols) == _COLUMNS
 
 
+def has_figures(store) -> bool | None:
+    """Whether the store's report cache holds a figure (of any version); None when the
+    store cannot be read right now (a study writing it, or not a DuckDB file)."""
+    from metaeval.store._connection import StoreLockedError
+
+    try:
+        with store._reading() as con:
+            if _layout_ok(con) is None:
+                return False
+            return con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {CACHE_TABLE} "
+                               "WHERE kind = 'figure' LIMIT 1)").fetchone()[0] > 0
+    except (StoreLockedError, duckdb.Error, OSError):
+        return None
+
+
 def read_cache(store, version: str) -> dict[str, tuple[str, str | None]]:
     """Cached entries written by this ``version``: ``{key: (kind, value)}``.
 
