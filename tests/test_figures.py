@@ -558,3 +558,29 @@ def test_neighbouring_cost_curve_panels_keep_their_end_ticks_apart():
         a, b = one.get_window_extent(renderer), zero.get_window_extent(renderer)
         assert a.x1 <= left.bbox.x1 + 0.5 and b.x0 >= right.bbox.x0 - 0.5
         assert b.x0 - a.x1 >= 0.1 * fig.dpi  # a tenth of an inch between them, at least
+
+
+@pytest.mark.parametrize("shape", [(300, 12), (9, 40), (50, 50), (2, 1), (3, 7)])
+def test_pca_projection_gives_the_leading_components_of_the_full_svd(shape):
+    # the eigenvectors of the smaller Gram matrix (tall or wide data) against the SVD of
+    # the encoded, centred matrix, with categories and a constant column in it
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(shape[0] * 100 + shape[1])
+    n, d = shape
+    X = pd.DataFrame(rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d))
+    X["cat"] = rng.choice(["a", "b", "c"], size=n)
+    X["const"] = 1.0
+    xy, explained = data.pca_projection(X)
+    M = np.hstack([StandardScaler().fit_transform(X.drop(columns=["cat", "const"])),
+                   pd.get_dummies(X["cat"]).to_numpy(float), np.zeros((n, 1))])
+    M -= M.mean(axis=0)
+    U, sv, Vt = np.linalg.svd(M, full_matrices=False)
+    k = min(2, sv.size)
+    ref = U[:, :k] * sv[:k]
+    signs = np.sign(Vt[np.arange(k), np.argmax(np.abs(Vt[:k]), axis=1)])
+    np.testing.assert_allclose(xy[:, :k], ref * np.where(signs == 0, 1, signs),
+                               atol=1e-9 * max(1.0, sv[0]))
+    np.testing.assert_allclose(explained[:k], sv[:k] ** 2 / (sv ** 2).sum(), atol=1e-12)
+    # each component's largest loading is positive: the signs do not depend on the method
+    assert np.all(np.abs(xy[:, k:]) == 0)
