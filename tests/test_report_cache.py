@@ -324,7 +324,7 @@ def test_datasets_are_drawn_before_the_sections_that_read_their_intermediates(ru
     cold = labels[:labels.index(next(line for line in labels if "sections drawn" in line))]
     datasets = [cold.index(name) for name in ("labor", "fertility")]
     assert cold.index("recommendation") < min(datasets)
-    for whole in ("summary and rankings", "instance selection"):
+    for whole in ("summary, similarity and selection", "rankings and benchmark"):
         assert cold.index(whole) > max(datasets)
 
 
@@ -491,3 +491,19 @@ def test_the_fork_server_starts_early_only_for_a_report_with_nothing_cached(runs
     monkeypatch.setattr(_render, "available_cores", lambda: 1)
     assert early(fresh, jobs=None, cache=False) is False
     assert len(started) == 3
+
+
+def test_the_cache_written_beside_the_page_fails_the_report_as_before(study, tmp_path,
+                                                                     monkeypatch):
+    # the cache is saved in a thread while the page is put together: an error there
+    # reaches the caller, after the page is written
+    from metaeval.report import _cache as report_cache
+
+    def broken(self):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(report_cache.ReportCache, "save", broken)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        write_report(_copy(study, tmp_path, "broken"), tmp_path / "out", cache=True, jobs=1,
+                     **OPTIONS)
+    assert (tmp_path / "out" / "index.html").is_file()

@@ -365,6 +365,7 @@ class Pieces:
         self.fresh = fresh
         self.stats = stats
         self._spill = spill  # a TemporaryDirectory, removed once the cache is saved
+        self._saving = None  # (thread, its result) of start_saving
 
     def _figure(self, key: str) -> dict:
         if key in self.fresh:
@@ -385,10 +386,37 @@ class Pieces:
                 out.append(text)
         return out
 
+    def start_saving(self) -> None:
+        """Start writing the cache in a thread of its own (:meth:`finish` waits for it):
+        the writing (DuckDB's, and the hashing of the entries) leaves the interpreter to
+        the page being put together meanwhile."""
+        import threading
+
+        if self._saving is not None:
+            return
+        box: dict = {}
+
+        def save():
+            try:
+                box["note"] = self.cache.save()
+            except BaseException as exc:  # raised again by finish, in the caller's thread
+                box["error"] = exc
+        thread = threading.Thread(target=save, name="metaeval-report-cache", daemon=True)
+        self._saving = (thread, box)
+        thread.start()
+
     def finish(self, progress=None) -> str:
-        """Save the cache; a one-line account of what was drawn (also sent to ``progress``)."""
+        """Save the cache (or wait for :meth:`start_saving`'s thread); a one-line account
+        of what was drawn (also sent to ``progress``)."""
         try:
-            note = self.cache.save()
+            if self._saving is None:
+                note = self.cache.save()
+            else:
+                thread, box = self._saving
+                thread.join()
+                if "error" in box:
+                    raise box["error"]
+                note = box["note"]
         finally:
             if self._spill is not None:
                 self._spill.cleanup()

@@ -525,20 +525,26 @@ def write_report(store_or_path, out_dir, *, methods=None, t=0.5, measure="accura
     # the file and checks it); released before the cache is written
     holding = view.store.reading() if isinstance(view.store, Store) else nullcontext()
     with holding:
-        path, pieces = _write(view, out_dir, datasets=datasets, cut_height=cut_height,
+        page, pieces = _write(view, out_dir, datasets=datasets, cut_height=cut_height,
                               cost_proportions=cost_proportions, accd=accd, a3r_n=a3r_n,
                               bootstrap_draws=bootstrap_draws, dpi=dpi,
                               instance_space_max_rows=instance_space_max_rows,
                               strict=strict, title=title, jobs=jobs, cache=cache,
                               progress=progress)
-    pieces.finish(progress)
+    # the store is read no more: the cache is written while the page is put together
+    pieces.start_saving()
+    try:
+        path = page()
+    finally:
+        pieces.finish(progress)
     return path
 
 
 def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n,
            bootstrap_draws, dpi, instance_space_max_rows, strict, title, jobs, cache,
            progress):
-    """The page of :func:`write_report`; ``(path, pieces)``, the cache not yet saved."""
+    """The page of :func:`write_report`: ``(page, pieces)``, ``page()`` writing it (it
+    reads the store no more) and returning its path; the cache not yet saved."""
     all_names = view.dataset_names()  # fails early on a missing or foreign file
     if datasets is None:
         chosen = all_names
@@ -561,21 +567,24 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
         return _render.Fragment(anchor, build, kwargs, dataset)
 
     # (anchor, heading, job label, fragments); a job's fragments share one process and view
+    # the whole-study sections in two jobs of about the same time (1.6 s each on the
+    # built-in suite), one per core: the rankings' share the metrics of every fold
+    first, second = "summary, similarity and selection", "rankings and benchmark"
     layout = [
-        ("summary", "Study summary", "summary and rankings", [frag("summary", _summary)]),
-        ("findings", "Aggregated findings", "summary and rankings",
+        ("summary", "Study summary", first, [frag("summary", _summary)]),
+        ("findings", "Aggregated findings", second,
          [frag("findings", _findings, accd=accd, a3r_n=a3r_n)]),
-        ("hardness", "Mean instance hardness", "summary and rankings",
+        ("hardness", "Mean instance hardness", first,
          [frag("hardness", _mean_hardness_overall)]),
-        ("similarity", "Algorithm similarity", "summary and rankings",
+        ("similarity", "Algorithm similarity", first,
          [frag("similarity", _similarity, cut_height=cut_height)]),
-        ("families", "Algorithm families", "summary and rankings",
+        ("families", "Algorithm families", second,
          [frag("families", families_section)]),
-        ("rankings", "Rankings", "summary and rankings",
+        ("rankings", "Rankings", second,
          [frag("rankings", _rankings, accd=accd, a3r_n=a3r_n)]),
-        ("benchmark", "Benchmark analytics", "summary and rankings",  # shares the metrics
+        ("benchmark", "Benchmark analytics", second,
          [frag("benchmark", _benchmark, bootstrap_draws=bootstrap_draws)]),
-        ("instance-selection", "Where and when each algorithm wins", "instance selection",
+        ("instance-selection", "Where and when each algorithm wins", first,
          [frag("instance-selection", _isel.report_section, datasets=chosen,
                max_rows=instance_space_max_rows)]),
         ("recommendation", "Recommendation", "recommendation",  # reads only the scores
@@ -608,6 +617,13 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
                 problems.append(f"how this was made: {type(exc).__name__}: {exc}")
             sections.append(("provenance", "How this was made", how))
     sections.append(("glossary", "Glossary", glossary_html(view.algorithms())))
+    store_path = getattr(view.store, "path", "")
+    return (lambda: _page_file(sections, problems, out_dir, title=title,
+                               n_datasets=len(all_names), store_path=store_path)), pieces
+
+
+def _page_file(sections, problems, out_dir, *, title, n_datasets, store_path) -> Path:
+    """Write ``out_dir/index.html`` of the report's sections; its path."""
     if problems:
         items = "".join(f"<li>{_esc(p)}</li>" for p in problems)
         sections.insert(1, ("problems", "Problems",
@@ -620,9 +636,8 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
                      for a, t_, content in sections)
     nav = "".join(f'<a href="#{a}">{_esc(t_)}</a>' for a, t_, _ in sections)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    store_path = getattr(view.store, "path", "")
-    subtitle = (f"Store {store_path} · {len(all_names)} dataset"
-                f"{'' if len(all_names) == 1 else 's'} · generated {stamp}")
+    subtitle = (f"Store {store_path} · {n_datasets} dataset"
+                f"{'' if n_datasets == 1 else 's'} · generated {stamp}")
     doc = _template.PAGE.format(title=_esc(title), intro=_esc(_template.INTRO),
                                 subtitle=_esc(subtitle), nav=nav,
                                 body=body, css=_template.CSS, version=_esc(__version__))
@@ -630,4 +645,4 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
     path.write_text(doc, encoding="utf-8")
-    return path, pieces
+    return path
