@@ -331,29 +331,55 @@ def resolve(html: str, figures: Callable[[str], dict]) -> str:
     return TOKEN.sub(lambda m: figures(m.group(1))["html"], html)
 
 
-_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 _PREFIX = re.compile(r'(id="|url\(#|href="#)f([0-9a-f]{12})-')
+_WORD = re.compile(r"\w")
 
 
 def renumber_svg_ids(doc: str) -> str:
     """Give each inline SVG's ids a prefix of its own, numbered in page order.
 
     Figures are drawn in other processes or read from the cache, with ids prefixed
-    by a digest of their markup; here every ``<svg>`` block gets ``f0-``, ``f1-``, ...
-    in the order it appears, so the page is the same however it was made and a
-    figure shown twice does not share its ids.
+    by a digest of their markup; here every ``<svg>`` block (from ``<svg`` to the next
+    ``</svg>``) gets ``f0-``, ``f1-``, ... in the order it appears, so the page is the
+    same however it was made and a figure shown twice does not share its ids.
     """
-    counter = iter(range(1 << 30))
+    return "".join(renumbered_pieces(doc, iter(range(1 << 30))))
 
-    def block(m):
-        own: dict[str, str] = {}
 
-        def sub(p):
-            if p.group(2) not in own:
-                own[p.group(2)] = f"f{next(counter)}-"
-            return p.group(1) + own[p.group(2)]
-        return _PREFIX.sub(sub, m.group(0))
-    return _SVG.sub(block, doc)
+def renumbered_pieces(doc: str, counter):
+    """:func:`renumber_svg_ids` of ``doc`` as the pieces of text that make it up, taking
+    the numbers from ``counter``: a page is written piece by piece, never copied whole.
+
+    The blocks are found with ``str.find``: a page is mostly PNG data, which a regular
+    expression would scan character by character.
+    """
+    pos = at = 0
+    while True:
+        start = doc.find("<svg", at)
+        if start < 0:
+            break
+        if start + 4 < len(doc) and _WORD.match(doc, start + 4):  # "<svgx": not a block
+            at = start + 4
+            continue
+        end = doc.find("</svg>", start + 4)
+        if end < 0:
+            break
+        end += len("</svg>")
+        block = doc[start:end]
+        # a block's prefixes in the order they first appear (a figure has one or two),
+        # each then replaced where an id is defined or referred to
+        for digest in dict.fromkeys(m[1] for m in _PREFIX.findall(block)):
+            n = next(counter)
+            for context in ('id="', "url(#", 'href="#'):
+                block = block.replace(f"{context}f{digest}-", f"{context}f{n}-")
+        if start > pos:
+            yield doc[pos:start]
+        yield block
+        pos = at = end
+    if pos == 0:
+        yield doc
+    elif pos < len(doc):
+        yield doc[pos:]
 
 
 class Pieces:
@@ -377,6 +403,13 @@ class Pieces:
 
     def html(self, name: str) -> str:
         return resolve(self.results[name]["html"], self._figure)
+
+    def parts(self, name: str) -> list[str]:
+        """:meth:`html` as the pieces that make it up (its text between the figures, and
+        the figures' HTML), to be written one after the other without a copy of it all."""
+        pieces = TOKEN.split(self.results[name]["html"])
+        pieces[1::2] = [self._figure(key)["html"] for key in pieces[1::2]]
+        return pieces
 
     def problems(self, name: str) -> list[str]:
         out = []

@@ -599,14 +599,14 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
     sections = []
     problems = []
     for anchor, heading, _, fragments in layout:
-        parts = [pieces.html(f.name) for f in fragments]
+        parts = [part for f in fragments for part in pieces.parts(f.name)]
         problems += [p for f in fragments for p in pieces.problems(f.name)]
         if anchor == "datasets":
             jump = " ".join(f'<a href="#{_esc(_dataset_anchor(n))}">{_esc(n)}</a>'
                             for n in chosen)
             parts.insert(0, '<p class="note">Click a dataset to open its section.</p>'
                          f'<p class="jump">{jump}</p>')
-        sections.append((anchor, heading, "".join(parts)))
+        sections.append((anchor, heading, parts))
         if anchor == "recommendation":  # cheap, read fresh every time (not cached)
             try:
                 how = provenance_section(view.store)
@@ -623,7 +623,13 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
 
 
 def _page_file(sections, problems, out_dir, *, title, n_datasets, store_path) -> Path:
-    """Write ``out_dir/index.html`` of the report's sections; its path."""
+    """Write ``out_dir/index.html`` of the report's sections (``(anchor, heading,
+    content)``, the content a string or a list of them); its path.
+
+    The page (30 MB on the built-in suite) is written piece by piece, its SVG ids
+    renumbered on the way (:func:`metaeval.report._render.renumbered_pieces`), never
+    put together in memory: each whole copy of it took some 40 ms.
+    """
     if problems:
         items = "".join(f"<li>{_esc(p)}</li>" for p in problems)
         sections.insert(1, ("problems", "Problems",
@@ -632,17 +638,26 @@ def _page_file(sections, problems, out_dir, *, title, n_datasets, store_path) ->
 
     from metaeval import __version__
 
-    body = "\n".join(f'<section id="{a}"><h2>{_esc(t_)}</h2>\n{content}</section>'
-                     for a, t_, content in sections)
     nav = "".join(f'<a href="#{a}">{_esc(t_)}</a>' for a, t_, _ in sections)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     subtitle = (f"Store {store_path} · {n_datasets} dataset"
                 f"{'' if n_datasets == 1 else 's'} · generated {stamp}")
-    doc = _template.PAGE.format(title=_esc(title), intro=_esc(_template.INTRO),
-                                subtitle=_esc(subtitle), nav=nav,
-                                body=body, css=_template.CSS, version=_esc(__version__))
-    doc = _render.renumber_svg_ids(doc)
+    marker = "\x00body\x00"
+    head, tail = _template.PAGE.format(
+        title=_esc(title), intro=_esc(_template.INTRO), subtitle=_esc(subtitle), nav=nav,
+        body=marker, css=_template.CSS, version=_esc(__version__)).split(marker)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
-    path.write_text(doc, encoding="utf-8")
+    counter = iter(range(1 << 30))  # the SVG ids' numbers, in page order
+    with open(path, "w", encoding="utf-8") as fh:
+        for piece in _render.renumbered_pieces(head, counter):
+            fh.write(piece)
+        for i, (a, t_, content) in enumerate(sections):
+            fh.write(f'{"" if i == 0 else chr(10)}<section id="{a}"><h2>{_esc(t_)}</h2>\n')
+            for part in [content] if isinstance(content, str) else content:
+                for piece in _render.renumbered_pieces(part, counter):
+                    fh.write(piece)
+            fh.write("</section>")
+        for piece in _render.renumbered_pieces(tail, counter):
+            fh.write(piece)
     return path
