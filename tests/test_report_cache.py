@@ -511,8 +511,8 @@ def test_the_cache_written_beside_the_page_fails_the_report_as_before(study, tmp
     assert (tmp_path / "out" / "index.html").is_file()
 
 
-_SVG_BLOCK = __import__("re").compile(r"<svg\b.*?</svg>", __import__("re").S)
-_ID_PREFIX = __import__("re").compile(r'(id="|url\(#|href="#)f([0-9a-f]{12})-')
+_SVG_BLOCK = re.compile(r"<svg\b.*?</svg>", re.S)
+_ID_PREFIX = re.compile(r'(id="|url\(#|href="#)f([0-9a-f]{12})-')
 
 
 def _renumbered_by_regex(doc: str) -> str:
