@@ -137,3 +137,18 @@ def test_report_section_draws_footprints_of_the_best_algorithms_only(view):
     html_all = report_section(_Page(view, dpi=72, strict=True), ["labor"],
                               selection_costs=(0.5,), max_algorithms=3)
     assert "algorithms best by average rank" not in html_all
+
+
+def test_the_selection_reads_the_folds_every_algorithm_was_cross_validated_on(view):
+    # the store's one-column read of the folds against every score in long form, for
+    # each algorithm: the same folds, in row order
+    from metaeval.report._instance_selection import _folds
+
+    for name in view.dataset_names():
+        frame = view.store.scores_frame(name)
+        folds = _folds(view, name, view.scores(name)[2][0])
+        assert sorted(set(folds.tolist())) == [0, 1, 2]  # the study's 3 folds
+        for algorithm in view.scores(name)[2]:
+            own = frame[(frame["algorithm"] == algorithm) & (frame["repeat"] == 0)]
+            np.testing.assert_array_equal(own.sort_values("row")["fold"].to_numpy(), folds)
+            np.testing.assert_array_equal(_folds(view, name, algorithm), folds)
