@@ -412,3 +412,23 @@ def test_the_greedy_portfolio_title_stays_in_the_figure():
     assert _texts_outside(fig) == []
     assert fig.axes[0].get_title().replace("\n", " ") == (
         "Greedy portfolio: value captured by the best so far")
+
+
+def test_the_instance_space_and_the_selection_share_one_encoding_of_the_features(view):
+    # the view encodes a dataset's features once for both; the measures are those of
+    # encoding them inside hardness_frame
+    import pandas as pd
+
+    from metaeval.hardness.classic import encode_features
+    from metaeval.instance_space import hardness_frame
+
+    fresh = StudyView(view.store)
+    ds = fresh.dataset("labor")
+    y, S, algs = fresh.scores("labor")
+    X = fresh.encoded("labor")
+    np.testing.assert_array_equal(X, encode_features(ds.X, list(ds.categorical)))
+    assert fresh.encoded("labor") is X  # kept for the dataset's selection
+    frame = fresh.instance_space("labor")[0]
+    expected = hardness_frame(ds.X, y, S, algs, categorical=list(ds.categorical), t=fresh.t)
+    pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+    assert frame.attrs == expected.attrs

@@ -300,7 +300,6 @@ def selection_data(view, datasets=None, *, costs=(0.1, 0.3, 0.5, 0.7, 0.9),
     ``gap closed``, ``datasets``). Datasets whose features do not reload, or with more
     than ``max_instances`` rows, are left out.
     """
-    from metaeval.hardness.classic import encode_features
     from metaeval.selection import evaluate_selection
 
     names = view.dataset_names() if datasets is None else (
@@ -312,7 +311,7 @@ def selection_data(view, datasets=None, *, costs=(0.1, 0.3, 0.5, 0.7, 0.9),
         if ds is None or int(sizes[name]) > max_instances:
             return None
         y, S, algs = view.scores(name)
-        X = encode_features(ds.X, list(ds.categorical))
+        X = view.encoded(name)
         table = evaluate_selection(X, y, S, _folds(view, name, algs[0]), c=costs,
                                    method=method, algorithms=algs, t=view.t)
         return table.assign(dataset=name)

@@ -295,10 +295,25 @@ class StudyView:
             if ds is None or projected is None:
                 return None
             y, S, algs = self.scores(dataset)
-            frame = hardness_frame(ds.X, y, S, algs, categorical=list(ds.categorical),
-                                   t=self.t)
+            frame = hardness_frame(self.encoded(dataset), y, S, algs, t=self.t, encode=False)
+            frame.index = ds.X.index
             return frame, projected[0]
         return self._cached(("instance_space", dataset), compute)
+
+    def encoded(self, dataset):
+        """The dataset's features as the classic measures and the per-instance selection
+        measure distances in (:func:`metaeval.hardness.classic.encode_features`), or None
+        when they are unavailable. The latest dataset's are kept: its section asks twice."""
+        dataset = self._check_dataset(dataset)
+        last = self.__dict__.get("_encoded_last")
+        if last is not None and last[0] == dataset:
+            return last[1]
+        from metaeval.hardness.classic import encode_features
+
+        ds = self.dataset(dataset)
+        X = None if ds is None else encode_features(ds.X, list(ds.categorical))
+        self._encoded_last = (dataset, X)
+        return X
 
     # ------------------------------------------------------------------ rankings
     def _metric(self, name):
