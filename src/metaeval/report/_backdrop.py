@@ -155,9 +155,11 @@ class Backdrop(Frame):
 
         self.small = smallest_font_pt(fig)  # of the frame's own text (its ticks, titles)
 
-    def draw(self, content: Callable, *args, inset=None):
+    def draw(self, content: Callable, *args, inset=None, copy=True):
         """``content(fig, axes, *args)`` drawn on the frame: ``(RGBA image, smallest pt)``
-        (opaque; a copy of the pixels, which the next figure on the frame overwrites).
+        (opaque; a copy of the pixels, which the next figure on the frame overwrites;
+        ``copy=False``: the canvas's own pixels, for a caller done with them before the
+        frame draws again, e.g. encoding them at once -- a copy is some 2 ms a figure).
 
         ``content`` adds artists (to the frame's axes or to the figure: new axes too, a
         colour bar) and may return artists of the frame it changed (an axis given a
@@ -201,7 +203,9 @@ class Backdrop(Frame):
                     a.draw(renderer)
             small = self._smallest(frame_axes, added, inset_small)
             img = Image.frombuffer("RGBA", self.canvas.get_width_height(),
-                                   self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1).copy()
+                                   self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+            if copy:
+                img = img.copy()
         return img, small
 
     def _smallest(self, frame_axes, added, inset_small) -> float:

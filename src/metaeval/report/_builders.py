@@ -79,12 +79,15 @@ def _on_backdrop(name, checked, frame, content, dpi, inset=None):
     :mod:`metaeval.report._backdrop`): ``(RGBA image, size in inches, smallest font in
     pt)``. ``checked``: the figure function's validated input, its ``"frame"`` the
     keyword arguments of ``frame``; ``content(fig, axes, checked)`` draws the rest, but
-    for ``inset`` (see :meth:`~metaeval.report._backdrop.Backdrop.draw`)."""
+    for ``inset`` (see :meth:`~metaeval.report._backdrop.Backdrop.draw`).
+
+    The image is the frame's canvas itself, not a copy: valid until the next figure of
+    the same frame is drawn (the report encodes it at once)."""
     from metaeval.report._backdrop import backdrop
 
     layout = checked["frame"]
     made = backdrop((name, tuple(sorted(layout.items()))), lambda: frame(**layout), dpi)
-    img, small = made.draw(content, checked, inset=inset)
+    img, small = made.draw(content, checked, inset=inset, copy=False)
     return img, tuple(made.fig.get_size_inches()), small
 
 
