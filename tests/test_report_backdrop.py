@@ -675,3 +675,22 @@ def test_the_report_s_layered_figures_draw_what_a_new_figure_draws(quick_store, 
             fresh = figure_to_svg(plot(kind, view, dataset=name), page_font=True)
         assert got.count('-figure_1"') == 2, name  # layered
         assert _stacked_like(got, fresh, True), name
+
+
+def test_a_figure_without_a_copy_is_the_canvas_until_the_next_figure():
+    # copy=False (the report, encoding each figure at once): the same pixels as a copy,
+    # then those of the next figure drawn on the frame
+    _backdrop._BACKDROPS.clear()
+    first, second = _input(0, 3), _input(1, 3)
+    checked = [fig_cc._instance_cost_curves_checked(**k) for k in (first, second)]
+    frame = checked[0]["frame"]
+    assert checked[1]["frame"] == frame
+    with drawing_style():
+        made = _backdrop.backdrop(("test-copy", tuple(sorted(frame.items()))),
+                                  lambda: fig_cc._instance_cost_curves_frame(**frame), 60)
+        kept, _ = made.draw(fig_cc._instance_cost_curves_content, checked[0])
+        own, _ = made.draw(fig_cc._instance_cost_curves_content, checked[0], copy=False)
+        assert np.array_equal(np.asarray(own), np.asarray(kept))
+        later, _ = made.draw(fig_cc._instance_cost_curves_content, checked[1])
+        assert not np.array_equal(np.asarray(later), np.asarray(kept))
+        assert np.array_equal(np.asarray(own), np.asarray(later))  # overwritten
