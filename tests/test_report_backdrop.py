@@ -694,3 +694,25 @@ def test_a_figure_without_a_copy_is_the_canvas_until_the_next_figure():
         later, _ = made.draw(fig_cc._instance_cost_curves_content, checked[1])
         assert not np.array_equal(np.asarray(later), np.asarray(kept))
         assert np.array_equal(np.asarray(own), np.asarray(later))  # overwritten
+
+
+def test_a_map_panel_is_framed_by_a_border_that_ignores_the_data_limits():
+    # the map's frame keeps its panels' borders in its pixels: none is drawn again with
+    # each figure, as spines (whose ends follow the data limits) would be
+    from matplotlib.patches import Rectangle
+
+    xy, y, _ = _map_input(0, 40)
+    fig = figures.hardness_maps(xy, y, np.zeros((40, 2)), methods=METHODS[:2])
+    for ax in fig.axes[:4]:
+        assert not any(s.get_visible() for s in ax.spines.values())
+        border = [a for a in ax.get_children() if isinstance(a, Rectangle)
+                  and a.get_transform() == ax.transAxes and not a.get_fill()]
+        assert len(border) == 1
+        spine = ax.spines["left"]
+        assert border[0].get_linewidth() == spine.get_linewidth()
+        assert border[0].get_edgecolor() == spine.get_edgecolor()
+        assert border[0].get_zorder() == spine.get_zorder()
+    checked = fig_maps._hardness_maps_checked(xy, y, np.zeros((40, 2)), methods=METHODS[:2])
+    with drawing_style():
+        made = _backdrop.Backdrop(*fig_maps._hardness_maps_frame(**checked["frame"]), 50)
+    assert not any(made.spines.values())

@@ -117,8 +117,25 @@ def _note(fig, note):
 
 
 def _clear_ticks(ax):
+    """A map panel: no ticks, and its border a rectangle in axes coordinates instead of
+    its four spines.
+
+    The border looks the same (the spines' colour, width and zorder), but it does not
+    follow the data limits, as a spine's ends do (by a rounding): a frame drawn once
+    (:mod:`metaeval.report._backdrop`) keeps it in its pixels, where spines are drawn
+    again with every figure.
+    """
+    from matplotlib.patches import Rectangle
+
     ax.set_xticks([])
     ax.set_yticks([])
+    spine = ax.spines["left"]
+    border = Rectangle((0, 0), 1, 1, transform=ax.transAxes, fill=False,
+                       edgecolor=spine.get_edgecolor(), linewidth=spine.get_linewidth(),
+                       zorder=spine.get_zorder(), clip_on=False)
+    ax.add_artist(border)  # in axes coordinates: no data limits to update
+    for side in ax.spines.values():
+        side.set_visible(False)
 
 
 def _array(x, name: str, *, ndim=None, allow_nan=False) -> np.ndarray:
