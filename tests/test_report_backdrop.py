@@ -706,7 +706,7 @@ def test_a_map_panel_is_framed_by_a_border_that_ignores_the_data_limits():
     for ax in fig.axes[:4]:
         assert not any(s.get_visible() for s in ax.spines.values())
         border = [a for a in ax.get_children() if isinstance(a, Rectangle)
-                  and a.get_transform() == ax.transAxes and not a.get_fill()]
+                  and a.get_data_transform() == ax.transAxes and not a.get_fill()]
         assert len(border) == 1
         spine = ax.spines["left"]
         assert border[0].get_linewidth() == spine.get_linewidth()
