@@ -129,7 +129,7 @@ def test_class_cost_curves_show_class_hardness_from_prudencio_2019_table_1():
     # a jump of height <= 2 between two nodes costs at most h in the trapezoid rule
     np.testing.assert_allclose(np.trapezoid(d.curves, d.c, axis=-1), d.hardness, atol=5e-3)
     fig = figures.class_cost_curves(d.c, d.curves, d.hardness, methods=d.methods)
-    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    texts = [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "class-hardness"]
     assert texts == [f"CH = {ch0:.3f}", f"CH = {ch1:.3f}"]  # in class order
     # which class is which: one legend for the figure, not one per panel
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["class 0", "class 1"]
@@ -584,3 +584,44 @@ def test_pca_projection_gives_the_leading_components_of_the_full_svd(shape):
     np.testing.assert_allclose(explained[:k], sv[:k] ** 2 / (sv ** 2).sum(), atol=1e-12)
     # each component's largest loading is positive: the signs do not depend on the method
     assert np.all(np.abs(xy[:, k:]) == 0)
+
+
+@pytest.mark.parametrize("styled", [False, True], ids=["matplotlib", "report"])
+def test_each_panels_class_hardness_sits_where_a_legend_of_the_panel_puts_it(styled):
+    # the key drawn as two lines and two texts against the legend it replaces, on the
+    # same panels: texts and handles within half a point (72 dpi, an SVG figure's units),
+    # in matplotlib's settings and in the report's drawing style (unhinted text)
+    from contextlib import nullcontext
+
+    with figures.drawing_style() if styled else nullcontext():
+        _key_against_a_legend()
+
+
+def _key_against_a_legend():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    d = data.class_cost_curve_data(Y, M1[:, None], methods=["score-driven", "score-fixed"])
+    fig = figures.class_cost_curves(d.c, d.curves, d.hardness, methods=d.methods)
+    fig.set_dpi(72)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes[:2]:
+        texts = [t for t in ax.texts if t.get_gid() == "class-hardness"]
+        keys = [ln for ln in ax.lines if ln.get_gid() == "class-hardness"]
+        curves = [ln for ln in ax.lines if ln.get_gid() != "class-hardness"]
+        assert len(texts) == len(keys) == len(curves) == 2
+        legend = ax.legend(curves, [t.get_text() for t in texts], fontsize=10,
+                           loc="upper center", frameon=False, handlelength=1.6,
+                           borderaxespad=0.1, labelspacing=0.15)
+        canvas.draw()
+        for mine, theirs in zip(texts, legend.get_texts(), strict=True):
+            np.testing.assert_allclose(mine.get_window_extent(renderer).extents,
+                                       theirs.get_window_extent(renderer).extents, atol=0.5)
+        for mine, theirs in zip(keys, legend.get_lines(), strict=True):
+            ends = [ln.get_transform().transform(np.column_stack(ln.get_data()))[[0, -1]]
+                    for ln in (mine, theirs)]
+            np.testing.assert_allclose(ends[0], ends[1], atol=0.5)
+            assert (mine.get_color(), mine.get_linestyle()) == \
+                (theirs.get_color(), theirs.get_linestyle())
+        legend.remove()

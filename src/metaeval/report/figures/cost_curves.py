@@ -5,6 +5,7 @@ See :mod:`metaeval.report.figures` for what all the figure functions share.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -394,8 +395,8 @@ def class_cost_curves(c, curves, class_hardness, *, methods,
     >>> c = np.linspace(0, 1, 5)
     >>> curves = np.stack([2 * c, 2 * (1 - c)])[None] / 2
     >>> fig = class_cost_curves(c, curves, [[0.5, 0.5]], methods=["score-fixed"])
-    >>> fig.axes[0].get_legend().get_texts()[0].get_text()  # class 0: the figure's legend
-    'CH = 0.500'
+    >>> [t.get_text() for t in fig.axes[0].texts]  # each class's hardness, in class order
+    ['CH = 0.500', 'CH = 0.500']
     """
     checked = _class_cost_curves_checked(c, curves, class_hardness, methods=methods,
                                          classes=classes)
@@ -453,24 +454,37 @@ def _class_cost_curves_frame(*, methods, y_top):
 
 
 def _class_cost_curves_content(fig, frame, checked) -> None:
-    """The curves and legends of :func:`class_cost_curves`."""
+    """The curves, each panel's class hardness and the legend of :func:`class_cost_curves`.
+
+    A panel's class hardness is a key of its own, in the panel's upper centre: per class
+    drawn, a short line of the class's style and the text ``CH = ...`` (gid
+    ``"class-hardness"``), placed where a legend of the panel puts them
+    (:func:`_panel_key_places`), at a fifth of a legend's drawing time.
+    """
+    from matplotlib.lines import Line2D
+
     panels, spare = frame
     c, curves, class_hardness = checked["c"], checked["curves"], checked["class_hardness"]
     classes = checked["classes"]
     handles = {}
     for i, ax in enumerate(panels):
-        drawn, labels = [], []
+        places = _panel_key_places(tuple(ax.get_position().size * fig.get_size_inches()),
+                                   FONT, _key_settings())
+        row = 0
         for k in range(2):
             if not np.isfinite(curves[i, k]).any():
                 continue
             (line,) = ax.plot(c, curves[i, k], color=_CLASS_COLOURS[k], ls=_CLASS_STYLES[k],
                               lw=1.6)
             handles.setdefault(k, line)
-            drawn.append(line)
-            labels.append(f"CH = {class_hardness[i, k]:.3f}")
-        # each panel's own class hardness; which class is which: the one legend below
-        ax.legend(drawn, labels, fontsize=FONT, loc="upper center", frameon=False,
-                  handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)
+            # each panel's own class hardness; which class is which: the one legend below
+            (x0, x1, y), (tx, ty) = places[row]
+            ax.add_line(Line2D([x0, x1], [y, y], transform=ax.transAxes, clip_on=False,
+                               color=_CLASS_COLOURS[k], ls=_CLASS_STYLES[k], lw=1.6,
+                               gid="class-hardness"))
+            ax.text(tx, ty, f"CH = {class_hardness[i, k]:.3f}", transform=ax.transAxes,
+                    fontsize=FONT, ha="left", va="bottom", gid="class-hardness")
+            row += 1
     key = [handles[k] for k in sorted(handles)]
     names = [classes[k] for k in sorted(handles)]
     if spare:
@@ -481,3 +495,44 @@ def _class_cost_curves_content(fig, frame, checked) -> None:
     else:
         fig.legend(key, names, loc="lower center", ncols=2, fontsize=FONT, frameon=False,
                    borderaxespad=0.1, title="CH = class hardness", title_fontsize=FONT)
+
+
+def _key_settings() -> tuple:
+    """The settings a legend's layout depends on besides its panel (fonts, text, legend)."""
+    import matplotlib
+
+    params = matplotlib.rcParams
+    return tuple((k, repr(params[k])) for k in sorted(params)
+                 if k.startswith(("font.", "text.", "legend.")))
+
+
+@functools.lru_cache(maxsize=8)
+def _panel_key_places(size, fontsize, settings):
+    """Where ``ax.legend(lines, labels, loc="upper center", frameon=False,
+    handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)`` puts two entries
+    ``CH = 0.000`` wide in a panel of ``size`` inches: per row, ``((x0, x1, y) of the
+    handle's line, (x, y) of the text's lower left)``, in the panel's axes fraction.
+
+    Measured once per panel size and settings (:func:`_key_settings`, in force) on a
+    legend drawn for the purpose at 72 dpi, the points of an SVG figure (the digits of
+    the report's font are all as wide: every ``CH = d.ddd`` takes the same room).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    fig = Figure(figsize=size, dpi=72)
+    ax = fig.add_axes((0, 0, 1, 1))
+    lines = [Line2D([], [], lw=1.6) for _ in range(2)]
+    leg = ax.legend(lines, ["CH = 0.000"] * 2, fontsize=fontsize, loc="upper center",
+                    frameon=False, handlelength=1.6, borderaxespad=0.1, labelspacing=0.15)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    to_axes = ax.transAxes.inverted()
+    places = []
+    for line, text in zip(leg.get_lines(), leg.get_texts(), strict=True):
+        ends = line.get_transform().transform(np.column_stack(line.get_data()))
+        (x0, y), (x1, _) = to_axes.transform(ends[[0, -1]])
+        tx, ty = to_axes.transform(text.get_window_extent(canvas.get_renderer()).p0)
+        places.append(((float(x0), float(x1), float(y)), (float(tx), float(ty))))
+    return tuple(places)
