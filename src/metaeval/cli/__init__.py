@@ -18,7 +18,12 @@ from __future__ import annotations
 import importlib
 import sys
 
-from metaeval.cli._app import app
+from metaeval.cli import _early
+
+# `metaeval report`: its workers' fork server imports on another core from now on
+_early.start_report_workers()
+
+from metaeval.cli._app import app  # noqa: E402 - after the early start
 
 # Each module registers its commands on ``app`` when imported; this order is --help's order.
 COMMAND_MODULES = ("_study", "_check", "_data", "_import", "_analysis", "_report",

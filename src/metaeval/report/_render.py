@@ -208,6 +208,11 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
     return results, page.rendered, used, time.process_time() - cpu
 
 
+#: what the workers' fork server imports before it forks one: the main module (as every
+#: process of multiprocessing does), the lifeline, then what the workers draw with
+PRELOAD = ("__main__", "metaeval.report._lifeline", "metaeval.report._preload")
+
+
 def _context():
     """``forkserver`` where there is one (its preload set), else ``spawn``."""
     from metaeval.report import _lifeline
@@ -219,8 +224,7 @@ def _context():
         # keeps what it has: its workers still watch this process), then what the
         # workers draw with
         os.environ[_lifeline.PARENT_VARIABLE] = str(os.getpid())
-        ctx.set_forkserver_preload(["__main__", "metaeval.report._lifeline",
-                                    "metaeval.report._preload"])
+        ctx.set_forkserver_preload(list(PRELOAD))
     return ctx
 
 

@@ -1,0 +1,86 @@
+"""`metaeval report` starts its workers' fork server before the command line imports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from metaeval.cli import _early
+
+PROGRAM = "/venv/bin/metaeval"
+
+
+@pytest.mark.parametrize("argv, expected", [
+    ([PROGRAM, "report"], {"store": _early.DEFAULT_STORE, "jobs": None, "cache": True}),
+    ([PROGRAM, "report", "--store", "a.duckdb", "--jobs", "3"],
+     {"store": "a.duckdb", "jobs": 3, "cache": True}),
+    ([PROGRAM, "report", "--store=b.duckdb", "--jobs=1", "--no-cache", "-q"],
+     {"store": "b.duckdb", "jobs": 1, "cache": False}),
+    (["/x/lib/metaeval/__main__.py", "report", "--out", "r"],
+     {"store": _early.DEFAULT_STORE, "jobs": None, "cache": True}),
+    ([PROGRAM, "report", "--help"], None),
+    ([PROGRAM, "report", "--jobs", "two"], None),  # the command line says what is wrong
+    ([PROGRAM, "rank", "--store", "a.duckdb"], None),
+    (["/usr/bin/pytest", "report"], None),  # another program that imports the CLI
+    ([PROGRAM], None),
+    ([], None),
+])
+def test_the_report_s_arguments_are_read_without_the_command_line_parser(argv, expected):
+    assert _early.report_arguments(argv) == expected
+
+
+def test_the_early_start_agrees_with_the_report_and_the_study():
+    from metaeval.report import _lifeline, _render
+    from metaeval.study import DEFAULT_STORE
+
+    assert _early.PARENT_VARIABLE == _lifeline.PARENT_VARIABLE
+    assert _early.DEFAULT_STORE == DEFAULT_STORE
+    assert tuple(_early.PRELOAD) == _render.PRELOAD
+
+
+def test_the_fork_server_starts_early_only_for_a_first_report_on_workers(tmp_path,
+                                                                        monkeypatch):
+    from multiprocessing import forkserver
+
+    started = []
+    monkeypatch.setattr(forkserver, "ensure_running", lambda: started.append(True))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.delenv(_early.PARENT_VARIABLE, raising=False)
+    store = tmp_path / "s.duckdb"
+    store.write_bytes(b"")
+    args = [PROGRAM, "report", "--store", str(store)]
+    assert _early.start_report_workers(args) is True
+    assert os.environ[_early.PARENT_VARIABLE] == str(os.getpid())
+    assert _early.start_report_workers(args + ["--no-cache", "--jobs", "2"]) is True
+    assert len(started) == 2
+    # one job, a missing store, a report cached before (perhaps nothing to draw), one core
+    assert _early.start_report_workers(args + ["--jobs", "1"]) is False
+    assert _early.start_report_workers([PROGRAM, "report", "--store", "nowhere.duckdb"]) \
+        is False
+    (tmp_path / "s.duckdb.report-cache").mkdir()
+    assert _early.start_report_workers(args) is False
+    assert _early.start_report_workers(args + ["--no-cache"]) is True  # draws it all
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert _early.start_report_workers(args + ["--no-cache"]) is False
+    assert len(started) == 3
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 if hasattr(os, "sched_getaffinity")
+                    else True, reason="one core: no workers to start")
+def test_the_command_line_imports_nothing_heavy_before_the_early_start(tmp_path):
+    # what `metaeval report` has imported when it starts the fork server: not NumPy,
+    # pandas, matplotlib, DuckDB or SciPy (the server imports them meanwhile)
+    store = tmp_path / "s.duckdb"
+    store.write_bytes(b"")
+    code = (
+        "import sys, multiprocessing.forkserver as fs\n"
+        "heavy = ('numpy', 'pandas', 'matplotlib', 'duckdb', 'scipy')\n"
+        "fs.ensure_running = lambda: print(sorted(m for m in heavy if m in sys.modules))\n"
+        f"sys.argv = ['/x/metaeval', 'report', '--store', {str(store)!r}, '--no-cache']\n"
+        "import metaeval.cli\n")
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert probe.stdout.strip() == "[]"
