@@ -578,7 +578,7 @@ def _write(view, out_dir, *, datasets, cut_height, cost_proportions, accd, a3r_n
          [frag("hardness", _mean_hardness_overall)]),
         ("similarity", "Algorithm similarity", first,
          [frag("similarity", _similarity, cut_height=cut_height)]),
-        ("families", "Algorithm families", second,
+        ("families", "Algorithm families", first,
          [frag("families", families_section)]),
         ("rankings", "Rankings", second,
          [frag("rankings", _rankings, accd=accd, a3r_n=a3r_n)]),
