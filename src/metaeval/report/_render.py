@@ -259,8 +259,8 @@ def start_workers_early(store_path, *, jobs, cache) -> bool:
         return False
     try:
         cached = has_figures(Store(store_path))
-    except ValueError:  # not a store: the report says so, and draws nothing
-        return False
+    except Exception:  # noqa: BLE001 - not a store, damaged...: the report says what is
+        return False  # wrong (with its exit code), and draws nothing
     if cached is None or (cache and cached):
         return False
     start_fork_server()
