@@ -7,6 +7,7 @@ on two worker processes, and with a store that cannot be written.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -540,3 +541,26 @@ _PIECES = ['<svg width="1">', "<svgx>", "</svg>", '<g id="f0123456789ab-1"/>',
 def test_renumbering_finds_the_blocks_a_regular_expression_finds(pieces):
     doc = "".join(pieces)
     assert renumber_svg_ids(doc) == _renumbered_by_regex(doc)
+
+
+def test_workers_seal_the_figures_they_draw_as_the_cache_would(study, tmp_path):
+    # a report on two workers with the cache on: every figure entry in the table is the
+    # sealed JSON of the figure the page shows (made by the worker that drew it)
+    from metaeval.report import _cache as report_cache
+
+    store = _copy(study, tmp_path, "sealed")
+    write_report(store, tmp_path / "out", cache=True, jobs=2, **OPTIONS)
+    con = duckdb.connect(str(store.path), read_only=True)
+    rows = con.execute("SELECT key, value FROM report_cache WHERE kind = 'figure'").fetchall()
+    con.close()
+    assert rows
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    pixels = 0
+    for _, value in rows:
+        figure = json.loads(report_cache.unseal_text(value))
+        assert set(figure) == {"html", "problem"}
+        assert value == report_cache.sealed(figure)
+        if "<svg" not in figure["html"]:  # (SVG ids are renumbered on the page)
+            assert figure["html"] in page
+            pixels += 1
+    assert pixels > 0

@@ -70,6 +70,11 @@ def seal_text(text: str) -> str:
     return f"{_SEAL}{hashlib.sha256(text.encode()).hexdigest()}\n{text}"
 
 
+def sealed(value) -> str:
+    """A cache entry's value as the table holds it: its JSON, sealed (:func:`seal_text`)."""
+    return seal_text(json.dumps(value))
+
+
 def unseal_text(value) -> str | None:
     """The text of a sealed value, or None when it is not one or its text changed."""
     if not isinstance(value, str) or len(value) < _SEAL_LEN or not value.startswith(_SEAL) \
@@ -121,6 +126,7 @@ class ReportCache:
                     continue
                 self.entries[key] = (kind, decoded)
         self.new: dict[str, tuple[str, object]] = {}
+        self._sealed: dict[str, str] = {}  # key -> sealed text of a new entry, if made
         self.used: set[str] = set()
         self.hits = 0
         self.misses = 0
@@ -143,10 +149,14 @@ class ReportCache:
     def has(self, key: str) -> bool:
         return key in self.new or key in self.entries
 
-    def put(self, key: str, kind: str, value) -> None:
+    def put(self, key: str, kind: str, value, text: str | None = None) -> None:
+        """Keep ``value`` under ``key``; ``text``: its :func:`sealed` text, when a worker
+        made it already (else :meth:`save` makes it)."""
         if not self.enabled:
             return
         self.new[key] = (kind, value)
+        if text is not None:
+            self._sealed[key] = text
         self.used.add(key)
 
     def save(self) -> str | None:
@@ -157,7 +167,7 @@ class ReportCache:
             return None  # nothing changed: leave the file alone
         from metaeval.store import _cache as sql
 
-        new = {k: (kind, seal_text(json.dumps(v))) for k, (kind, v) in self.new.items()}
+        new = {k: (kind, self._sealed.get(k) or sealed(v)) for k, (kind, v) in self.new.items()}
         self.note = sql.write_cache(self.store, self.version, new, self.used)
         return self.note
 

@@ -72,6 +72,7 @@ class Settings:
     whole: str
     spill: str | None = None  # directory of the per-dataset intermediates (None: in memory)
     clock: str = "cpu"  # the time of ARR, A3R and the runtime score
+    seal: bool = False  # the cache is on: new figures come back sealed for it too
 
 
 def available_cores() -> int:
@@ -205,7 +206,14 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
         used = set(view._cache.used)
         view._cache.new.clear()
         view._cache.used.clear()
-    return results, page.rendered, used, time.process_time() - cpu
+    figures = page.rendered
+    if settings.seal:  # the cache's text of each new figure, made here, in parallel
+        from metaeval.report._cache import sealed
+
+        for value in figures.values():
+            if not value.get("transient"):
+                value["sealed"] = sealed(value)
+    return results, figures, used, time.process_time() - cpu
 
 
 #: what the workers' fork server imports before it forks one: the main module (as every
@@ -541,7 +549,8 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     whole = make_key("whole-study", rc.whole, view.clock)
     settings = Settings(str(getattr(view.store, "path", "")), view.methods, view.t,
                         view.measure, dpi, bool(strict), digests, whole,
-                        None if where is None else str(where), view.clock)
+                        None if where is None else str(where), view.clock,
+                        seal=rc.enabled)
     known = frozenset(k for k, (kind, _) in rc.entries.items() if kind == "figure")
     workers = max(1, min(workers, len(grouped)))
     if grouped and workers == 1:
@@ -569,7 +578,7 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
                 _remove(path)
     for key, value in figures.items():
         if not value.get("transient"):
-            rc.put(key, "figure", value)
+            rc.put(key, "figure", value, text=value.pop("sealed", None))
     for f_list in grouped.values():
         for f in f_list.fragments:
             rc.put(f.key, "fragment", drawn[f.name])
