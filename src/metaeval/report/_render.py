@@ -256,8 +256,8 @@ def start_workers_early(store_path, *, jobs, cache) -> bool:
     (``cache`` off, or the store holding no figure yet). True when started.
 
     A report whose sections are all cached draws nothing, and a fork server started for
-    it would only take CPU time; one with a cache starts it when it knows there is work
-    (:func:`draw_pieces`), once its keys are made.
+    it would only take CPU time; one with a cache starts it when its pool starts the
+    first worker (:func:`draw_pieces`), once its keys say there is something to draw.
     """
     from metaeval.store import Store
     from metaeval.store._cache import has_figures
