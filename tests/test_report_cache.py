@@ -83,37 +83,53 @@ class _Kept:
 
 
 @pytest.fixture(scope="module")
-def runs(study, tmp_path_factory):
+def runs(study, build_once, tmp_path_factory):
     """Reports of one store: uncached, cold cache, warm cache (figures drawn recorded).
 
-    The uncached report's temporary directory is kept, in ``spill``.
+    Drawn once per test run (``build_once``); each worker gets its own copy of the cached
+    store and of its cache directory, which its tests change. The uncached report's
+    temporary directory is kept, in ``spill``.
     """
-    from metaeval.report import _render
+    def build(where):
+        from metaeval.report import _render
 
+        for stale in ("spill", "plain", "cold", "warm", "plain.duckdb", "cached.duckdb",
+                      "cached.duckdb.report-cache"):
+            shutil.rmtree(where / stale, ignore_errors=True)
+            (where / stale).unlink(missing_ok=True)
+        spill = where / "spill"
+        spill.mkdir()
+        mp = pytest.MonkeyPatch()
+        try:
+            spy = _Spy(mp)
+            with pytest.MonkeyPatch.context() as kept:
+                kept.setattr(_render.tempfile, "TemporaryDirectory",
+                             lambda *a, **k: _Kept(spill))
+                write_report(_copy(study, where, "plain"), where / "plain", cache=False,
+                             jobs=1, **OPTIONS)
+            n_plain = len(spy.drawn)
+            cached = _copy(study, where, "cached")
+            lines = []
+            write_report(cached, where / "cold", cache=True, **OPTIONS,
+                         progress=lambda d, n, label: lines.append(label))
+            n_cold = len(spy.drawn) - n_plain
+            write_report(cached, where / "warm", cache=True, **OPTIONS,
+                         progress=lambda d, n, label: lines.append(label))
+            n_warm = len(spy.drawn) - n_plain - n_cold
+        finally:
+            mp.undo()
+        (where / "runs.json").write_text(json.dumps(
+            {"n_plain": n_plain, "n_cold": n_cold, "n_warm": n_warm, "lines": lines}))
+        return where
+
+    where = build_once("cache-runs", build)
     tmp = tmp_path_factory.mktemp("cache-runs")
-    spill = tmp / "spill"
-    spill.mkdir()
-    mp = pytest.MonkeyPatch()
-    try:
-        spy = _Spy(mp)
-        with pytest.MonkeyPatch.context() as kept:
-            kept.setattr(_render.tempfile, "TemporaryDirectory", lambda *a, **k: _Kept(spill))
-            plain = write_report(_copy(study, tmp, "plain"), tmp / "plain", cache=False,
-                                 jobs=1, **OPTIONS)
-        n_plain = len(spy.drawn)
-        cached = _copy(study, tmp, "cached")
-        lines = []
-        cold = write_report(cached, tmp / "cold", cache=True, **OPTIONS,
-                            progress=lambda d, n, label: lines.append(label))
-        n_cold = len(spy.drawn) - n_plain
-        warm = write_report(cached, tmp / "warm", cache=True, **OPTIONS,
-                            progress=lambda d, n, label: lines.append(label))
-        n_warm = len(spy.drawn) - n_plain - n_cold
-    finally:
-        mp.undo()
-    return {"plain": plain, "cold": cold, "warm": warm, "store": cached, "tmp": tmp,
-            "spill": spill,
-            "n_plain": n_plain, "n_cold": n_cold, "n_warm": n_warm, "lines": lines}
+    shutil.copy(where / "cached.duckdb", tmp / "cached.duckdb")
+    shutil.copytree(where / "cached.duckdb.report-cache", tmp / "cached.duckdb.report-cache")
+    return {"plain": where / "plain" / "index.html", "cold": where / "cold" / "index.html",
+            "warm": where / "warm" / "index.html", "store": Store(tmp / "cached.duckdb"),
+            "tmp": tmp, "spill": where / "spill",
+            **json.loads((where / "runs.json").read_text())}
 
 
 def test_an_unchanged_store_draws_nothing_and_gives_the_same_page(runs):
