@@ -234,6 +234,30 @@ class CostLandmarking(_Neighbours):
         return train.landmarks, query.landmarks
 
 
+#: expected gains within this fraction of each other are equal: ``A3R_k / A3R_best - 1``
+#: summed in another order (or through logarithms) differs in the last bits, which must
+#: not decide between algorithms whose gains are equal (ties go to the average ranking)
+_GAIN_TIE = 1e-9
+
+
+def _first_of_max(values) -> int:
+    """Index of the first value within :data:`_GAIN_TIE` (relative) of the largest."""
+    top = values.max()
+    return int(np.argmax(values >= top - _GAIN_TIE * abs(top)))
+
+
+def _by_gain(gain) -> np.ndarray:
+    """Positions of ``gain`` by decreasing gain; gains within :data:`_GAIN_TIE` of the
+    largest left are equal, in their given order (the average ranking's)."""
+    left = np.arange(gain.size)
+    out = []
+    while left.size:
+        pick = _first_of_max(gain[left])
+        out.append(left[pick])
+        left = np.delete(left, pick)
+    return np.array(out, dtype=np.int64)
+
+
 class ActiveTesting(Strategy):
     r"""Test one algorithm at a time: next, the one most likely to beat the current best.
 
@@ -267,9 +291,9 @@ class ActiveTesting(Strategy):
         first = order[0]
         rest = order[1:]
         gain = np.maximum(np.exp(v[:, rest] - v[:, [first]]) - 1.0, 0.0).sum(axis=0)
-        by_gain = rest[np.argsort(-gain, kind="stable")]
-        full = np.concatenate([[first], by_gain])
-        score = np.concatenate([[np.nan], np.sort(-gain, kind="stable") * -1.0])
+        by_gain = _by_gain(gain)
+        full = np.concatenate([[first], rest[by_gain]])
+        score = np.concatenate([[np.nan], gain[by_gain]])
         return Ranking(full, score, train.datasets)
 
     def run(self, train, query, condition, test) -> None:
@@ -306,7 +330,7 @@ class ActiveTesting(Strategy):
                 w = np.ones(n_datasets)
             gain = np.maximum(np.exp(v[:, candidates] - v[:, [best]]) - 1.0, 0.0)
             expected = w @ gain
-            do(candidates[int(np.argmax(expected))] if expected.max() > 0 else candidates[0])
+            do(candidates[_first_of_max(expected)] if expected.max() > 0 else candidates[0])
 
 
 class SingleBest(Strategy):
