@@ -93,8 +93,8 @@ def runs(study, build_once, tmp_path_factory):
     def build(where):
         from metaeval.report import _render
 
-        for stale in ("spill", "plain", "cold", "warm", "plain.duckdb", "cached.duckdb",
-                      "cached.duckdb.report-cache"):
+        for stale in ("spill", "plain", "cold", "warm", "plain.duckdb", "plain.duckdb.wal",
+                      "cached.duckdb", "cached.duckdb.wal", "cached.duckdb.report-cache"):
             shutil.rmtree(where / stale, ignore_errors=True)
             (where / stale).unlink(missing_ok=True)
         spill = where / "spill"
