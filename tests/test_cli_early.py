@@ -84,3 +84,27 @@ def test_the_command_line_imports_nothing_heavy_before_the_early_start(tmp_path)
     probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True)
     assert probe.stdout.strip() == "[]"
+
+
+def test_a_report_worker_running_the_program_again_starts_no_server(tmp_path):
+    # multiprocessing runs the program's file again, as "__mp_main__" and with the
+    # report's arguments, in each worker it starts; `metaeval report --no-cache` (no cache
+    # folder to stop it) then tried to start a fork server inside the bootstrapping worker,
+    # which multiprocessing refuses: every worker died, and the report with them
+    program = os.path.join(os.path.dirname(sys.executable), "metaeval")
+    if not os.path.isfile(program):
+        pytest.skip("no metaeval program beside this Python")
+    store = tmp_path / "s.duckdb"
+    store.write_bytes(b"")
+    code = (
+        "import os, runpy, sys, multiprocessing.forkserver as fs\n"
+        "os.sched_getaffinity = lambda pid: {0, 1}\n"
+        "fs.ensure_running = lambda: print('started')\n"
+        "from metaeval.cli import _early\n"
+        f"sys.argv = [{program!r}, 'report', '--store', {str(store)!r}, '--no-cache']\n"
+        "print(_early.start_report_workers())\n"  # the report's own process starts it
+        "sys.modules.pop('metaeval.cli', None)\n"
+        f"runpy.run_path({program!r}, run_name='__mp_main__')\n")  # as a worker does
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert probe.stdout.split() == ["started", "True"]

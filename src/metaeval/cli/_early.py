@@ -69,6 +69,14 @@ def report_arguments(argv) -> dict | None:
 def start_report_workers(argv=None) -> bool:
     """Start the report's fork server now for a ``metaeval report`` that will draw on
     workers (see the module's description); True when started."""
+    if sys.modules.get("__mp_main__", sys.modules.get("__main__")) \
+            is not sys.modules.get("__main__"):
+        # a worker of the report's pool running the program's file again, as
+        # "__mp_main__" and with the report's arguments, before it runs (multiprocessing
+        # does so; elsewhere "__mp_main__" is absent or "__main__" itself): a process
+        # started there is refused ("before the current process has finished its
+        # bootstrapping phase"), and the report's own server runs already
+        return False
     got = report_arguments(sys.argv if argv is None else argv)
     if got is None:
         return False
