@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from metaeval.report import _backdrop, data, figures
+from metaeval.report._agg import TextOnceCanvas
 from metaeval.report.figures import benchmark as fig_bench
 from metaeval.report.figures import cost_curves as fig_cc
 from metaeval.report.figures import drawing_style
@@ -34,12 +35,13 @@ def _input(seed, n_models, *, hardness=True, names=None):
 
 
 def _whole(kwargs, dpi):
-    """The pixels of the whole figure drawn the usual way."""
+    """The pixels of the whole figure drawn the usual way (on the report's canvas, whose
+    text tests/test_report_agg.py compares with matplotlib's own)."""
     with drawing_style():  # drawn in the report's style, as the report draws it
         fig = figures.instance_cost_curves(**kwargs)
         fig.set_dpi(dpi)
         fig.set_facecolor("white")
-        canvas = FigureCanvasAgg(fig)
+        canvas = TextOnceCanvas(fig)
         canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy(), figures.smallest_font_pt(fig)
 
@@ -187,7 +189,7 @@ def test_maps_on_a_reused_frame_are_pixel_for_pixel_the_whole_figure(kind):
             fig = public(**kwargs)
             fig.set_dpi(50)
             fig.set_facecolor("white")
-            canvas = FigureCanvasAgg(fig)
+            canvas = TextOnceCanvas(fig)
             canvas.draw()
         whole = np.asarray(canvas.buffer_rgba())[..., :3]
         got = checked(**kwargs)

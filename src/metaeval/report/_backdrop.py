@@ -131,13 +131,13 @@ class Backdrop(Frame):
     """
 
     def __init__(self, fig, axes, dpi):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from metaeval.report._agg import TextOnceCanvas
 
         super().__init__(fig, axes)
         self.dpi = dpi
         fig.set_dpi(dpi)
         fig.set_facecolor("white")
-        self.canvas = FigureCanvasAgg(fig)
+        self.canvas = TextOnceCanvas(fig)
         # the spines are drawn with each figure, not in the frame: where their ends fall
         # depends, by a rounding, on the data limits (a spine runs between them)
         self.spines = {ax: [sp for sp in ax.spines.values() if sp.get_visible()]

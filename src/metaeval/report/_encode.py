@@ -244,8 +244,9 @@ def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
 
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
+
+    from metaeval.report._agg import TextOnceCanvas
 
     colors = _check_colors(colors)
     # drawn straight into Agg's buffer and quantised from it: no PNG encoded and decoded
@@ -254,7 +255,7 @@ def figure_to_png_uri(fig: Figure, *, dpi=72, colors=128) -> str:
     try:
         fig.set_dpi(dpi)
         fig.set_facecolor("white")
-        canvas = FigureCanvasAgg(fig)
+        canvas = TextOnceCanvas(fig)
         canvas.draw()
         img = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
                                "raw", "RGBA", 0, 1)

@@ -136,6 +136,10 @@ def _clear_ticks(ax):
     ax.add_artist(border)  # in axes coordinates: no data limits to update
     for side in ax.spines.values():
         side.set_visible(False)
+    # the axes (no ticks: their labels alone) just over the border, as a frame drawn once
+    # draws them, over its pixels: where a label touches the border, the same pixels
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_zorder(border.get_zorder() + 0.05)
 
 
 def _array(x, name: str, *, ndim=None, allow_nan=False) -> np.ndarray:

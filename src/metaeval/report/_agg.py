@@ -1,0 +1,140 @@
+"""The report's pixel canvas: matplotlib's Agg canvas, with plain text laid out once.
+
+matplotlib 3.11's Agg renderer lays out a line of text (FreeType, with HarfBuzz shaping:
+some 0.3 ms a label) when the text is measured and again when it is drawn, then renders
+and blends its glyphs one at a time in Python: about 1.9 ms a label at the report's
+192 dpi, against 0.9 ms here (``benchmarks/bench_report_parts.py``). A
+:class:`TextOnceRenderer` measures a plain line with its own copy of the font and draws
+it from that same layout, the whole line in one call (``FT2Font.draw_glyphs_to_bitmap``,
+as matplotlib's Agg renderer did up to 3.10), blended with the renderer's public
+``draw_image``.
+
+The measures are matplotlib's to the last bit (tested), so every text is placed where
+matplotlib places it; the line is drawn at a whole pixel, as before 3.11 (3.11 keeps a
+fraction of a pixel: glyph edges move by up to half a pixel, tested). Anything else --
+mathtext, TeX, a line at an angle other than 0 or 90 degrees, a character the font lacks
+(matplotlib's fallback fonts draw it), font features or a language, a kerning factor --
+is matplotlib's own drawing.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from matplotlib import rcParams
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
+from matplotlib.font_manager import findfont
+from matplotlib.ft2font import FT2Font
+
+__all__ = ["TextOnceCanvas", "TextOnceRenderer"]
+
+
+class _Fonts(threading.local):
+    """This thread's own copies of the fonts (no other code lays text out in them)."""
+
+    def __init__(self):
+        self.fonts: dict = {}  # font file -> (FT2Font, {character: missing from it})
+        self.laid_out = None  # (font, line, size, dpi, flags): the layout a font holds now
+
+
+_FONTS = _Fonts()
+
+
+class TextOnceRenderer(RendererAgg):
+    """Matplotlib's Agg renderer, drawing a plain line of text from the layout that
+    measured it (see the module's description)."""
+
+    def plain_font(self, s, prop, ismath, mtext=None):
+        """This renderer's own font for a plain line ``s``, or None where matplotlib's
+        drawing is needed (see the module's description)."""
+        if ismath or rcParams["text.kerning_factor"] or not s:
+            return None
+        if mtext is not None and (_call(mtext, "get_fontfeatures")
+                                  or _call(mtext, "get_language")):
+            return None
+        path = findfont(prop)
+        own = _FONTS.fonts.get(path)
+        if own is None:
+            own = _FONTS.fonts[path] = (
+                FT2Font(path, hinting_factor=rcParams["text.hinting_factor"]), {})
+        font, lacks = own
+        for ch in s:  # what the font has, asked once per character
+            missing = lacks.get(ch)
+            if missing is None:
+                missing = lacks[ch] = font.get_char_index(ord(ch)) == 0
+            if missing:
+                return None
+        return font
+
+    def lay_out(self, font, s, prop) -> None:
+        """Have ``font`` hold the layout of the line ``s`` (made once for a measure and
+        the drawing that follows it)."""
+        key = (font, s, prop.get_size_in_points(), self.dpi, get_hinting_flag())
+        if _FONTS.laid_out != key:
+            font.clear()
+            font.set_size(key[2], self.dpi)
+            font.set_text(s, 0.0, flags=key[4])
+            _FONTS.laid_out = key
+
+    def get_text_width_height_descent(self, s, prop, ismath):
+        # docstring inherited
+        font = self.plain_font(s, prop, ismath)
+        if font is None:
+            return super().get_text_width_height_descent(s, prop, ismath)
+        self.lay_out(font, s, prop)
+        w, h = font.get_width_height()  # as RendererAgg measures: 1/64 pixel
+        return w / 64.0, h / 64.0, font.get_descent() / 64.0
+
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        # docstring inherited
+        font = self.plain_font(s, prop, ismath, mtext) if angle in (0, 90) else None
+        if font is None:
+            return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+        self.lay_out(font, s, prop)
+        font.draw_glyphs_to_bitmap(antialiased=gc.get_antialiased())
+        _FONTS.laid_out = None  # the glyphs are bitmaps now: a new layout next time
+        cover = np.asarray(font.get_image())
+        if not cover.any():
+            return None
+        # where the bitmap puts the line's start: the baseline lies above its row
+        # floor(ascent) + 1 (the glyph rows ``FT2Font.draw_glyphs_to_bitmap`` fills, in
+        # whole pixels), the pen ceil(x_min) columns right of its first column
+        width, height = font.get_width_height()  # 1/64 pixel
+        ascent = (height - font.get_descent()) / 64.0
+        below = int(np.floor(ascent)) + 1
+        pen = int(np.ceil(font.get_bitmap_offset()[0] / 64.0))
+        # (x, y): the start of the baseline, y downwards
+        if angle == 0:
+            left, top = round(x) + pen, round(y) - below
+        else:  # turned a quarter anticlockwise: the baseline runs up, the ascent left
+            cover = np.rot90(cover)
+            left, top = round(x) - below, round(y) - cover.shape[0] - pen
+        rgba = gc.get_rgb()
+        image = np.empty(cover.shape + (4,), dtype=np.uint8)
+        image[..., :3] = np.round(np.multiply(rgba[:3], 255.0)).astype(np.uint8)
+        # the colour's alpha (a text's own alpha, where it has one, is there: tested)
+        weight = rgba[3] if len(rgba) > 3 else 1.0
+        image[..., 3] = cover if weight == 1.0 else np.round(cover * weight)
+        # draw_image takes the bottom row first, at (left, distance from the bottom)
+        self.draw_image(gc, left, self.height - top - cover.shape[0],
+                        np.ascontiguousarray(image[::-1]))
+        return None
+
+
+def _call(obj, name):
+    method = getattr(obj, name, None)  # font features and languages: matplotlib >= 3.10
+    return method() if method is not None else None
+
+
+class TextOnceCanvas(FigureCanvasAgg):
+    """Matplotlib's Agg canvas, drawing with a :class:`TextOnceRenderer`."""
+
+    def get_renderer(self):
+        # docstring inherited; a renderer per size and dpi, kept as FigureCanvasAgg does
+        w, h = self.get_width_height(physical=True)
+        key = (w, h, self.figure.dpi)
+        if getattr(self, "renderer_key", None) != key:
+            self.renderer = TextOnceRenderer(w, h, self.figure.dpi)
+            self.renderer_key = key
+        return self.renderer
