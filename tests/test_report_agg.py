@@ -157,6 +157,7 @@ def test_the_layout_a_drawing_leaves_is_not_reused():
     images = []
     with drawing_style():
         for _ in range(2):
+            _agg._FONTS.lines.clear()  # nothing kept of the line: laid out and drawn
             r = TextOnceRenderer(300, 80, 100)
             gc = r.new_gc()
             gc.set_foreground("black")
@@ -169,6 +170,28 @@ def test_the_layout_a_drawing_leaves_is_not_reused():
     assert images[0][..., 3].any() and np.array_equal(*images)
 
 
+def test_a_kept_line_draws_the_pixels_of_a_new_one_and_few_are_kept(monkeypatch):
+    # the same line on new canvases, at other places (whole pixels): its bitmap kept, the
+    # same pixels as when nothing is kept; other sizes, resolutions and antialiasing are
+    # other lines
+    spots = [(0.1, 0.2, "IH = 0.875", {"fontsize": 10}),
+             (0.33, 0.6, "IH = 0.875", {"fontsize": 10}),
+             (0.5, 0.4, "IH = 0.875", {"fontsize": 12}),
+             (0.2, 0.8, "IH = 0.875", {"fontsize": 10, "antialiased": False})]
+    _agg._FONTS.lines.clear()
+    first = _pixels(TextOnceCanvas, spots, dpi=100)
+    kept = len(_agg._FONTS.lines)
+    assert kept == 2  # the line at 10 and at 12 points (one with both bitmaps)
+    again = _pixels(TextOnceCanvas, spots, dpi=100)
+    assert len(_agg._FONTS.lines) == kept and np.array_equal(first, again)
+    _pixels(TextOnceCanvas, spots, dpi=120)
+    assert len(_agg._FONTS.lines) == 2 * kept
+    monkeypatch.setattr(_agg, "MAX_LINES", 3)
+    _pixels(TextOnceCanvas, [(0.1, 0.1 * i, f"line {i}", {}) for i in range(1, 9)])
+    assert len(_agg._FONTS.lines) == 3  # the latest three
+    assert np.array_equal(_pixels(TextOnceCanvas, spots, dpi=100), first)
+
+
 def test_the_canvas_keeps_one_renderer_per_size_and_dpi():
     fig = Figure(figsize=(2, 1), dpi=50)
     canvas = TextOnceCanvas(fig)
@@ -176,3 +199,11 @@ def test_the_canvas_keeps_one_renderer_per_size_and_dpi():
     assert isinstance(first, TextOnceRenderer) and canvas.get_renderer() is first
     fig.set_dpi(100)
     assert canvas.get_renderer() is not first
+
+
+def test_text_without_antialiasing_is_drawn_in_two_levels_as_matplotlib_s():
+    spot = [(0.2, 0.5, "mono 0.875", {"fontsize": 12, "antialiased": False})]
+    theirs, ours = (_pixels(c, spot, dpi=100) for c in (FigureCanvasAgg, TextOnceCanvas))
+    assert set(np.unique(theirs)) == {0.0, 255.0}  # black on white, nothing between
+    assert set(np.unique(ours)) == {0.0, 255.0}
+    _assert_same_text(theirs, ours, mass=0.05)

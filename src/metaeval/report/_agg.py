@@ -20,6 +20,7 @@ is matplotlib's own drawing.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 import numpy as np
 from matplotlib import rcParams
@@ -30,12 +31,19 @@ from matplotlib.ft2font import FT2Font
 __all__ = ["TextOnceCanvas", "TextOnceRenderer"]
 
 
+#: most lines whose measures and bitmaps are kept per thread (a line's bitmap: some 8 kB)
+MAX_LINES = 2048
+
+
 class _Fonts(threading.local):
-    """This thread's own copies of the fonts (no other code lays text out in them)."""
+    """This thread's own copies of the fonts (no other code lays text out in them), and
+    the lines it measured and drew."""
 
     def __init__(self):
         self.fonts: dict = {}  # font file -> (FT2Font, {character: missing from it})
-        self.laid_out = None  # (font, line, size, dpi, flags): the layout a font holds now
+        self.laid_out = None  # the key of the line a font holds the layout of, if any
+        # line key -> {"measures": (w, h, d)} and {antialiased: (bitmap, pen, below)}
+        self.lines: OrderedDict = OrderedDict()
 
 
 _FONTS = _Fonts()
@@ -46,8 +54,8 @@ class TextOnceRenderer(RendererAgg):
     measured it (see the module's description)."""
 
     def plain_font(self, s, prop, ismath, mtext=None):
-        """This renderer's own font for a plain line ``s``, or None where matplotlib's
-        drawing is needed (see the module's description)."""
+        """This renderer's own font for a plain line ``s`` and its file, or None where
+        matplotlib's drawing is needed (see the module's description)."""
         if ismath or rcParams["text.kerning_factor"] or not s:
             return None
         if mtext is not None and (_call(mtext, "get_fontfeatures")
@@ -65,45 +73,65 @@ class TextOnceRenderer(RendererAgg):
                 missing = lacks[ch] = font.get_char_index(ord(ch)) == 0
             if missing:
                 return None
-        return font
+        return font, path
 
-    def lay_out(self, font, s, prop) -> None:
-        """Have ``font`` hold the layout of the line ``s`` (made once for a measure and
+    def line(self, font, path, s, prop) -> tuple[tuple, dict]:
+        """``(key, kept)``: what decides the line's layout, and what is kept of it (its
+        measures at least; made with the font's layout if new)."""
+        key = (path, rcParams["text.hinting_factor"], s, prop.get_size_in_points(),
+               self.dpi, get_hinting_flag())
+        kept = _FONTS.lines.get(key)
+        if kept is None:
+            self.lay_out(font, key)
+            w, h = font.get_width_height()  # as RendererAgg measures: 1/64 pixel
+            kept = {"measures": (w / 64.0, h / 64.0, font.get_descent() / 64.0),
+                    "ascent": (h - font.get_descent()) / 64.0,
+                    "x_min": font.get_bitmap_offset()[0] / 64.0}
+            _FONTS.lines[key] = kept
+            while len(_FONTS.lines) > MAX_LINES:
+                _FONTS.lines.popitem(last=False)
+        else:
+            _FONTS.lines.move_to_end(key)
+        return key, kept
+
+    @staticmethod
+    def lay_out(font, key) -> None:
+        """Have ``font`` hold the layout of the line ``key`` (made once for a measure and
         the drawing that follows it)."""
-        key = (font, s, prop.get_size_in_points(), self.dpi, get_hinting_flag())
         if _FONTS.laid_out != key:
             font.clear()
-            font.set_size(key[2], self.dpi)
-            font.set_text(s, 0.0, flags=key[4])
+            font.set_size(key[3], key[4])
+            font.set_text(key[2], 0.0, flags=key[5])
             _FONTS.laid_out = key
 
     def get_text_width_height_descent(self, s, prop, ismath):
         # docstring inherited
-        font = self.plain_font(s, prop, ismath)
-        if font is None:
+        got = self.plain_font(s, prop, ismath)
+        if got is None:
             return super().get_text_width_height_descent(s, prop, ismath)
-        self.lay_out(font, s, prop)
-        w, h = font.get_width_height()  # as RendererAgg measures: 1/64 pixel
-        return w / 64.0, h / 64.0, font.get_descent() / 64.0
+        return self.line(*got, s, prop)[1]["measures"]
 
     def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
         # docstring inherited
-        font = self.plain_font(s, prop, ismath, mtext) if angle in (0, 90) else None
-        if font is None:
+        got = self.plain_font(s, prop, ismath, mtext) if angle in (0, 90) else None
+        if got is None:
             return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
-        self.lay_out(font, s, prop)
-        font.draw_glyphs_to_bitmap(antialiased=gc.get_antialiased())
-        _FONTS.laid_out = None  # the glyphs are bitmaps now: a new layout next time
-        cover = np.asarray(font.get_image())
+        key, kept = self.line(*got, s, prop)
+        antialiased = bool(gc.get_antialiased())
+        cover = kept.get(antialiased)
+        if cover is None:
+            font = got[0]
+            self.lay_out(font, key)
+            font.draw_glyphs_to_bitmap(antialiased=antialiased)
+            _FONTS.laid_out = None  # the glyphs are bitmaps now: a new layout next time
+            cover = kept[antialiased] = np.array(font.get_image())
         if not cover.any():
             return None
         # where the bitmap puts the line's start: the baseline lies above its row
         # floor(ascent) + 1 (the glyph rows ``FT2Font.draw_glyphs_to_bitmap`` fills, in
         # whole pixels), the pen ceil(x_min) columns right of its first column
-        width, height = font.get_width_height()  # 1/64 pixel
-        ascent = (height - font.get_descent()) / 64.0
-        below = int(np.floor(ascent)) + 1
-        pen = int(np.ceil(font.get_bitmap_offset()[0] / 64.0))
+        below = int(np.floor(kept["ascent"])) + 1
+        pen = int(np.ceil(kept["x_min"]))
         # (x, y): the start of the baseline, y downwards
         if angle == 0:
             left, top = round(x) + pen, round(y) - below
