@@ -207,3 +207,4 @@ def test_text_without_antialiasing_is_drawn_in_two_levels_as_matplotlib_s():
     assert set(np.unique(theirs)) == {0.0, 255.0}  # black on white, nothing between
     assert set(np.unique(ours)) == {0.0, 255.0}
     _assert_same_text(theirs, ours, mass=0.05)
+
