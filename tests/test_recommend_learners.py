@@ -315,11 +315,18 @@ def test_unchecked_tree_fit_grows_the_checked_tree(targets):
     w = rng.integers(0, 3, 40).astype(float)
     rows = w > 0
     query = rng.normal(size=(7, 6)).astype(np.float32)
-    for seed in (0, 11):
+    # the trees share one reseeded generator: a seed met again gives its tree again
+    for seed in (0, 11, 0, 12345, 11):
         fast = _fitted(seed, X[rows], y[rows], w[rows], 2)
         checked = _tree(seed, 2).fit(X[rows], y[rows], sample_weight=w[rows])
+        assert fast.get_params() == checked.get_params()
+        np.testing.assert_array_equal(fast.tree_.feature, checked.tree_.feature)
+        np.testing.assert_array_equal(fast.tree_.threshold, checked.tree_.threshold)
         np.testing.assert_array_equal(fast.apply(query), checked.apply(query))
         np.testing.assert_array_equal(fast.predict(query), checked.predict(query))
+    # with 2 of 6 features tried per split the seed matters: seeds 0 and 11 differ
+    assert not np.array_equal(_fitted(0, X[rows], y[rows], w[rows], 2).tree_.feature,
+                              _fitted(11, X[rows], y[rows], w[rows], 2).tree_.feature)
     # missing values: the checked fit, which handles them
     X[0, 0] = np.nan
     fast = _fitted(0, X, y, np.ones(40))
