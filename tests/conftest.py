@@ -117,13 +117,16 @@ def quick_report(tmp_path_factory, quick_store) -> Path:
     """The HTML report of ``quick_store``, strict, with 200 bootstrap draws.
 
     Built once per test run (the study and the report take most of a minute). Returns the
-    path of ``index.html``; read it, do not change it.
+    path of ``index.html``; read it, do not change it. Drawn in one process: the page is
+    the one worker processes draw (``test_report_cache``), and for two datasets they
+    would add some 2.6 CPU-s to a test run that keeps every core busy.
     """
     def build(where: Path) -> Path:
         from metaeval.report import write_report
 
         _clear(where / "report")
-        return write_report(quick_store, where / "report", strict=True, bootstrap_draws=200)
+        return write_report(quick_store, where / "report", strict=True, bootstrap_draws=200,
+                            jobs=1)
 
     return _build_once(tmp_path_factory, "quick-report", build)
 
