@@ -1,10 +1,21 @@
-"""Input validation shared by the measure modules.
+"""Input validation shared by the measure modules, and checks of output paths.
 
 Every public measure validates its inputs first and raises a ``ValueError``
 whose message names the argument and what is wrong, as scikit-learn does.
+
+The output-path helpers keep every file metaeval writes a regular file: they refuse a
+device, a FIFO, a socket or a directory where a file is wanted (``--out /dev/full`` must
+never replace the system's device), refuse a read-only directory rather than replace it,
+and write through a temporary file beside the target that is removed on any failure.
 """
 
 from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -12,6 +23,10 @@ __all__ = [
     "check_binary_target",
     "check_scores",
     "check_cost_proportions",
+    "check_output_file",
+    "check_output_dir",
+    "atomic_output",
+    "write_atomic",
 ]
 
 
@@ -137,3 +152,207 @@ def check_cost_proportions(c, *, name="c"):
             f"{name} must lie in [0, 1] (cost proportions); got [{c.min():g}, {c.max():g}]."
         )
     return c
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular, non-directory file is, in words (None for a regular file or
+    a directory)."""
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return None
+    return "not a regular file"
+
+
+def check_output_file(path, what: str) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path` when a regular file may be written there.
+
+    An existing regular file (it will be replaced) and a path that does not exist yet are
+    accepted; so is a missing parent directory (the caller may create it). A directory, a
+    character or block device, a FIFO or a socket -- also behind a symbolic link -- is
+    refused, as is a parent that exists but is not a directory or is read-only.
+
+    Parameters
+    ----------
+    path : str or path-like
+    what : str
+        The option or argument that names the path (``"--out"``), used in messages.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` and the path.
+
+    Examples
+    --------
+    >>> check_output_file("/dev/null", "--out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --out: /dev/null is a character device, not a regular file; ...
+    """
+    path = Path(os.fspath(path))
+    if str(path) in ("", "."):
+        raise ValueError(f"{what} must name a file to write, got {str(path)!r}.")
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except NotADirectoryError:
+        raise ValueError(
+            f"{what}: {path} cannot be written, a part of its parent is a file, "
+            "not a directory.") from None
+    if mode is not None:
+        if stat.S_ISDIR(mode):
+            raise ValueError(
+                f"{what}: {path} is a directory; give the path of a file to write.")
+        kind = _kind(mode)
+        if kind is not None:
+            raise ValueError(
+                f"{what}: {path} is {kind}, not a regular file; "
+                "give the path of a file to write.")
+    parent = path.parent
+    try:
+        parent_mode = parent.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        parent_mode = None
+    if parent_mode is not None and not stat.S_ISDIR(parent_mode):
+        raise ValueError(f"{what}: {parent} (the folder of {path.name}) is not a directory.")
+    if parent_mode is not None and _read_only(parent, parent_mode):
+        raise ValueError(
+            f"{what}: cannot write {path}, its directory {parent} is read-only; "
+            "it is left as it is.")
+    return path
+
+
+def check_output_dir(path, what: str) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path` when files may be written into it.
+
+    A path that does not exist yet is accepted (the caller creates it). An existing
+    directory must be writable: a read-only directory is refused and left as it is,
+    never replaced. Anything else that exists (a file, a device, a FIFO) is refused.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` and the path.
+    """
+    path = Path(os.fspath(path))
+    if str(path) == "":
+        raise ValueError(f"{what} must name a directory, got ''.")
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except NotADirectoryError:
+        raise ValueError(
+            f"{what}: {path} cannot be a directory, a part of its parent is a file.") from None
+    if mode is None:
+        parent = path.parent
+        try:
+            parent_mode = parent.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return path
+        if not stat.S_ISDIR(parent_mode):
+            raise ValueError(f"{what}: {parent} (the parent of {path.name}) is not a directory.")
+        return path
+    if not stat.S_ISDIR(mode):
+        kind = _kind(mode) or "a file"
+        raise ValueError(f"{what}: {path} is {kind}, not a directory.")
+    if _read_only(path, mode):
+        raise ValueError(
+            f"{what}: the directory {path} is read-only; it is left as it is. "
+            "Make it writable or give another directory.")
+    return path
+
+
+def _read_only(path: Path, mode: int) -> bool:
+    """Whether a directory is read-only: no write permission for this user, or no write
+    bit at all (a 555 directory is read-only also for root, who could write into it)."""
+    return not (stat.S_IMODE(mode) & 0o222) or not os.access(path, os.W_OK | os.X_OK)
+
+
+def _new_file_mode() -> int:
+    """The permissions a newly created file gets (0o666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+@contextmanager
+def atomic_output(path, what: str, *, mode: str = "wb", make_parents: bool = False,
+                  encoding: str | None = None):
+    """Open a temporary file beside ``path``; on success it replaces ``path`` at once.
+
+    The target is checked with :func:`check_output_file` first. The temporary file has
+    a unique hidden name in the target's directory (so the final rename is atomic) and
+    is removed on any failure, including KeyboardInterrupt and SystemExit: no ``.tmp``
+    file is ever left behind. The new file gets the permissions of the file it replaces,
+    or those of a newly created file (0o666 less the umask).
+
+    Parameters
+    ----------
+    path : str or path-like
+    what : str
+        The option that names the path, for messages.
+    mode : {"wb", "w"}
+    make_parents : bool, default=False
+        Create missing parent directories.
+    encoding : str, optional
+        For text mode (UTF-8 when not given).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
+    >>> with atomic_output(target, "--out", mode="w") as fh:
+    ...     _ = fh.write("hello")
+    >>> target.read_text()
+    'hello'
+    """
+    if mode not in ("wb", "w"):
+        raise ValueError(f"mode must be 'wb' or 'w', got {mode!r}.")
+    path = check_output_file(path, what)
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        permissions = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        permissions = _new_file_mode()
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                    dir=path.parent if str(path.parent) else ".")
+    tmp = Path(tmp_name)
+    try:
+        if mode == "w":
+            handle = os.fdopen(fd, "w", encoding=encoding or "utf-8", newline="")
+        else:
+            handle = os.fdopen(fd, "wb")
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, permissions)
+        # checked again: the target may have become a directory or a device meanwhile
+        check_output_file(path, what)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_atomic(path, data, what: str, *, make_parents: bool = False) -> Path:
+    """Write ``data`` (``bytes`` or ``str``, UTF-8) to ``path`` through
+    :func:`atomic_output`; return the path."""
+    text = isinstance(data, str)
+    with atomic_output(path, what, mode="w" if text else "wb",
+                       make_parents=make_parents) as handle:
+        handle.write(data)
+    return Path(os.fspath(path))

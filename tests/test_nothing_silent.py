@@ -1,0 +1,89 @@
+"""Nothing silently wrong: output paths, overflowing numbers, descriptions and the
+commands that write files.
+
+Every file metaeval writes is a regular file written through a temporary file that is
+removed on failure; a device, a FIFO, a directory or a read-only directory is refused
+with one line naming the option and the path.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from metaeval._validation import (
+    atomic_output,
+    check_output_dir,
+    check_output_file,
+    write_atomic,
+)
+
+
+def _leftovers(directory):
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_output_file_refuses_devices_fifos_and_directories(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "null-link"
+    link.symlink_to("/dev/null")
+    for path, kind in [("/dev/null", "character device"), (fifo, "FIFO"),
+                       (link, "character device"), (tmp_path, "directory")]:
+        with pytest.raises(ValueError, match=f"--out: .*{kind}") as info:
+            check_output_file(path, "--out")
+        assert str(path) in str(info.value)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    # a regular file, a new file, and a new file in a folder still to be made are fine
+    (tmp_path / "old.npz").write_bytes(b"x")
+    for path in [tmp_path / "old.npz", tmp_path / "new.npz", tmp_path / "sub" / "new.npz"]:
+        assert check_output_file(path, "--out") == path
+    with pytest.raises(ValueError, match="not a directory"):
+        check_output_file(tmp_path / "old.npz" / "inside.npz", "--out")
+
+
+def test_output_dir_keeps_a_read_only_directory_and_refuses_files(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        with pytest.raises(ValueError, match="--aslib: the directory .*locked is read-only"):
+            check_output_dir(locked, "--aslib")
+        with pytest.raises(ValueError, match="read-only"):
+            check_output_file(locked / "k.npz", "--out")
+        assert stat.S_IMODE(locked.stat().st_mode) == 0o555
+        assert list(locked.iterdir()) == []
+    finally:
+        locked.chmod(0o755)
+    with pytest.raises(ValueError, match="character device, not a directory"):
+        check_output_dir("/dev/null", "--aslib")
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ValueError, match="not a directory"):
+        check_output_dir(tmp_path / "f", "--aslib")
+    assert check_output_dir(tmp_path / "new", "--aslib") == tmp_path / "new"
+    assert check_output_dir(locked, "--aslib") == locked
+
+
+def test_atomic_output_leaves_no_temporary_file(tmp_path):
+    target = tmp_path / "k.npz"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    with pytest.raises(RuntimeError):
+        with atomic_output(target, "--out") as fh:
+            fh.write(b"half")
+            raise RuntimeError("stopped")
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_output(target, "--out") as fh:
+            raise KeyboardInterrupt
+    assert target.read_bytes() == b"old" and _leftovers(tmp_path) == []
+    write_atomic(target, b"new", "--out")
+    assert target.read_bytes() == b"new" and _leftovers(tmp_path) == []
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    write_atomic(tmp_path / "a" / "b.json", "{}", "--json", make_parents=True)
+    assert (tmp_path / "a" / "b.json").read_text() == "{}"
+    with pytest.raises(ValueError, match="directory"):
+        write_atomic(tmp_path, b"x", "--out")
+    assert _leftovers(tmp_path) == []
