@@ -36,6 +36,21 @@ def data_file(tmp_path_factory):
     return path
 
 
+def _names(output):
+    """The algorithms of a printed table, in order (a name wrapped onto more lines
+    joined again)."""
+    names = []
+    for line in output.splitlines():
+        if "│" not in line:
+            continue
+        rank, name = line.split("│")[1:3]
+        if rank.strip():
+            names.append(name.strip())
+        else:
+            names[-1] += name.strip()
+    return names
+
+
 def test_recommend_is_registered():
     assert "_recommend" in COMMAND_MODULES
 
@@ -48,14 +63,14 @@ def test_recommend_prints_the_order_of_the_python_api(store, data_file):
 
     rec = recommend(read_dataset(data_file), store,
                     Condition("hardness:rate-driven", cost=0.3, time_weight=1 / 64))
-    lines = [line for line in result.output.splitlines() if "│" in line]
-    order = [line.split("│")[2].strip() for line in lines]
+    order = _names(result.output)
     assert order == rec.table["algorithm"].tolist()
     assert "Driven by 4 past dataset(s)" in result.output
     top = _run("recommend", data_file, "--store", store, "--top", "1", "--strategy",
                "active-testing")
     assert top.exit_code == 0, top.output
-    assert len([line for line in top.output.splitlines() if "│" in line]) == 1
+    assert len(_names(top.output)) == 1
+    assert f"The first 1 of {len(rec.table)} algorithms; --top 0 shows all." in top.output
 
 
 def test_evaluate_writes_the_json_document(store, tmp_path):
@@ -91,7 +106,7 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     (["--time-weight", "-1"], "time_weight"),
     (["--strategy", "bogus"], "Unknown strategy 'bogus'"),
     (["--strategy", "oracle"], "oracle"),
-    (["--top", "0"], "top must be a positive integer"),
+    (["--top", "-1"], "--top must be a positive number"),
 ])
 def test_bad_condition_or_strategy_exits_2_with_one_line(store, data_file, args, message):
     result = _run("recommend", data_file, "--store", store, *args)

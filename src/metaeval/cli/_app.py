@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import errno
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-
-from metaeval.store import StoreDamagedError, StoreLockedError
 
 __all__ = ["app", "datasets_app", "out", "err", "StoreOption", "require_results",
            "EXIT_CODES", "did_you_mean", "plural"]
@@ -89,6 +88,10 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+class _Never(Exception):
+    """An exception class nothing raises (the store's, before the store is imported)."""
+
+
 @contextmanager
 def _bad_input():
     """Turn errors the user can act on into one clean line and an exit code (no traceback).
@@ -99,20 +102,44 @@ def _bad_input():
     """
     try:
         yield
-    except StoreDamagedError as exc:
-        err.print(f"Error: {exc}", markup=False)
-        raise typer.Exit(EXIT_DAMAGED) from None
-    except OSError as exc:
-        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-            text = str(exc) if exc.filename is None or str(exc.filename) in str(exc) \
-                else f"{exc} ({exc.filename})"
-            err.print(f"Error: {text}", markup=False)
-            raise typer.Exit(EXIT_DISK_FULL) from None
+    except Exception as exc:
+        # the store's errors, without importing the store (pandas, DuckDB) before a
+        # command needs it: an error of the store comes only once the store is imported
+        store = sys.modules.get("metaeval.store")
+        damaged = store.StoreDamagedError if store is not None else _Never
+        locked = store.StoreLockedError if store is not None else _Never
+        if isinstance(exc, damaged):
+            err.print(f"Error: {exc}", markup=False)
+            raise typer.Exit(EXIT_DAMAGED) from None
+        if isinstance(exc, OSError):
+            if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+                text = str(exc) if exc.filename is None or str(exc.filename) in str(exc) \
+                    else f"{exc} ({exc.filename})"
+                err.print(f"Error: {text}", markup=False)
+                raise typer.Exit(EXIT_DISK_FULL) from None
+            err.print(f"Error: {_os_error_text(exc)}", markup=False)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        if not isinstance(exc, (ValueError, locked)):
+            raise
         err.print(f"Error: {exc}", markup=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
-    except (ValueError, StoreLockedError) as exc:
-        err.print(f"Error: {exc}", markup=False)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _os_error_text(exc: OSError) -> str:
+    """An ``OSError`` as words naming the file (``no such file: 'x.csv'``), without
+    Python's ``[Errno 2]``."""
+    if exc.filename is None or not exc.strerror:
+        return str(exc)
+    named = repr(str(exc.filename))
+    if exc.errno == errno.ENOENT:
+        return f"no such file or folder: {named}."
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"permission denied: {named}."
+    if exc.errno == errno.EISDIR:
+        return f"{named} is a folder, not a file."
+    if exc.errno == errno.ENOTDIR:
+        return f"a part of the path {named} is a file, not a folder."
+    return f"{exc.strerror[:1].lower()}{exc.strerror[1:]}: {named}."
 
 
 def require_results(store: Path, *, what: str, algorithms: int = 2,
@@ -124,7 +151,7 @@ def require_results(store: Path, *, what: str, algorithms: int = 2,
     so that a command that writes a page never embeds a read error in it. Returns the
     store's finished tasks (``Store.tasks()``).
     """
-    from metaeval.store import Store
+    from metaeval.store import Store, StoreDamagedError
 
     with _bad_input():
         st = Store(store)
@@ -241,6 +268,74 @@ def print_table(title: str, columns, rows) -> None:
     lines += [line(r, "│") for r in rows]
     lines.append(rule("└", "┴", "┘", "─"))
     out.print("\n".join(lines), markup=False, highlight=False)
+
+
+def wrap_name(name: str, width: int) -> list[str]:
+    """``name`` cut into lines of at most ``width`` characters after its commas and colons
+    (``rf:trees=100,`` / ``leaf=5``), and inside a part only when one part is longer."""
+    import re
+
+    lines, line = [], ""
+    for part in re.split(r"(?<=[,:])", name):
+        while len(part) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(part[:width])
+            part = part[width:]
+        if len(line) + len(part) > width:
+            lines.append(line)
+            line = part
+        else:
+            line += part
+    if line or not lines:
+        lines.append(line)
+    return lines
+
+
+def fit_table(title: str, columns, rows, *, width: int, wrap: int) -> list[str]:
+    """The lines of a table drawn as :func:`print_table` draws it, at most ``width``
+    characters wide: the cells of column ``wrap`` (names) are wrapped onto more lines
+    (:func:`wrap_name`) rather than cut. A header may hold ``"\\n"`` (two lines)."""
+    heads = [h.split("\n") for h, _ in columns]
+    depth = max(len(h) for h in heads)
+    heads = [h + [""] * (depth - len(h)) for h in heads]
+    right = [j == "right" for _, j in columns]
+    widths = [max([len(x) for x in h] + [len(r[i]) for r in rows])
+              for i, h in enumerate(heads)]
+    room = width - (sum(widths) - widths[wrap]) - 3 * len(widths) - 1
+    widths[wrap] = max(min(widths[wrap], room), max(len(x) for x in heads[wrap]), 12)
+
+    def line(cells, bar):
+        padded = [c.rjust(w) if r else c.ljust(w)
+                  for c, w, r in zip(cells, widths, right, strict=True)]
+        return bar + bar.join(f" {c} " for c in padded) + bar
+
+    def rule(left, mid, right_end, fill):
+        return left + mid.join(fill * (w + 2) for w in widths) + right_end
+
+    lines = [title, rule("┏", "┳", "┓", "━")]
+    lines += [line([h[k] for h in heads], "┃") for k in range(depth)]
+    lines.append(rule("┡", "╇", "┩", "━"))
+    for r in rows:
+        parts = wrap_name(r[wrap], widths[wrap])
+        lines.append(line([*r[:wrap], parts[0], *r[wrap + 1:]], "│"))
+        lines += [line(["" if i != wrap else p for i in range(len(r))], "│")
+                  for p in parts[1:]]
+    lines.append(rule("└", "┴", "┘", "─"))
+    return lines
+
+
+def stage(text: str):
+    """One stage of a command's work, on standard error: a spinner on a terminal (removed
+    when done), one line ``text ...`` elsewhere (a pipe, a file, a log), so that a
+    command that takes seconds says what it does wherever its output goes."""
+    if err.is_terminal:
+        return err.status(text)
+    err.print(f"{text} ...", markup=False, highlight=False, soft_wrap=True)
+    from contextlib import nullcontext
+
+    return nullcontext()
 
 
 @contextmanager

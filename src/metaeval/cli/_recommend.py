@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import textwrap
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from metaeval.cli._app import _bad_input, app, err, out, working
+from metaeval.cli._app import _bad_input, app, err, fit_table, out, stage
+
+#: rows shown when --top is not given
+DEFAULT_TOP = 10
 
 
 @app.command("recommend")
@@ -26,9 +31,10 @@ def recommend_command(
     knowledge: Annotated[Path | None, typer.Option(
         "--knowledge", help="A knowledge base file (`metaeval knowledge build`) instead of "
         "the shipped one.", show_default=False)] = None,
-    measure: Annotated[str, typer.Option(
+    measure: Annotated[str | None, typer.Option(
         help="Success: accuracy, auc, ... (the ten benchmark metrics) or hardness:<method> "
-        "(1 - mean instance hardness).")] = "accuracy",
+        "(1 - mean instance hardness) [default: accuracy; with --aslib: the scenario's "
+        "first measure].", show_default=False)] = None,
     cost: Annotated[float | None, typer.Option(
         help="Point cost proportion c in [0, 1] (hardness measures).")] = None,
     cost_beta: Annotated[str | None, typer.Option(
@@ -36,9 +42,10 @@ def recommend_command(
     time_weight: Annotated[str, typer.Option(
         "--time-weight", help="P of A3R: 0 ignores time; e.g. 1/64.")] = "0",
     strategy: Annotated[str | None, typer.Option(
-        help="A strategy (`--evaluate` lists them) [default: average-ranking; with "
+        help="A strategy (`--evaluate` lists them) [default: the library's; with "
         "--evaluate: all].")] = None,
-    top: Annotated[int | None, typer.Option(help="Show the first K algorithms.")] = None,
+    top: Annotated[int, typer.Option(
+        help="Show the first K algorithms (0: all of them).")] = DEFAULT_TOP,
     clock: Annotated[str, typer.Option(
         "--time", help="cpu or wall: which recorded seconds count as time.")] = "cpu",
     evaluate: Annotated[bool, typer.Option(
@@ -56,35 +63,76 @@ def recommend_command(
     Without --store or --knowledge, the knowledge base shipped with metaeval answers: 152
     scikit-learn configurations of 16 families run on the 51 built-in datasets.
     """
-    from metaeval.recommend import Condition
-
     if aslib is not None:
         from metaeval.cli._aslib import evaluate_aslib_command
 
+        # measure None: not given (the scenario's first measure)
         evaluate_aslib_command(aslib, evaluate=evaluate, data_file=data_file, measure=measure,
                                cost=cost, cost_beta=cost_beta, time_weight=time_weight,
                                strategy=strategy, json_file=json_file)
         return
     with _bad_input():
-        if clock not in ("cpu", "wall"):
-            raise ValueError(f"--time must be cpu or wall, got {clock!r}.")
-        if store is not None and knowledge is not None:
-            raise ValueError("give --store (a study) or --knowledge (a knowledge base), "
-                             "not both.")
-        condition = Condition(measure, cost=cost, cost_beta=cost_beta, time_weight=time_weight)
-        source = _source(store, knowledge)
+        # the checks of the arguments and files first, before the heavy imports
+        _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top)
+        from metaeval.recommend import Condition
+
+        condition = Condition("accuracy" if measure is None else measure, cost=cost,
+                              cost_beta=cost_beta, time_weight=time_weight)
         if evaluate:
-            if data_file is not None:
-                raise ValueError("give DATA_FILE to get a recommendation, or --evaluate to "
-                                 "evaluate the strategies, not both.")
-            _evaluate(source, condition, strategy, json_file, clock)
+            _evaluate(_source(store, knowledge), condition, strategy, json_file, clock)
             return
+        if strategy is not None:
+            from metaeval.recommend import get_strategy
+
+            if get_strategy(strategy).needs_truth:
+                raise ValueError(f"{strategy} needs the new dataset's true results; choose "
+                                 "another strategy to get a recommendation.")
+        dataset = _read(data_file, target, pos_label)
+        with stage("Reading the knowledge base" if store is None
+                   else f"Reading the study {store}"):
+            source = _source(store, knowledge)
+        _recommend(dataset, source, condition, strategy, top, clock,
+                   shipped=store is None and knowledge is None)
+
+
+def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top):
+    """Every check that needs no heavy import: one ``ValueError`` line for the first
+    problem found."""
+    from metaeval.cli._files import check_data_file, check_input_file
+
+    if clock not in ("cpu", "wall"):
+        raise ValueError(f"--time must be cpu or wall, got {clock!r}.")
+    if top < 0:
+        raise ValueError(f"--top must be a positive number of algorithms, or 0 for all; "
+                         f"got {top}.")
+    if store is not None and knowledge is not None:
+        raise ValueError("give --store (a study) or --knowledge (a knowledge base), "
+                         "not both.")
+    if evaluate and data_file is not None:
+        raise ValueError("give DATA_FILE to get a recommendation, or --evaluate to "
+                         "evaluate the strategies, not both.")
+    if not evaluate:
         if data_file is None:
             raise ValueError("missing DATA_FILE (the new dataset), or pass --evaluate.")
         if json_file is not None:
             raise ValueError("--json goes with --evaluate.")
-        _recommend(data_file, source, condition, strategy or "average-ranking", top,
-                   target, pos_label, clock)
+        check_data_file(data_file)
+    if store is not None and not os.path.isfile(store):
+        raise ValueError(f"the store {store} does not exist (run a study first, or leave "
+                         "--store out to use the shipped knowledge base).")
+    if knowledge is not None:
+        check_input_file(knowledge, "the knowledge base file")
+    if json_file is not None:
+        from metaeval._validation import check_output_file
+
+        check_output_file(json_file, "--json")
+
+
+def _read(data_file, target, pos_label):
+    from metaeval.datasets import read_dataset
+
+    with stage(f"Reading {data_file}"):
+        return read_dataset(data_file, target=target, pos_label=pos_label)
 
 
 def _source(store, knowledge):
@@ -100,32 +148,78 @@ def _source(store, knowledge):
     return load_knowledge(knowledge)
 
 
-def _recommend(data_file, source, condition, strategy, top, target, pos_label, clock):
-    from metaeval.datasets import read_dataset
+def _width() -> int:
+    """The width the output must fit: the terminal's, or ``COLUMNS`` when it is set (also
+    in a pipe), else that of the output console."""
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else out.width
+
+
+def _say(text: str, width: int) -> None:
+    """Print ``text`` wrapped to ``width`` (no line longer, no word cut)."""
+    out.print("\n".join(textwrap.wrap(text, width, break_long_words=False,
+                                      break_on_hyphens=False)) or "",
+              markup=False, highlight=False, soft_wrap=True)
+
+
+def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
     from metaeval.recommend import recommend
 
-    dataset = read_dataset(data_file, target=target, pos_label=pos_label)
-    with working(f"Describing {dataset.name} and ranking the algorithms"):
-        rec = recommend(dataset, source, condition, strategy=strategy, top=top, clock=clock)
+    work = "Ranking the algorithms"
+    if strategy is not None:
+        from metaeval.recommend import get_strategy
+
+        uses = get_strategy(strategy).uses or ()
+        uses = (uses,) if isinstance(uses, str) else tuple(uses)
+        if uses:
+            what = " and ".join({"metafeatures": "meta-features", "landmarks": "landmarkers"}
+                                .get(u, u) for u in uses)
+            work = f"Describing {dataset.name} ({what}) and ranking the algorithms"
+    kwargs = {} if strategy is None else {"strategy": strategy}
+    with stage(work):
+        rec = recommend(dataset, source, condition, clock=clock, **kwargs)
+    known = ()
+    if shipped:
+        # what every call would repeat about the shipped knowledge base: said once, by
+        # `metaeval knowledge show`
+        known = source.knowledge_base(condition, clock=clock).notes
     for note in rec.notes:
-        err.print(f"Note: {note}", markup=False)
-    table = Table("rank", "algorithm", "score", "expected success", f"expected {clock} s",
-                  f"cumulative {clock} s",
-                  title=f"{rec.strategy} for {rec.dataset} ({condition.label})",
-                  caption=f"score: {_SCORE_MEANING.get(rec.strategy, 'the strategy score')} "
-                  "(sets the order)")
-    for row in rec.table.itertuples(index=False):
-        table.add_row(str(row.rank), str(row.algorithm), _fmt(row.score),
-                      f"{row.expected_success:.4f}", f"{row.expected_time:.3g}",
-                      f"{row.cumulative_time:.3g}")
-    out.print(table)
+        if note not in known:
+            err.print(f"Note: {note}", markup=False)
+    width = _width()
+    table = rec.table if top == 0 else rec.table.head(top)
+    columns = [("rank", "right"), ("algorithm", "left"), ("score", "right"),
+               ("expected\nsuccess", "right"), (f"expected\n{clock} s", "right"),
+               (f"cumulative\n{clock} s", "right")]
+    rows = [[str(r.rank), str(r.algorithm), _fmt(r.score), f"{r.expected_success:.4f}",
+             f"{r.expected_time:.3g}", f"{r.cumulative_time:.3g}"]
+            for r in table.itertuples(index=False)]
+    title = "\n".join(textwrap.wrap(f"{rec.strategy} for {rec.dataset} ({condition.label})",
+                                    width))
+    out.print("\n".join(fit_table(title, columns, rows, width=width, wrap=1)),
+              markup=False, highlight=False, soft_wrap=True)
+    meaning = _SCORE_MEANING.get(rec.strategy, "the strategy's score")
+    _say(f"score: {meaning} (sets the order).", width)
+    # ---- the strategy's advice (Recommendation.advice, a sentence): printed here, under
+    # the table. TODO(lead): wire the attribute name if it differs from "advice".
+    advice = getattr(rec, "advice", None)
+    if advice:
+        _say(str(advice), width)
+    # ----
+    if len(table) < len(rec.table):
+        _say(f"The first {len(table)} of {len(rec.table)} algorithms; --top 0 shows all.",
+             width)
     shown = ", ".join(rec.drivers[:10]) + (", ..." if len(rec.drivers) > 10 else "")
-    out.print(f"Driven by {len(rec.drivers)} past dataset(s): {shown}", markup=False)
+    _say(f"Driven by {len(rec.drivers)} past dataset(s): {shown}", width)
+    if known:
+        _say(f"{len(known)} note(s) on the shipped knowledge base: `metaeval knowledge "
+             "show`.", width)
     if rec.overhead:
-        out.print(f"Describing {rec.dataset} took {rec.overhead:.2f} {clock} s.", markup=False)
+        _say(f"Describing {rec.dataset} took {rec.overhead:.2f} {clock} s.", width)
 
 
 _SCORE_MEANING = {
+    "auto": "the score of the strategy chosen for this knowledge base (see below)",
     "average-ranking": "mean rank of A3R over the past datasets (lower first)",
     "single-best": "mean success over the past datasets",
     "knn-metafeatures": "A3R over the nearest past datasets",
@@ -149,7 +243,7 @@ def _evaluate(source, condition, strategy, json_file, clock):
 
     if isinstance(source, KnowledgeArchive):
         source = source.knowledge_base(condition, clock=clock)
-    with working("Evaluating the strategies, leaving one family out at a time"):
+    with stage("Evaluating the strategies, leaving one family out at a time"):
         ev = evaluate_recommenders(source, condition, strategies=None if strategy is None
                                    else [strategy], clock=clock)
     for note in ev.notes:
@@ -182,8 +276,10 @@ def _evaluate(source, condition, strategy, json_file, clock):
         out.print(f"Friedman p = {cd.friedman.p_value:.3g}; Nemenyi CD = {cd.cd:.2f}; "
                   f"not significantly different: {groups}", markup=False)
     if json_file is not None:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(json.dumps(ev.to_json(), indent=1) + "\n")
+        from metaeval._validation import write_atomic
+
+        write_atomic(json_file, json.dumps(ev.to_json(), indent=1) + "\n", "--json",
+                     make_parents=True)
         out.print(f"JSON written to {json_file}", markup=False)
 
 

@@ -132,6 +132,8 @@ def read_dataset(
         raise ValueError(f"the file {str(path)!r} is not a valid gzip file: {exc}") from exc
     if not data.strip():
         raise ValueError(f"the file {str(path)!r} is empty.")
+    if fmt != "parquet":
+        _text_file(data, path, fmt)
     forced = [] if categorical is None else [str(c) for c in categorical]
     if isinstance(categorical, str):
         raise ValueError("categorical must be a sequence of column names, not a string.")
@@ -139,14 +141,19 @@ def read_dataset(
     if fmt in ("csv", "tsv"):
         nas = DEFAULT_NA_VALUES if na_values is None else tuple(na_values)
         sep = "," if fmt == "csv" else "\t"
-        _no_duplicate_names(_header(data, sep), path)
-        frame, declared = _read_delimited(data, sep, nas), None
+        header = _header(data, sep)
+        _no_duplicate_names(header, path)
+        _separator_hint(header, sep, path)
+        frame, declared = _read_delimited(data, sep, nas, path), None
     elif fmt == "parquet":
-        frame, declared = _read_parquet(data)
+        frame, declared = _read_parquet(data, path)
         _no_duplicate_names(list(frame.columns), path)
     else:
         text = _decode(data)
-        frame, declared, outputs = _parse_arff_like(text, keel=(fmt == "keel"))
+        try:
+            frame, declared, outputs = _parse_arff_like(text, keel=(fmt == "keel"))
+        except ValueError as exc:
+            raise ValueError(f"the file {str(path)!r}: {exc}") from None
     if frame.shape[0] == 0:
         raise ValueError(f"the file {str(path)!r} has a header but no data rows.")
 
@@ -216,6 +223,41 @@ def _decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
+#: the first bytes of files that are not tables of text, and what they are
+_MAGIC = {b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"%PDF": "a PDF document",
+          b"PK\x03\x04": "a ZIP archive (an Excel workbook is one)", b"PAR1": "a Parquet file",
+          b"GIF8": "a GIF image", b"\x1f\x8b": "a gzip file"}
+
+
+def _text_file(data: bytes, path: Path, fmt: str) -> None:
+    """Refuse, naming the file, data that is not text (a NUL byte in its first 64 KiB)."""
+    kind = next((what for magic, what in _MAGIC.items() if data.startswith(magic)), None)
+    if kind is None and b"\0" not in data[:65536]:
+        return
+    what = kind or "binary data, not text"
+    hint = " (name it .parquet)" if kind == "a Parquet file" else ""
+    raise ValueError(f"the file {str(path)!r} is not a {fmt.upper()} file: it holds "
+                     f"{what}{hint}.")
+
+
+def _separator_hint(header: Sequence[str], sep: str, path: Path) -> None:
+    """A file whose header is one column is read with the wrong separator (a dataset has
+    at least two columns): say which separator its first line seems to use."""
+    if len(header) != 1:
+        return
+    line = header[0]
+    if sep == "," and "\t" in line:
+        raise ValueError(f"the file {str(path)!r} looks tab-separated (its first line has "
+                         "tabs and no commas): name it .tsv, or save it with commas.")
+    if sep == "\t" and "," in line:
+        raise ValueError(f"the file {str(path)!r} looks comma-separated (its first line has "
+                         "commas and no tabs): name it .csv, or save it with tabs.")
+    if ";" in line:
+        raise ValueError(f"the file {str(path)!r} looks semicolon-separated (its first line "
+                         f"has semicolons and no {'commas' if sep == ',' else 'tabs'}): "
+                         f"save it with {'commas' if sep == ',' else 'tabs'}.")
+
+
 def _header(data: bytes, sep: str) -> list[str]:
     """The column names of a CSV/TSV file as written (pandas renames duplicates)."""
     import csv
@@ -241,7 +283,12 @@ def _no_duplicate_names(names: Sequence[str], path: Path) -> None:
         )
 
 
-def _read_delimited(data: bytes, sep: str, na_values) -> pd.DataFrame:
+def _read_delimited(data: bytes, sep: str, na_values, path: Path) -> pd.DataFrame:
+    try:
+        data.decode("utf-8")
+        encoding = "utf-8-sig"
+    except UnicodeDecodeError:  # as the ARFF reader: not UTF-8, read as Latin-1
+        encoding = "latin-1"
     try:
         frame = pd.read_csv(
             io.BytesIO(data),
@@ -250,19 +297,26 @@ def _read_delimited(data: bytes, sep: str, na_values) -> pd.DataFrame:
             keep_default_na=False,
             na_values=list(na_values),
             skipinitialspace=True,
+            encoding=encoding,
         )
     except pd.errors.EmptyDataError as exc:
-        raise ValueError("the file is empty.") from exc
+        raise ValueError(f"the file {str(path)!r} is empty.") from exc
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        text = " ".join(str(exc).split())
+        raise ValueError(f"the file {str(path)!r} is not a readable "
+                         f"{'CSV' if sep == ',' else 'TSV'} file: {text}") from None
     frame.columns = [str(c) for c in frame.columns]
     return frame
 
 
-def _read_parquet(data: bytes):
+def _read_parquet(data: bytes, path: Path):
     """Read Parquet; its column types decide: numbers and booleans numeric, the rest text."""
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises its own error types
-        raise ValueError(f"the file is not a readable Parquet file: {exc}") from exc
+        text = " ".join(str(exc).split())
+        raise ValueError(f"the file {str(path)!r} is not a readable Parquet file: "
+                         f"{text}") from exc
     frame = frame.reset_index(drop=True)
     frame.columns = [str(c) for c in frame.columns]
     declared = {}
