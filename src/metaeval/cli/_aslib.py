@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from metaeval._validation import check_output_file, write_atomic
 from metaeval.cli._app import _bad_input, err, out, print_table, working
 
 
@@ -22,31 +21,41 @@ def _one_line():
             raise ValueError(" ".join(str(exc).split())) from None
 
 
-def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measure: str,
-                           cost, cost_beta, time_weight: str, strategy, json_file) -> None:
-    """``metaeval recommend --evaluate --aslib DIR [--json OUT]``."""
+def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measure,
+                           cost, cost_beta, time_weight: str, strategy, json_file,
+                           feature_costs: bool = True) -> None:
+    """``metaeval recommend --evaluate --aslib DIR [--json OUT]``.
+
+    ``measure`` None means not given (the scenario's first performance measure); any
+    other value, ``accuracy`` included, must be one of the scenario's measures.
+    ``feature_costs`` False (``--no-feature-costs``) leaves the feature costs out of
+    the first picks' runtimes.
+    """
     from metaeval.recommend import Condition, evaluate_aslib, read_aslib
 
     with _one_line():
         if not evaluate or data_file is not None:
             raise ValueError("--aslib DIR goes with --evaluate (and no DATA_FILE): it "
                              "evaluates the strategies on the scenario's own folds.")
+        if json_file is not None:  # before minutes of work
+            check_output_file(json_file, "--json")
         if cost is not None or cost_beta is not None:
             raise ValueError("--cost and --cost-beta do not apply to an ASlib scenario (its "
                              "performance measure is already computed).")
         condition = Condition(time_weight=time_weight)
         with working(f"Reading the ASlib scenario {directory}"):
-            scenario = read_aslib(directory, measure=None if measure == "accuracy" else measure)
+            scenario = read_aslib(directory, measure=measure)
         with working("Evaluating the strategies on the scenario's cv.arff folds"):
             ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
-                                condition=condition)
+                                condition=condition, feature_costs=bool(feature_costs))
         document = ev.to_json() if json_file is not None else None
     for note in ev.notes:
         err.print(f"Note: {note}", markup=False)
     sc = scenario
     unit = "PAR10 (s)" if sc.runtime else sc.measure
     columns = [("strategy", "left"), (f"first pick: {unit}", "right"),
-               ("gap closed", "right"), ("loss@1", "right"), ("loss@3", "right"),
+               ("gap closed", "right"), ("gap closed, whole-scenario SBS", "right"),
+               ("loss@1", "right"), ("loss@3", "right"),
                ("loss@5", "right")]
     if sc.runtime:
         columns.append(("solved", "right"))
@@ -54,6 +63,7 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
     rows = []
     for r in ev.summary.to_dict(orient="records"):
         cells = [r["strategy"], _interval(r, "performance"), _interval(r, "gap_closed"),
+                 _interval(r, "gap_closed_whole_sbs"),
                  *(_interval(r, f"loss_at_{k}") for k in (1, 3, 5))]
         if sc.runtime:
             cells.append(_interval(r, "solved"))
@@ -71,10 +81,17 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
     extra = ""
     if sc.runtime:
         extra = f"; solved {ev.sbs_solved:.3f} and {ev.vbs_solved:.3f}"
-    out.print(f"Single best (chosen on each training part): {ev.sbs:.6g}; virtual best: "
-              f"{ev.vbs:.6g}{extra}. Gap closed = (SBS - s) / (SBS - VBS) on the mean "
-              "cost; 'better than SBS' needs the paired interval above 0, the sign-flip "
-              "null and Holm-corrected Wilcoxon p below 0.05.", markup=False)
+    if ev.feature_costs:
+        paid = "first picks of strategies reading features include their feature costs"
+    elif sc.runtime and sc.feature_costs:
+        paid = "feature costs left out (--no-feature-costs)"
+    else:
+        paid = "no feature costs in this scenario"
+    out.print(f"Single best (chosen on each training part): {ev.sbs:.6g}; over the whole "
+              f"scenario ({ev.sbs_whole_algorithm}): {ev.sbs_whole:.6g}; virtual best: "
+              f"{ev.vbs:.6g}{extra}; {paid}. Gap closed = (SBS - s) / (SBS - VBS) on the "
+              "mean cost; 'better than SBS' needs the paired interval above 0, the "
+              "sign-flip null and Holm-corrected Wilcoxon p below 0.05.", markup=False)
     if json_file is not None:
         with _bad_input():
             _write_json(json_file, document)
@@ -82,17 +99,8 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
 
 
 def _write_json(path: Path, document) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(document, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """The document as indented JSON, written atomically to a regular file."""
+    write_atomic(path, json.dumps(document, indent=1) + "\n", "--json", make_parents=True)
 
 
 def _interval(row, column):
@@ -102,18 +110,21 @@ def _interval(row, column):
     return f"{value:.4f} [{low:.4f}, {high:.4f}]"
 
 
-def export_aslib_command(directory: Path, *, store: Path, measure: str, cost, cost_beta,
+def export_aslib_command(directory: Path, *, store: Path, measure, cost, cost_beta,
                          time_weight: str, knowledge=None) -> None:
-    """``metaeval export --aslib DIR (--store S | --knowledge FILE|shipped) [condition]``."""
+    """``metaeval export --aslib DIR (--store S | --knowledge FILE|shipped) [condition]``.
+
+    ``measure`` None means not given: accuracy.
+    """
     from metaeval.recommend import Condition, KnowledgeBase, load_knowledge, write_aslib
+    from metaeval.recommend._aslib import check_aslib_target
     from metaeval.store import Store
 
     with _one_line():
-        condition = Condition(measure, cost=cost, cost_beta=cost_beta,
-                              time_weight=time_weight)
+        condition = Condition("accuracy" if measure is None else measure, cost=cost,
+                              cost_beta=cost_beta, time_weight=time_weight)
         target = Path(directory)
-        if target.exists() and (not target.is_dir() or any(target.iterdir())):
-            raise ValueError(f"{target}: exists and is not an empty folder; choose a new one.")
+        check_aslib_target(target)
         if knowledge is not None:
             archive = load_knowledge(None if knowledge == "shipped" else knowledge)
             kb = archive.knowledge_base(condition, clock="cpu")

@@ -32,6 +32,7 @@ import math
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,9 @@ class AslibScenario:
         ``description.txt`` as parsed.
     notes : tuple of str
         What was read as missing, averaged or clipped.
+    feature_costs : bool
+        Whether the scenario has ``feature_costs.arff`` (the costs are the knowledge
+        base's ``metafeature_time`` and ``landmark_time``).
     """
 
     name: str
@@ -106,6 +110,7 @@ class AslibScenario:
     shift: float
     description: dict
     notes: tuple = field(default=())
+    feature_costs: bool = False
 
     def __repr__(self) -> str:
         d, a = self.performance.shape
@@ -196,7 +201,7 @@ def read_aslib(path, measure=None) -> AslibScenario:
     return AslibScenario(info["scenario_id"] or root.name, root, kb, cv, info["measure"],
                          info["maximize"], "runtime" if info["runtime"] else
                          "solution_quality", info["cutoff"], perf, solved, sign, shift,
-                         desc, tuple(notes))
+                         desc, tuple(notes), (root / "feature_costs.arff").is_file())
 
 
 def _read_description(file: Path):
@@ -216,10 +221,12 @@ def _read_description(file: Path):
 
 
 def _read_text(file: Path) -> str:
+    """The file as UTF-8 text; a leading byte-order mark (odd, but harmless) is dropped."""
     try:
-        return file.read_bytes().decode("utf-8")
+        text = file.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{file}: not UTF-8 text (byte {exc.start}).") from None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _key_line(text, key):
@@ -402,6 +409,9 @@ def _read_runs(file, info, notes):
     for m in measures:
         if declared[m] != "numeric":
             raise ValueError(f"{file}: the performance measure {m!r} must be numeric.")
+    if frame.empty:
+        raise ValueError(f"{file}: no data rows (an ASlib scenario needs the run of every "
+                         "algorithm on every instance).")
     algorithms = info["algorithms"]
     unknown = ~frame["algorithm"].isin(algorithms).to_numpy()
     if unknown.any():
@@ -568,26 +578,59 @@ def _read_features(root, info, instances, notes):
 
 
 def _read_cv(file, instances):
+    """The folds of ``cv.arff``: positive integers, each repetition numbered 1 to R and
+    holding every instance, each repetition's folds numbered 1 to K with none empty (the
+    same K in every repetition)."""
     frame, declared, lines = _read_arff(file, ["instance_id", "repetition", "fold"])
-    fold = pd.to_numeric(frame["fold"], errors="coerce")
-    if fold.isna().any():
-        row = int(np.flatnonzero(fold.isna().to_numpy())[0])
-        raise ValueError(f"{file}, line {lines[row]}: fold must be a number.")
-    frame["fold"] = fold
+    if frame.empty:
+        raise ValueError(f"{file}: no data rows (every instance needs a fold).")
+    for column in ("repetition", "fold"):
+        value = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.isfinite(value) & (value >= 1) & (value == np.round(value)))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            got = frame[column].iloc[row]
+            got = f"{got:g}" if isinstance(got, (float, np.floating)) else repr(got)
+            raise ValueError(f"{file}, line {lines[row]}: {column} must be a positive "
+                             f"integer, got {got}.")
+        frame[column] = value.astype(np.int64)
     _duplicates(frame, ["instance_id", "repetition"], file, lines, "fold assignment")
     _check_instances(frame, file, lines, instances, "fold")
+    reps = np.unique(frame["repetition"].to_numpy())
+    if not np.array_equal(reps, np.arange(1, reps.size + 1)):
+        gap = int(np.setdiff1d(np.arange(1, reps.max() + 1), reps)[0])
+        row = int(np.flatnonzero(frame["repetition"].to_numpy() > gap)[0])
+        raise ValueError(f"{file}, line {lines[row]}: repetition "
+                         f"{frame['repetition'].iloc[row]}, but no repetition {gap} "
+                         "(repetitions are numbered 1, 2, ...).")
     cv = frame.pivot(index="instance_id", columns="repetition", values="fold")
     cv = cv.reindex(instances)
     if cv.isna().to_numpy().any():
         where = np.argwhere(cv.isna().to_numpy())[0]
         raise ValueError(f"{file}: no fold for instance {instances[where[0]]!r} in "
-                         f"repetition {cv.columns[where[1]]:g}.")
-    cv.columns = [int(c) if float(c).is_integer() else c for c in cv.columns]
+                         f"repetition {cv.columns[where[1]]}.")
+    cv = cv.astype(np.int64)
+    cv.columns = [int(c) for c in cv.columns]
+    n_folds = None
     for rep in cv.columns:
-        if cv[rep].nunique() < 2:
+        folds = np.unique(cv[rep].to_numpy())
+        if folds.size < 2:
             raise ValueError(f"{file}: repetition {rep} has a single fold; nothing to train "
                              "on.")
-    return cv.astype(np.int64)
+        if not np.array_equal(folds, np.arange(1, folds.size + 1)):
+            gap = int(np.setdiff1d(np.arange(1, folds.max() + 1), folds)[0])
+            mine = frame["repetition"].to_numpy() == rep
+            row = int(np.flatnonzero(mine & (frame["fold"].to_numpy() > gap))[0])
+            raise ValueError(f"{file}, line {lines[row]}: fold {frame['fold'].iloc[row]} "
+                             f"of repetition {rep}, but its fold {gap} holds no instance "
+                             "(folds are numbered 1 to K).")
+        if n_folds is not None and folds.size != n_folds:
+            raise ValueError(f"{file}: repetition {rep} has {folds.size} folds, repetition "
+                             f"{cv.columns[0]} {n_folds} (every repetition splits the "
+                             "instances into the same number of folds).")
+        n_folds = folds.size
+    return cv
 
 
 # ---------------------------------------------------------------------------- writing
@@ -633,8 +676,7 @@ def write_aslib(kb, path, *, folds=None, measure=None, time_measure="cpu_time",
     if not isinstance(kb, KnowledgeBase):
         raise ValueError(f"kb must be a KnowledgeBase, got {type(kb).__name__}.")
     target = Path(path)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise ValueError(f"{target}: exists and is not an empty folder; choose a new one.")
+    check_aslib_target(target)
     d = len(kb.datasets)
     groups = np.asarray(kb.families if folds is None else folds, dtype=object)
     if groups.shape != (d,):
@@ -687,10 +729,15 @@ def write_aslib(kb, path, *, folds=None, measure=None, time_measure="cpu_time",
                           for s, (f, _) in steps.items()},
     }
     parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
     try:
-        tmp.chmod(0o755)
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    except OSError as exc:  # the reason, about the folder the user named
+        raise ValueError(f"{parent}: cannot write the scenario there "
+                         f"({exc.strerror or exc}).") from None
+    mode = stat.S_IMODE(target.stat().st_mode) if target.is_dir() else 0o755
+    try:
+        tmp.chmod(mode)
         (tmp / "description.txt").write_text(
             yaml.safe_dump(description, sort_keys=False, default_flow_style=False))
         names = np.array(kb.datasets, dtype=object)
@@ -737,6 +784,35 @@ def write_aslib(kb, path, *, folds=None, measure=None, time_measure="cpu_time",
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
+
+
+def check_aslib_target(target) -> None:
+    """Refuse a folder :func:`write_aslib` must not write: one that exists and is not an
+    empty folder, a read-only empty folder (it stays as it is), or a folder inside a
+    read-only one. Write permission is read from the mode bits as well as from the
+    operating system, so a read-only folder is refused even to a superuser.
+
+    Raises
+    ------
+    ValueError
+        Naming the folder and the reason.
+    """
+    target = Path(target)
+    if target.exists() or target.is_symlink():
+        if not target.is_dir() or any(target.iterdir()):
+            raise ValueError(f"{target}: exists and is not an empty folder; choose a new "
+                             "one.")
+        if not _writable(target):
+            raise ValueError(f"{target}: a read-only folder; it is left as it is (make it "
+                             "writable, or choose a new folder).")
+    parent = next((p for p in target.absolute().parents if p.exists()), None)
+    if parent is not None and (not parent.is_dir() or not _writable(parent)):
+        what = "read-only" if parent.is_dir() else "not a folder"
+        raise ValueError(f"{parent}: {what}; the scenario {target} cannot be written there.")
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK) and bool(folder.stat().st_mode & 0o222)
 
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_.\-+:()\[\]=/]+$")

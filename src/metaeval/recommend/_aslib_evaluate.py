@@ -45,20 +45,28 @@ class AslibEvaluation:
     per_instance : DataFrame
         One row per (repetition, instance, strategy): metaeval's per-dataset measures
         (:attr:`RecommenderEvaluation.per_dataset`) plus ``performance`` (of the first
-        pick, in the measure's units), ``sbs``, ``vbs`` and, for runtime scenarios,
-        ``solved``.
+        pick, in the measure's units, feature costs included where paid),
+        ``feature_cost`` (seconds paid), ``sbs``, ``vbs``, ``sbs_whole_success`` and, for
+        runtime scenarios, ``solved``.
     summary : DataFrame
         One row per strategy: means over instances (repetitions averaged first) of
-        ``performance``, ``mil``, ``loss_at_1/3/5`` (and ``solved``), ``gap_closed``,
+        ``performance``, ``mil``, ``loss_at_1/3/5``, ``feature_cost`` (and ``solved``),
+        ``gap_closed``, ``gap_closed_whole_sbs``,
         each with ``*_low``/``*_high`` bootstrap bounds; the paired comparison with the
         SBS (``difference`` in success units, ``p``, ``p_holm``, ``null_same_verdict``,
         ``supported``).
     sbs, vbs : float
         Mean performance of the single best (chosen on each training part) and of the
-        virtual best over the held-out instances.
+        virtual best over the held-out instances (neither pays feature costs).
     curves : DataFrame
         The loss curves of every repetition (``repetition`` column added).
     notes : tuple of str
+    sbs_whole : float
+        Mean performance of the single best over the whole scenario
+        (``sbs_whole_algorithm``), the reference of ``gap_closed_whole_sbs``.
+    sbs_whole_algorithm : str
+    feature_costs : bool
+        Whether the first picks of strategies reading features paid the feature costs.
     """
 
     scenario: AslibScenario
@@ -72,18 +80,24 @@ class AslibEvaluation:
     vbs_solved: float | None
     curves: pd.DataFrame
     notes: tuple = field(default=())
+    sbs_whole: float = float("nan")
+    sbs_whole_algorithm: str = ""
+    feature_costs: bool = False
 
     def to_json(self) -> dict:
         """The ``metaeval recommend --evaluate --aslib DIR --json`` document."""
         sc = self.scenario
         measures = ["performance", "mil", *(f"loss_at_{k}" for k in LOSS_STEPS),
-                    "gap_closed"] + (["solved"] if sc.runtime else [])
+                    "gap_closed", "gap_closed_whole_sbs", "feature_cost"] + (
+                        ["solved"] if sc.runtime else [])
         strategies, comparisons = {}, []
         for r in self.summary.to_dict(orient="records"):
             entry = {
                 "mean_performance": _num(r["performance"]),
                 "gap_closed": _num(r["gap_closed"]),
                 "closed_gap": _num(r["gap_closed"]),
+                "gap_closed_whole_sbs": _num(r["gap_closed_whole_sbs"]),
+                "mean_feature_cost": _num(r["feature_cost"]),
                 "mil": _num(r["mil"]),
                 "loss_at": {str(k): _num(r[f"loss_at_{k}"]) for k in LOSS_STEPS},
                 "intervals": {m: [_num(r[f"{m}_low"]), _num(r[f"{m}_high"])]
@@ -119,7 +133,10 @@ class AslibEvaluation:
             "n_algorithms": len(sc.knowledge.algorithms),
             "clock": "scenario",
             "sbs": _num(self.sbs),
+            "sbs_whole": _num(self.sbs_whole),
+            "sbs_whole_algorithm": self.sbs_whole_algorithm,
             "vbs": _num(self.vbs),
+            "feature_costs": bool(self.feature_costs),
             **({"sbs_solved": _num(self.sbs_solved), "vbs_solved": _num(self.vbs_solved)}
                if sc.runtime else {}),
             "strategies": strategies,
@@ -138,8 +155,26 @@ def _num(v):
 
 
 def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=10_000,
-                   n_boot=1000, alpha=0.05, seed=0) -> AslibEvaluation:
-    """Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
+                   n_boot=1000, alpha=0.05, seed=0, feature_costs=True) -> AslibEvaluation:
+    r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
+
+    Feature costs (runtime scenarios with ``feature_costs.arff``). A strategy that reads
+    the instance's features pays for computing them, as in ASlib's evaluations (Bischl
+    et al. 2016): the first pick's runtime :math:`r` becomes :math:`r + c`, with
+    :math:`c` the cost of the feature steps the strategy uses (the default steps for
+    meta-features, the ``landmarks`` step for landmark features), counted once per
+    instance. A run that then reaches or passes the cutoff :math:`\kappa` is a timeout
+    (PAR10 :math:`= 10\kappa`, not solved); a run that timed out stays a timeout. The
+    baselines that read no features (single best, random, virtual best) pay nothing.
+    The first pick's measures (``performance``, ``solved``, ``loss_at_1``, both closed
+    gaps and the paired comparison with the single best) include the costs; loss@3,
+    loss@5 and the loss curves are the orders' as tested, their time axes counting the
+    description time from the start.
+
+    Two single bests. ``gap_closed`` measures the gap from the single best chosen on
+    each training part (what a user of the training data would pick);
+    ``gap_closed_whole_sbs`` from the single best over the whole scenario (:attr:`sbs_whole`),
+    as LLAMA and the ASlib pages report it.
 
     Parameters
     ----------
@@ -155,6 +190,9 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
         Bootstrap resamples of the instances.
     alpha : float, default=0.05
         1 - coverage of the intervals; level of the paired tests after Holm.
+    feature_costs : bool, default=True
+        Add the feature costs as above; False leaves them out (also when the scenario
+        has none, or measures quality).
 
     Returns
     -------
@@ -168,12 +206,14 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
     References
     ----------
     Bischl et al. (2016), "ASlib: a benchmark library for algorithm selection",
-    Artificial Intelligence 237 (PAR10, SBS, VBS); Lindauer, van Rijn & Kotthoff (2019),
-    "The algorithm selection competitions 2015 and 2017", Artificial Intelligence 272
-    (the closed gap); Holm (1979).
+    Artificial Intelligence 237 (PAR10, SBS, VBS, feature costs); Lindauer, van Rijn &
+    Kotthoff (2019), "The algorithm selection competitions 2015 and 2017", Artificial
+    Intelligence 272 (the closed gap); Holm (1979).
     """
     from metaeval.recommend._aslib import read_aslib
 
+    if not isinstance(feature_costs, (bool, np.bool_)):
+        raise ValueError(f"feature_costs must be True or False, got {feature_costs!r}.")
     sc = scenario if isinstance(scenario, AslibScenario) else read_aslib(scenario)
     kb = sc.knowledge
     condition = Condition() if condition is None else condition
@@ -192,17 +232,25 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
     per = pd.concat(frames, ignore_index=True)
     curves = pd.concat(curves, ignore_index=True)
     row = pd.Index(kb.datasets).get_indexer(per["dataset"])
+    first = curves[curves["step"] == 1].set_index(["repetition", "dataset", "strategy"])
+    algo = first["algorithm"].reindex(
+        pd.MultiIndex.from_frame(per[["repetition", "dataset", "strategy"]])).to_numpy()
+    col = {a: j for j, a in enumerate(kb.algorithms)}
+    pick = np.array([-1 if a is None else col[a] for a in algo], dtype=np.int64)
+    costs = bool(feature_costs) and sc.runtime and sc.feature_costs
+    per["feature_cost"] = 0.0
+    if costs:
+        _add_feature_costs(sc, per, row, pick)
     per["performance"] = sc.to_performance(per["first_success"])
     per["sbs"] = sc.to_performance(per["single_best_success"])
     per["vbs"] = sc.to_performance(per["oracle_success"])
+    whole = int(np.argsort(-kb.success.mean(axis=0), kind="stable")[0])
+    per["sbs_whole_success"] = kb.success[row, whole]
     if sc.runtime:
-        first = curves[curves["step"] == 1].set_index(["repetition", "dataset", "strategy"])
-        algo = first["algorithm"].reindex(
-            pd.MultiIndex.from_frame(per[["repetition", "dataset", "strategy"]])).to_numpy()
-        col = {a: j for j, a in enumerate(kb.algorithms)}
         solved = sc.solved.astype(np.float64)
-        per["solved"] = [solved[i].mean() if a is None else solved[i, col[a]]
-                         for i, a in zip(row, algo, strict=True)]  # random: expected
+        chosen = np.where(pick >= 0, solved[row, np.maximum(pick, 0)], solved[row].mean(axis=1))
+        per["solved"] = np.where(per["feature_cost_timeout"].to_numpy(), 0.0, chosen) \
+            if costs else chosen  # random: expected
         sbs = {}
         for rep in sc.cv.columns:  # the single best of each training part, as evaluated
             fold = sc.cv[rep].to_numpy()
@@ -215,21 +263,51 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
                              zip(per["repetition"], per["dataset"], strict=True)]
     summary, sbs, vbs, sbs_solved, vbs_solved = _summarise(sc, per, names, n_boot, alpha,
                                                            seed)
+    sbs_whole = float(sc.to_performance(kb.success[:, whole]).mean())
     return AslibEvaluation(sc, condition, tuple(names), per, summary, sbs, vbs, sbs_solved,
-                           vbs_solved, curves, tuple(notes))
+                           vbs_solved, curves, tuple(notes), sbs_whole=sbs_whole,
+                           sbs_whole_algorithm=kb.algorithms[whole],
+                           feature_costs=costs)
+
+
+def _add_feature_costs(sc, per, row, pick):
+    """The first pick's runtime plus the seconds spent describing the instance.
+
+    The evaluation's ``overhead`` is the description time over the pool's time on the
+    instance (its relative time axis); times ``pool_time`` it is the feature steps'
+    cost in seconds. Changes ``first_success`` and ``loss_at_1`` in place and adds
+    ``feature_cost`` and ``feature_cost_timeout``.
+    """
+    cost = (per["overhead"] * per["pool_time"]).to_numpy(dtype=np.float64)
+    cost = np.where(pick >= 0, cost, 0.0)  # random: no features read
+    j = np.maximum(pick, 0)
+    was_solved = (pick >= 0) & sc.solved[row, j]
+    runtime = sc.performance[row, j] + cost
+    timeout = was_solved & (cost > 0) & (runtime >= sc.cutoff)
+    par10 = np.where(was_solved, np.where(timeout, 10.0 * sc.cutoff, runtime),
+                     sc.performance[row, j])
+    old = per["first_success"].to_numpy(dtype=np.float64)
+    new = np.where(pick >= 0, sc.sign * par10 + sc.shift, old)
+    per["loss_at_1"] = per["loss_at_1"].to_numpy(dtype=np.float64) + (old - new)
+    per["first_success"] = new
+    per["feature_cost"] = cost
+    per["feature_cost_timeout"] = timeout
 
 
 def _summarise(sc, per, names, n_boot, alpha, seed):
-    measures = ["performance", "mil", *(f"loss_at_{k}" for k in LOSS_STEPS)]
+    measures = ["performance", "mil", *(f"loss_at_{k}" for k in LOSS_STEPS),
+                "feature_cost"]
     if sc.runtime:
         measures.append("solved")
     # repetitions averaged per instance: the instances are the paired units
     extra = ["sbs_solved"] if sc.runtime else []
     mean = per.groupby(["dataset", "strategy"], sort=False)[
-        [*measures, *extra, "first_success", "single_best_success", "oracle_success"]].mean()
+        [*measures, *extra, "first_success", "single_best_success", "oracle_success",
+         "sbs_whole_success"]].mean()
     datasets = list(dict.fromkeys(per["dataset"]))
     base = mean.xs(names[0], level="strategy").reindex(datasets)
     sb_success = base["single_best_success"].to_numpy()
+    whole_success = base["sbs_whole_success"].to_numpy()
     oracle_success = base["oracle_success"].to_numpy()
     n = len(datasets)
     rng = np.random.default_rng(seed)
@@ -244,12 +322,14 @@ def _summarise(sc, per, names, n_boot, alpha, seed):
             r[c] = float(v.mean())
             r[f"{c}_low"], r[f"{c}_high"] = np.percentile(v[boot].mean(axis=1), q)
         s = m["first_success"].to_numpy()
-        r["gap_closed"] = float(_gap(s.mean(), sb_success.mean(), oracle_success.mean()))
-        gaps = _gap(s[boot].mean(axis=1), sb_success[boot].mean(axis=1),
-                    oracle_success[boot].mean(axis=1))
-        gaps = gaps[np.isfinite(gaps)]
-        r["gap_closed_low"], r["gap_closed_high"] = (np.percentile(gaps, q) if gaps.size
-                                                     else (np.nan, np.nan))
+        for column, sb in (("gap_closed", sb_success), ("gap_closed_whole_sbs",
+                                                         whole_success)):
+            r[column] = float(_gap(s.mean(), sb.mean(), oracle_success.mean()))
+            gaps = _gap(s[boot].mean(axis=1), sb[boot].mean(axis=1),
+                        oracle_success[boot].mean(axis=1))
+            gaps = gaps[np.isfinite(gaps)]
+            r[f"{column}_low"], r[f"{column}_high"] = (np.percentile(gaps, q) if gaps.size
+                                                       else (np.nan, np.nan))
         if name in _NOT_COMPARED:
             r.update(difference=np.nan, difference_low=np.nan, difference_high=np.nan,
                      p=np.nan, null_same_verdict=np.nan, wins=0, losses=0, ties=n)
