@@ -96,8 +96,14 @@ def _descendants(pid: int) -> list[psutil.Process]:
     return psutil.Process(pid).children(recursive=True)
 
 
-def _gone_within(processes, seconds: float) -> float:
-    """Seconds until every process is gone; fails after ``seconds``."""
+#: how long a test waits for processes to go: generous, to catch a hang only (the fits
+#: sleep 60 s, so a worker left to finish its fit outlasts it); never a measure of speed
+HANG = 30.0
+
+
+def _gone_within(processes, seconds: float = HANG) -> float:
+    """Seconds until every process is gone; fails after ``seconds`` (a bound that
+    catches a process left running, not a timing: the seconds are only printed)."""
     t0 = time.monotonic()
     _, alive = psutil.wait_procs(processes, timeout=seconds)
     assert not alive, f"still running {seconds} s later: {[p.pid for p in alive]}"
@@ -116,7 +122,7 @@ def test_sigterm_stops_like_ctrl_c_and_the_run_resumes(setup, tmp_path):
     assert proc.returncode == 143, err
     assert "Interrupted (SIGTERM). Finished tasks are saved" in err
     assert "Traceback" not in err
-    _gone_within(workers, 5.0)
+    _gone_within(workers)
     store = tmp_path / "stops.duckdb"
     assert not (tmp_path / "stops.duckdb.progress.json").exists()
     assert not list(tmp_path.glob(".progress-*"))
@@ -168,7 +174,7 @@ def test_workers_die_with_their_parent_after_kill_9(setup, tmp_path):
     assert len(workers) >= 2
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
-    took = _gone_within(workers, 3.0)
+    took = _gone_within(workers)
     print(f"workers gone {took:.2f} s after kill -9 of their parent")
 
 
@@ -183,12 +189,13 @@ def test_ctrl_c_under_dask_prints_one_message_and_closes_the_cluster(setup, tmp_
     everyone = _descendants(proc.pid)
     stopped = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    # the busy workers are ended, not waited for: a run that waited for their fits (60 s
+    # of sleep) outlasts this bound, which only catches that hang; how long the exit
+    # took is printed, never asserted (a busy machine is slower; benchmarks measure)
+    out, err = proc.communicate(timeout=HANG)
     took = time.monotonic() - stopped
     assert proc.returncode == 130, err
     assert err.count("Interrupted (SIGINT)") == 1, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    _gone_within(everyone, 10.0)
-    # the busy workers are ended, not waited for: a graceful close waits 4 s for them
+    _gone_within(everyone)
     print(f"the run exited {took:.2f} s after Ctrl-C")
-    assert took < 4.0, took
