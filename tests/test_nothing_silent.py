@@ -87,3 +87,19 @@ def test_atomic_output_leaves_no_temporary_file(tmp_path):
     with pytest.raises(ValueError, match="directory"):
         write_atomic(tmp_path, b"x", "--out")
     assert _leftovers(tmp_path) == []
+
+
+def test_knowledge_build_refuses_a_fifo_or_a_directory_before_building(tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (fifo, tmp_path):
+        result = CliRunner().invoke(app, ["knowledge", "build", "--store",
+                                          str(tmp_path / "none.duckdb"), "--out", str(target)])
+        assert result.exit_code == 2, result.output
+        assert f"--out: {target} is" in result.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

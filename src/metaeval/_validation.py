@@ -17,7 +17,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
+# NumPy is imported by the functions that need it: the output-path helpers are used by
+# the command line before its heavy imports (a usage error comes at once).
 
 __all__ = [
     "check_binary_target",
@@ -56,6 +57,8 @@ def check_binary_target(y, *, pos_label=1, name="y", require_both=False):
     >>> check_binary_target(["b", "a", "b"], pos_label="b")
     array([1, 0, 1], dtype=int8)
     """
+    import numpy as np
+
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional, got an array of shape {y.shape}.")
@@ -114,6 +117,8 @@ def check_scores(s, *, n_samples=None, name="s", bounded=True, allow_2d=True):
     >>> check_scores([0.2, 1.0], n_samples=2)
     array([0.2, 1. ])
     """
+    import numpy as np
+
     s = np.asarray(s)
     if s.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be numeric, got dtype {s.dtype}.")
@@ -144,6 +149,8 @@ def check_cost_proportions(c, *, name="c"):
     >>> check_cost_proportions(0.3)
     array(0.3)
     """
+    import numpy as np
+
     c = np.asarray(c, dtype=np.float64)
     if c.size and not np.all(np.isfinite(c)):
         raise ValueError(f"{name} contains NaN or infinite values.")

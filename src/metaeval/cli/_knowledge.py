@@ -78,10 +78,12 @@ def build_command(
     dataset's description: what `metaeval recommend --knowledge FILE` needs under any
     operating condition.
     """
+    from metaeval._validation import check_output_file
     from metaeval.recommend import build_knowledge
     from metaeval.store import Store
 
     with _bad_input():
+        check_output_file(out_file, "--out")  # before the work, not after it
         st = Store(store)
         if not st.exists():
             raise ValueError(f"no store at {store}.")
@@ -90,7 +92,7 @@ def build_command(
             task = bar.add_task("Summarising datasets", total=total)
             archive = build_knowledge(st, jobs=jobs,
                                       progress=lambda name: bar.update(task, advance=1))
-        path = archive.save(out_file)
+        path = archive.save(out_file, what="--out")
     out.print(f"{archive!r} written to {path} ({path.stat().st_size / 2**20:.1f} MiB).",
               markup=False)
 

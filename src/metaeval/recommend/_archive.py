@@ -35,12 +35,9 @@ per distribution.
 
 from __future__ import annotations
 
-import io
 import json
 import platform
-import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -48,8 +45,14 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from metaeval._validation import check_output_file
 from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.hardness import METHODS, class_cost_curve
+from metaeval.recommend._archive_file import (
+    check_members,
+    read_members,
+    write_members,
+)
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._knowledge import KnowledgeBase, Query
 from metaeval.store import Store
@@ -228,9 +231,15 @@ class KnowledgeArchive:
         return Query.from_description(description, condition, n_instances, clock=clock)
 
     # ------------------------------------------------------------------ files
-    def save(self, path) -> Path:
-        """Write the archive as one compressed ``.npz`` file (deterministic bytes)."""
-        path = Path(path)
+    def save(self, path, *, what: str = "path") -> Path:
+        """Write the archive as one compressed ``.npz`` file (deterministic bytes).
+
+        The file carries the SHA-256 of its arrays (the ``checksum`` member), checked by
+        :func:`load_knowledge`. Only a regular file is written: a directory, a device or
+        a FIFO at ``path`` is refused (a ``ValueError`` naming ``what``, the option that
+        gave the path), and nothing is left behind when writing fails.
+        """
+        path = check_output_file(path, what)
         arrays = {
             "datasets": np.array(self.datasets, dtype=str),
             "families": np.array(self.families, dtype=str),
@@ -256,21 +265,7 @@ class KnowledgeArchive:
         if self.metafeatures is not None:
             arrays["metafeature_names"] = np.array(list(self.metafeatures.columns), dtype=str)
             arrays["metafeatures"] = self.metafeatures.to_numpy(dtype=np.float64)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        # written member by member with a fixed timestamp: the same archive gives the
-        # same bytes (np.savez_compressed stamps the current time into the zip)
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED,
-                             compresslevel=9) as zf:
-            for name in sorted(arrays):
-                buf = io.BytesIO()
-                # C order whatever pandas returned: equal archives, equal bytes
-                np.lib.format.write_array(buf, np.asarray(arrays[name], order="C"),
-                                          allow_pickle=False)
-                info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                zf.writestr(info, buf.getvalue(), compresslevel=9)
-        tmp.replace(path)
+        write_members(path, arrays, what)
         return path
 
     def with_descriptions(self, store) -> KnowledgeArchive:
@@ -307,11 +302,15 @@ def _curve_dtype(method, values):
 def load_knowledge(path=None) -> KnowledgeArchive:
     """Read a knowledge archive; ``None`` reads the one shipped with metaeval.
 
+    The file is validated in full before it is used: every array's shape against the
+    counts it declares, every value against its range, names against columns, and the
+    SHA-256 of its arrays against the checksum it carries.
+
     Raises
     ------
     ValueError
-        When the file is missing, not an archive, of another format version, or
-        inconsistent (arrays whose shapes disagree).
+        When the file is missing, not an archive, of another format version, damaged or
+        inconsistent; the message names the file and the array.
     """
     if path is None:
         ref = resources.files("metaeval.recommend").joinpath("data", SHIPPED)
@@ -319,54 +318,48 @@ def load_knowledge(path=None) -> KnowledgeArchive:
             raise ValueError("this installation of metaeval has no shipped knowledge base "
                              f"({SHIPPED}); give one with --knowledge or a study with --store.")
         with resources.as_file(ref) as real:
-            return _read(real, "the shipped knowledge base")
+            return _read(real, f"the shipped knowledge base ({real})")
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():
+        raise ValueError(f"knowledge base {path} is a directory; give a knowledge base file "
+                         "(.npz, written by `metaeval knowledge build`).")
+    if not path.exists():
         raise ValueError(f"knowledge base {path}: no such file.")
-    return _read(path, str(path))
+    if not path.is_file():
+        raise ValueError(f"knowledge base {path} is not a regular file; give a knowledge "
+                         "base file (.npz, written by `metaeval knowledge build`).")
+    return _read(path, f"knowledge base {path}")
 
 
 def _read(path, label) -> KnowledgeArchive:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            data = {k: z[k] for k in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise ValueError(f"{label} is not a metaeval knowledge base ({exc}).") from None
-    version = str(data.get("format", np.array(""))) if "format" in data else ""
-    if version != FORMAT:
-        raise ValueError(f"{label} has format {version or 'unknown'!r}; this metaeval reads "
-                         f"{FORMAT!r} (rebuild it with `metaeval knowledge build`).")
-    try:
-        datasets = tuple(str(d) for d in data["datasets"])
-        algorithms = tuple(str(a) for a in data["algorithms"])
-        shape = (len(datasets), len(algorithms))
-        curves = {k.split(":", 1)[1]: v.astype(np.float64) for k, v in data.items()
-                  if k.startswith("curve:")}
-        times = {k.split(":", 1)[1]: v for k, v in data.items() if k.startswith("time:")}
-        for name, arr in [*curves.items(), *times.items()]:
-            if arr.shape[:2] != shape:
-                raise ValueError(f"array {name!r} has shape {arr.shape}, expected {shape}")
-        mf = None
-        if "metafeatures" in data:
-            mf = pd.DataFrame(data["metafeatures"], index=list(datasets),
-                              columns=[str(c) for c in data["metafeature_names"]])
-        desc = {}
-        for k, v in data.items():
-            if k.startswith("description_time:"):
-                columns = [str(c) for c in data.get("description_time_columns",
-                                                    ["pymfe", "landmarker"])]
-                desc[k.split(":", 1)[1]] = pd.DataFrame(v, index=list(datasets),
-                                                        columns=columns)
-        return KnowledgeArchive(
-            datasets, tuple(str(f) for f in data["families"]), data["n_instances"],
-            algorithms, tuple(str(m) for m in data["metric_names"]), data["metrics"], curves,
-            times, mf, tuple(str(x) for x in data["landmarkers"]),
-            data.get("landmark_metrics"),
-            {k.split(":", 1)[1]: v for k, v in data.items() if k.startswith("landmark_curve:")},
-            desc, json.loads(str(data["provenance"])),
-        )
-    except (KeyError, ValueError) as exc:
-        raise ValueError(f"{label} is damaged or incomplete: {exc}.") from None
+    data = read_members(path, label)
+    provenance = check_members(
+        data, label, fmt=FORMAT, methods=METHODS, grid_size=GRID.size,
+        linear_methods=LINEAR_METHODS, metric_names_known=SKLEARN_METRICS)
+    datasets = tuple(str(d) for d in data["datasets"])
+    curves = {m: data[f"curve:{m}"].astype(np.float64) for m in METHODS}
+    times = {clock: data[f"time:{clock}"].astype(np.float64) for clock in ("cpu", "wall")}
+    mf = None
+    if "metafeatures" in data:
+        mf = pd.DataFrame(data["metafeatures"].astype(np.float64), index=list(datasets),
+                          columns=[str(c) for c in data["metafeature_names"]])
+    desc = {}
+    if "description_time_columns" in data:
+        columns = [str(c) for c in data["description_time_columns"]]
+        for clock in ("cpu", "wall"):
+            desc[clock] = pd.DataFrame(data[f"description_time:{clock}"].astype(np.float64),
+                                       index=list(datasets), columns=columns)
+    landmarkers = tuple(str(x) for x in data["landmarkers"])
+    return KnowledgeArchive(
+        datasets, tuple(str(f) for f in data["families"]),
+        data["n_instances"].astype(np.int64), tuple(str(a) for a in data["algorithms"]),
+        tuple(str(m) for m in data["metric_names"]), data["metrics"].astype(np.float64),
+        curves, times, mf, landmarkers,
+        data["landmark_metrics"].astype(np.float64) if landmarkers else None,
+        {m: data[f"landmark_curve:{m}"].astype(np.float64) for m in METHODS}
+        if landmarkers else {},
+        desc, provenance,
+    )
 
 
 # ----------------------------------------------------------------------------- quadrature
@@ -540,7 +533,6 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
      land_counts) = _descriptions(store, names, require_descriptions)
     provenance = {
         "format": FORMAT,
-        "built": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "built_with": {"metaeval": _version("metaeval"), "numpy": np.__version__,
                        "python": platform.python_version()},
         "study": store.study_config(),

@@ -1,0 +1,299 @@
+"""Reading and checking a knowledge base file, array by array, before anything uses it.
+
+A knowledge base file (``.npz``, see :class:`metaeval.recommend.KnowledgeArchive`) is
+read member by member (each member's zip CRC-32 checked as it is read), then validated
+in full: every array's shape against the counts the file declares (datasets,
+configurations, metrics, landmarkers, meta-features, grid points), its values against
+their range (finite; times not negative; metrics and hardness within their bounds; class
+counts that add up), and its names against the columns they label. Last, the SHA-256
+over every array (the ``checksum`` member, written by :meth:`KnowledgeArchive.save`)
+must match: a value changed within its range is caught there.
+
+Anything wrong raises one ``ValueError`` that names the file and the array.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import zipfile
+import zlib
+
+import numpy as np
+
+from metaeval._validation import atomic_output
+
+#: The member holding the checksum over every other array.
+CHECKSUM = "checksum"
+_HEX = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+#: the range of each metric's success (the two losses turned into gains)
+_METRIC_RANGE = {"mcc": (-1.0, 1.0)}
+# float rounding of sums of many terms (an average precision of 1.0000000000000002)
+_SLACK = 1e-9
+# hardness is an expected cost with costs 2c and 2(1 - c): at most 2 (float32 curves)
+_HARDNESS_MAX = 2.0
+_CURVE_SLACK = 1e-6
+
+
+def array_checksum(arrays: dict) -> str:
+    """``"sha256:<hex>"`` over every array but the checksum itself: each array's name,
+    dtype, shape and C-order bytes, in sorted order of the names.
+
+    The same arrays give the same checksum whatever wrote the file (the ``.npy`` headers
+    and the zip's compression do not enter it).
+    """
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == CHECKSUM:
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        head = json.dumps([name, a.dtype.str, list(a.shape)]).encode()
+        h.update(len(head).to_bytes(8, "little"))
+        h.update(head)
+        h.update(a.nbytes.to_bytes(8, "little"))
+        h.update(memoryview(a.reshape(-1)).cast("B") if a.size else b"")
+    return "sha256:" + h.hexdigest()
+
+
+def write_members(path, arrays: dict, what: str = "path"):
+    """Write ``arrays`` and their checksum as a compressed ``.npz`` file, deterministically.
+
+    Member by member in sorted order with a fixed timestamp (``np.savez_compressed``
+    stamps the current time into the zip), so the same arrays give the same bytes;
+    through a temporary file beside ``path`` that is removed on any failure.
+    """
+    arrays = {k: np.asarray(v, order="C") for k, v in arrays.items() if k != CHECKSUM}
+    arrays[CHECKSUM] = np.array(array_checksum(arrays))
+    with atomic_output(path, what, make_parents=True) as fh, \
+            zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED,
+                            compresslevel=9) as zf:
+        for name in sorted(arrays):
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, arrays[name], allow_pickle=False)
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, buf.getvalue(), compresslevel=9)
+
+
+def read_members(path, label) -> dict:
+    """Every array of the ``.npz`` file at ``path`` (no pickles), by member name."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as exc:
+        raise ValueError(
+            f"{label} is not a metaeval knowledge base (not an .npz file written by "
+            f"`metaeval knowledge build`: {exc}).") from None
+    data = {}
+    with zf:
+        names = [i.filename for i in zf.infolist()]
+        for member in names:
+            name = member[:-4] if member.endswith(".npy") else member
+            if not member.endswith(".npy") or name in data:
+                what = "appears twice" if name in data else "is not a NumPy array (.npy)"
+                raise ValueError(f"{label} is damaged: its member {member!r} {what}.")
+            try:
+                with zf.open(member) as fh:
+                    data[name] = np.lib.format.read_array(fh, allow_pickle=False)
+                    if fh.read(1):
+                        raise ValueError("bytes after the array")
+            except (OSError, zipfile.BadZipFile, zlib.error, EOFError, ValueError,
+                    NotImplementedError, RuntimeError) as exc:
+                raise ValueError(f"{label} is damaged: array {name!r} cannot be read "
+                                 f"({' '.join(str(exc).split())[:200]}).") from None
+    return data
+
+
+class _Checker:
+    """Collects the checks of one file; the first problem raises, naming the array."""
+
+    def __init__(self, data, label):
+        self.data, self.label = data, label
+
+    def fail(self, name, text):
+        raise ValueError(f"{self.label} is damaged or incomplete: array {name!r} {text}.")
+
+    def get(self, name):
+        if name not in self.data:
+            raise ValueError(f"{self.label} is damaged or incomplete: it has no array "
+                             f"{name!r}.")
+        return self.data[name]
+
+    def names(self, name, n=None, *, unique=True):
+        a = self.get(name)
+        if a.ndim != 1 or a.dtype.kind != "U" and not (a.size == 0 and a.dtype.kind in "fS"):
+            self.fail(name, f"must be a 1-dimensional array of names, got dtype {a.dtype} "
+                            f"and shape {a.shape}")
+        values = tuple(str(v) for v in a)
+        if n is not None and len(values) != n:
+            self.fail(name, f"has {len(values)} names, expected {n}")
+        if any(not v.strip() for v in values):
+            self.fail(name, "holds an empty name")
+        if unique and len(set(values)) != len(values):
+            seen = [v for i, v in enumerate(values) if v in values[:i]]
+            self.fail(name, f"names {seen[0]!r} twice")
+        return values
+
+    def numbers(self, name, shape, what, *, low=None, high=None, nan=True, kind="f"):
+        a = self.get(name)
+        if a.dtype.kind not in ("iu" if kind == "i" else "fiu"):
+            self.fail(name, f"must hold {'integers' if kind == 'i' else 'numbers'}, got dtype "
+                            f"{a.dtype}")
+        if a.shape != tuple(shape):
+            self.fail(name, f"has shape {a.shape}, expected {tuple(shape)} ({what})")
+        if a.size == 0:
+            return a
+        if a.dtype.kind == "f":
+            flat = a.reshape(-1)
+            least, most = np.fmin.reduce(flat), np.fmax.reduce(flat)  # NaN ignored
+            if np.isinf(least) or np.isinf(most):
+                self.fail(name, "holds infinite values")
+            if np.isnan(least) or not nan and np.isnan(flat).any():
+                self.fail(name, "holds missing (NaN) values")
+        else:
+            least, most = a.min(), a.max()
+        if low is not None and least < low:
+            self.fail(name, f"holds {least:g}, below its least possible value {low:g}")
+        if high is not None and most > high:
+            self.fail(name, f"holds {most:g}, above its greatest possible value {high:g}")
+        return a
+
+    def text(self, name):
+        a = self.get(name)
+        if a.ndim != 0 or a.dtype.kind != "U":
+            self.fail(name, f"must be one string, got dtype {a.dtype} and shape {a.shape}")
+        return str(a)
+
+
+def check_members(data: dict, label: str, *, fmt: str, methods, grid_size: int,
+                  linear_methods, metric_names_known) -> dict:
+    """Validate every array of a knowledge base file; return its provenance (a dict).
+
+    Raises
+    ------
+    ValueError
+        Naming ``label`` (the file) and the first array that is wrong.
+    """
+    c = _Checker(data, label)
+    if "format" not in data:
+        raise ValueError(f"{label} has format 'unknown'; this metaeval reads {fmt!r} "
+                         "(rebuild it with `metaeval knowledge build`).")
+    version = c.text("format")
+    if version != fmt:
+        raise ValueError(f"{label} has format {version or 'unknown'!r}; this metaeval reads "
+                         f"{fmt!r} (rebuild it with `metaeval knowledge build`).")
+    datasets = c.names("datasets")
+    algorithms = c.names("algorithms")
+    D, A = len(datasets), len(algorithms)
+    if D == 0 or A == 0:
+        c.fail("datasets" if D == 0 else "algorithms", "is empty")
+    c.names("families", D, unique=False)
+    metric_names = c.names("metric_names")
+    unknown = [m for m in metric_names if m not in metric_names_known]
+    if unknown:
+        c.fail("metric_names", f"holds {unknown[0]!r}, which is not a metric of metaeval")
+    M = len(metric_names)
+    n = c.numbers("n_instances", (D,), "one per dataset", low=1, nan=False, kind="i")
+    metrics = c.numbers("metrics", (D, A, M), f"{D} datasets x {A} configurations x {M} "
+                        "metrics")
+    for j, m in enumerate(metric_names):
+        low, high = _METRIC_RANGE.get(m, (0.0, 1.0))
+        column = metrics[..., j]
+        column = column[np.isfinite(column)]
+        if column.size and (column.min() < low - _SLACK or column.max() > high + _SLACK):
+            worst = column.min() if column.min() < low else column.max()
+            c.fail("metrics", f"holds {m} = {worst:g}, outside [{low:g}, {high:g}]")
+    for m in methods:
+        G = 2 if m in linear_methods else grid_size
+        c.numbers(f"curve:{m}", (D, A, G),
+                  f"{D} datasets x {A} configurations x {G} "
+                  f"{'ends (c = 0 and c = 1)' if G == 2 else 'grid points'}",
+                  low=-_CURVE_SLACK, high=_HARDNESS_MAX + _CURVE_SLACK)
+    for clock in ("cpu", "wall"):
+        c.numbers(f"time:{clock}", (D, A), f"{D} datasets x {A} configurations; seconds",
+                  low=0.0)
+    landmarkers = c.names("landmarkers")
+    L = len(landmarkers)
+    try:
+        provenance = json.loads(c.text("provenance"))
+    except json.JSONDecodeError as exc:
+        c.fail("provenance", f"is not JSON ({exc})")
+    if not isinstance(provenance, dict):
+        c.fail("provenance", "must be a JSON object")
+    grid = provenance.get("grid")
+    if grid is not None and (not isinstance(grid, dict) or grid.get("points") != grid_size):
+        c.fail("provenance", f"declares a grid of {grid!r}; this metaeval reads curves on "
+                             f"{grid_size} points")
+    counts = _counts(c, provenance, "class_counts", D)
+    if counts is not None and not np.array_equal(counts.sum(axis=1), n):
+        i = int(np.flatnonzero(counts.sum(axis=1) != n)[0])
+        c.fail("provenance", f"has class counts {counts[i].tolist()} for {datasets[i]!r}, "
+                             f"which has {int(n[i])} instances")
+    if L:
+        c.numbers("landmark_metrics", (D, L, M),
+                  f"{D} datasets x {L} landmarkers x {M} metrics", low=-1 - _SLACK,
+                  high=1 + _SLACK)
+        for m in methods:
+            G = 2 if m in linear_methods else grid_size
+            c.numbers(f"landmark_curve:{m}", (D, L, 2, G),
+                      f"{D} datasets x {L} landmarkers x 2 classes x {G} points",
+                      low=-_CURVE_SLACK, high=_HARDNESS_MAX + _CURVE_SLACK)
+        land = _counts(c, provenance, "landmark_class_counts", D, required=True)
+        if (land.sum(axis=1) == 0).any() or (land.sum(axis=1) > n).any():
+            c.fail("provenance", "has landmark class counts that do not fit the datasets' "
+                                 "instances")
+    else:
+        extra = [k for k in data if k == "landmark_metrics" or k.startswith("landmark_curve:")]
+        if extra:
+            c.fail(extra[0], "is given for an archive without landmarkers")
+    if "metafeatures" in data or "metafeature_names" in data:
+        names = c.names("metafeature_names")
+        c.numbers("metafeatures", (D, len(names)),
+                  f"{D} datasets x {len(names)} meta-features")
+    description = sorted(k for k in data if k.startswith("description_time:"))
+    if description or "description_time_columns" in data:
+        columns = c.names("description_time_columns")
+        for need in ("pymfe", "landmarker"):
+            if need not in columns:
+                c.fail("description_time_columns", f"lacks {need!r}")
+        if [k.split(":", 1)[1] for k in description] != ["cpu", "wall"]:
+            c.fail("description_time:cpu", "and 'description_time:wall' must both be given")
+        for k in description:
+            c.numbers(k, (D, len(columns)), f"{D} datasets x {len(columns)} columns; seconds",
+                      low=0.0, nan=False)
+    known = {"format", "datasets", "algorithms", "families", "metric_names", "n_instances",
+             "metrics", "landmarkers", "provenance", "landmark_metrics", "metafeatures",
+             "metafeature_names", "description_time_columns", CHECKSUM,
+             *(f"curve:{m}" for m in methods), *(f"landmark_curve:{m}" for m in methods),
+             "time:cpu", "time:wall", "description_time:cpu", "description_time:wall"}
+    extra = sorted(set(data) - known)
+    if extra:
+        c.fail(extra[0], "is not part of a knowledge base")
+    if CHECKSUM not in data:
+        raise ValueError(f"{label} has no checksum (array {CHECKSUM!r}): its arrays cannot be "
+                         "told intact; rebuild it with `metaeval knowledge build`.")
+    stored = c.text(CHECKSUM)
+    if not _HEX.match(stored):
+        c.fail(CHECKSUM, "is not a SHA-256 checksum ('sha256:' and 64 hex digits)")
+    if array_checksum(data) != stored:
+        raise ValueError(f"{label} is damaged: its arrays do not match its checksum (array "
+                         f"{CHECKSUM!r}); it was changed after it was built. Rebuild it with "
+                         "`metaeval knowledge build`.")
+    return provenance
+
+
+def _counts(c, provenance, key, D, required=False):
+    if key not in provenance:
+        if required:
+            c.fail("provenance", f"lacks {key!r} (the class counts of each dataset)")
+        return None
+    try:
+        counts = np.asarray(provenance[key])
+    except (ValueError, TypeError):
+        counts = np.zeros(0)
+    if counts.shape != (D, 2) or counts.dtype.kind not in "iu" or (counts < 0).any():
+        c.fail("provenance", f"has {key} of shape {counts.shape}, expected ({D}, 2) counts "
+                             "of instances (class 0, class 1)")
+    return counts
