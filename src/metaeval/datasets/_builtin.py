@@ -1,9 +1,11 @@
-"""The built-in suite: 51 binary tasks shipped as package data.
+"""The built-in suites: 72 real binary tasks shipped as package data.
 
 The files live in ``metaeval/datasets/data/`` (one gzip CSV each, plus
-``manifest.csv`` and ``README.md``) and are read with :mod:`importlib.resources`,
-so the suite works from a wheel, a zip or a source checkout. Every load checks
-the SHA-256 of the ``.gz`` file against the manifest. Nothing is downloaded.
+``manifest.csv`` for the 51 tasks of the ``quick`` and ``full`` suites,
+``manifest_kb.csv`` for the 21 the knowledge-base suite ``kb`` adds, and
+``README.md``) and are read with :mod:`importlib.resources`, so the suites work
+from a wheel, a zip or a source checkout. Every load checks the SHA-256 of the
+``.gz`` file against the manifest. Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from metaeval.datasets._base import Dataset
 
 __all__ = ["list_datasets", "load_dataset", "load_suite", "manifest"]
 
-SUBSETS = ("quick", "full")
+SUBSETS = ("quick", "full", "kb")
+_MANIFESTS = ("manifest.csv", "manifest_kb.csv")  # the second is optional
 
 _INT_COLUMNS = (
     "n_rows",
@@ -55,38 +58,69 @@ def _root(data_dir=None):
 
 @functools.lru_cache(maxsize=4)
 def _manifest(data_dir: str | None) -> pd.DataFrame:
-    text = _root(data_dir).joinpath("manifest.csv").read_text(encoding="utf-8")
+    """Every built-in dataset: ``manifest.csv`` then ``manifest_kb.csv`` (if present)."""
     dtype = {c: "int64" for c in _INT_COLUMNS}
     dtype["positive_fraction"] = "float64"
-    frame = pd.read_csv(io.StringIO(text), dtype=dtype, keep_default_na=False, na_values=[])
+    frames = []
+    for i, file in enumerate(_MANIFESTS):
+        path = _root(data_dir).joinpath(file)
+        if i and not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        frames.append(pd.read_csv(io.StringIO(text), dtype=dtype, keep_default_na=False,
+                                  na_values=[]))
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     for c in frame.columns:
         if c not in dtype:
             frame[c] = frame[c].astype(object)
+    if frame["name"].duplicated().any():
+        twice = sorted(set(frame.loc[frame["name"].duplicated(), "name"]))
+        raise ValueError(f"the manifests name these datasets twice: {twice}.")
     return frame
 
 
-def manifest() -> pd.DataFrame:
-    """Return the suite's manifest, one row per dataset in suite order.
+def _rows(subset: str, data_dir) -> pd.DataFrame:
+    if subset not in SUBSETS:
+        raise ValueError(f"subset must be one of {SUBSETS}, got {subset!r}.")
+    m = _manifest(data_dir)
+    if subset == "quick":
+        return m[m["subset"] == "quick"]
+    if subset == "full":
+        return m[m["subset"].isin(("quick", "full"))]
+    return m
+
+
+def manifest(subset: str = "full") -> pd.DataFrame:
+    """Return a suite's manifest, one row per dataset in suite order.
+
+    Parameters
+    ----------
+    subset : {"full", "quick", "kb"}, default="full"
+        The suite (see :func:`list_datasets`).
 
     Returns
     -------
-    frame : pandas.DataFrame of shape (51, n_columns)
-        Columns include ``name``, ``subset`` (``quick`` or ``full``),
-        ``family``, ``n_rows``, ``n_features``, ``n_categorical``,
+    frame : pandas.DataFrame of shape (n_datasets, n_columns)
+        Columns include ``name``, ``subset`` (``quick``, ``full`` or ``kb``: the
+        smallest suite the dataset belongs to), ``family`` (tasks cut from one
+        base dataset share it), ``n_rows``, ``n_features``, ``n_categorical``,
         ``n_missing``, ``n_positive``, ``positive_fraction``,
         ``positive_class`` / ``negative_class`` (original labels),
         ``categorical_columns`` (``|``-separated), provenance (``origin``,
         ``url``, ``citation``, ``source``, ``license_note``) and ``sha256``
-        (of the ``.gz`` file). Text columns hold ``""`` where empty. A copy:
-        changing it changes nothing else.
+        (of the ``.gz`` file). Text columns hold ``""`` where empty. A copy with
+        a fresh index: changing it changes nothing else.
 
     Examples
     --------
     >>> m = manifest()
     >>> len(m), m.loc[0, "name"], int(m.loc[0, "n_rows"])
     (51, 'hepatitis', 155)
+    >>> kb = manifest("kb")
+    >>> len(kb), kb["family"].nunique(), int((kb["n_rows"] >= 5000).sum())
+    (72, 63, 13)
     """
-    return _manifest(None).copy()
+    return _rows(subset, None).reset_index(drop=True).copy()
 
 
 def list_datasets(subset: str = "full") -> list[str]:
@@ -94,8 +128,11 @@ def list_datasets(subset: str = "full") -> list[str]:
 
     Parameters
     ----------
-    subset : {"full", "quick"}, default="full"
-        ``"quick"``: the 15 datasets with at most 1000 rows; ``"full"``: all 51.
+    subset : {"full", "quick", "kb"}, default="full"
+        ``"quick"``: the 15 datasets with at most 1000 rows; ``"full"``: the 51
+        of the papers' reproductions; ``"kb"``: the 72 of the knowledge base
+        (``full`` and 21 more, in 63 families, 13 of them with at least 5,000
+        rows). Each suite holds the one before it, in the same order.
 
     Returns
     -------
@@ -103,8 +140,8 @@ def list_datasets(subset: str = "full") -> list[str]:
 
     Examples
     --------
-    >>> len(list_datasets()), len(list_datasets("quick"))
-    (51, 15)
+    >>> len(list_datasets()), len(list_datasets("quick")), len(list_datasets("kb"))
+    (51, 15, 72)
     >>> list_datasets("quick")[:3]
     ['hepatitis', 'sonar', 'glass-2_vs_rest']
     """
@@ -112,12 +149,7 @@ def list_datasets(subset: str = "full") -> list[str]:
 
 
 def _names(subset, data_dir):
-    if subset not in SUBSETS:
-        raise ValueError(f"subset must be one of {SUBSETS}, got {subset!r}.")
-    m = _manifest(data_dir)
-    if subset == "quick":
-        m = m[m["subset"] == "quick"]
-    return m["name"].tolist()
+    return _rows(subset, data_dir)["name"].tolist()
 
 
 def load_dataset(name: str) -> Dataset:
@@ -132,7 +164,7 @@ def load_dataset(name: str) -> Dataset:
     Parameters
     ----------
     name : str
-        A name from :func:`list_datasets`.
+        A name from :func:`list_datasets` (of any suite).
 
     Returns
     -------
@@ -169,7 +201,7 @@ def load_suite(subset: str = "quick") -> list[Dataset]:
 
     Parameters
     ----------
-    subset : {"quick", "full"}, default="quick"
+    subset : {"quick", "full", "kb"}, default="quick"
 
     Returns
     -------
