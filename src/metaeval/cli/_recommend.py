@@ -131,7 +131,7 @@ def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, to
 def _read(data_file, target, pos_label):
     from metaeval.datasets import read_dataset
 
-    with stage(f"Reading {data_file}"):
+    with stage(f"Reading {data_file.name}"):
         return read_dataset(data_file, target=target, pos_label=pos_label)
 
 
