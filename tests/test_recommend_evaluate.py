@@ -118,19 +118,29 @@ def test_choices_depend_only_on_results_already_tested(name):
 class _FamilyGuard(AverageRanking):
     name = "guarded"
     seen: list = []
+    fits: list = []
 
-    def rank(self, train, query, condition, *, seed=0):
-        _FamilyGuard.seen.append((query.name, train.datasets))
-        return super().rank(train, query, condition, seed=seed)
+    def fit(self, knowledge, condition=None, *, seed=0):
+        fitted = super().fit(knowledge, condition, seed=seed)
+        _FamilyGuard.fits.append(knowledge.datasets)
+        rank = fitted.rank
+
+        def guarded(query):
+            _FamilyGuard.seen.append((query.name, knowledge.datasets))
+            return rank(query)
+
+        fitted.rank = guarded
+        return fitted
 
 
 def test_whole_families_are_held_out_together():
     families = ["ecoli", "ecoli", "yeast", "yeast", "yeast", "sonar", "glass", "iris"]
     kb = _synthetic(families=families)
-    _FamilyGuard.seen = []
+    _FamilyGuard.seen, _FamilyGuard.fits = [], []
     evaluate_recommenders(kb, strategies=[_FamilyGuard()], n_boot=10)
     family = dict(zip(kb.datasets, families, strict=True))
     assert len(_FamilyGuard.seen) == len(kb.datasets)
+    assert len(_FamilyGuard.fits) == len(set(families))  # fitted once per held-out family
     for held, train in _FamilyGuard.seen:
         assert all(family[d] != family[held] for d in train)
         assert len(train) == sum(f != family[held] for f in families)

@@ -9,11 +9,14 @@ The loss curve of the order is computed once the order is complete.
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from metaeval.recommend._archive import KnowledgeArchive
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._curves import (
     _check_range,
@@ -209,8 +212,10 @@ def evaluate_recommenders(
 
     Parameters
     ----------
-    source : KnowledgeBase, Store or path
-        A store is read under ``condition`` (:meth:`KnowledgeBase.from_store`).
+    source : KnowledgeArchive, KnowledgeBase, Store or path
+        An archive (such as :func:`load_knowledge`'s) or a store is read under
+        ``condition`` (:meth:`KnowledgeArchive.knowledge_base`,
+        :meth:`KnowledgeBase.from_store`).
     condition : Condition, optional
         Default: the knowledge base's own (or accuracy with P = 0 for a store). With a
         knowledge base, only ``time_weight`` and ``time_budget`` may differ from the
@@ -277,7 +282,7 @@ def evaluate_recommenders(
     >>> ev.summary.set_index("strategy").loc["oracle", "loss_at_1"]
     np.float64(0.0)
     """
-    if describe and not isinstance(source, KnowledgeBase):
+    if describe and not isinstance(source, (KnowledgeBase, KnowledgeArchive)):
         names = list(STRATEGIES) if strategies is None else strategies
         names = [names] if isinstance(names, (str, Strategy)) else names
         if any(get_strategy(n).uses is not None for n in names if n not in ("random",)):
@@ -308,43 +313,60 @@ def evaluate_recommenders(
         raise ValueError("every dataset belongs to one family (or fold); holding it out "
                          "would leave nothing to learn from.")
     times_at = LOSS_TIMES if relative else ()
-    curve_rows, metric_rows = [], []
+    rows_of, curves_of = {}, {}
     single_best = SingleBest()
-    for i, name in enumerate(kb.datasets):
-        train = kb.subset(groups != groups[i])
-        query = kb.query(i)
-        unit = float(kb.times[i].sum()) if relative else 1.0
+    for group in dict.fromkeys(groups):  # each fold once: fit, then rank all its datasets
+        members = np.flatnonzero(groups == group)
+        mask = groups != group
+        fold = _impute_times(kb, mask)
+        train = fold.subset(mask)
+        fold_seed = _seed(seed, int(members[0]), 0)
+        queries = [fold.query(i) for i in members]
+        fitted = {}
         for strategy in chosen:
-            order, loss, elapsed, success, overhead = _one(strategy, train, query, condition,
-                                                          kb, i, seed, unit)
-            loss0 = float(success.max() - success.min())
-            mil = mean_interval_loss(loss, elapsed, loss0, lo_hi)
-            row = {
-                "dataset": name, "family": families[i], "strategy": strategy.name,
-                "mil": float(np.mean(mil)),
-                **{f"loss_at_{s}": float(np.mean(loss_at(loss, s))) for s in LOSS_STEPS},
-                "first_success": float(np.mean(success[order[..., 0]])),
-                "overhead": overhead, "loss0": loss0,
-                "total_time": float(np.mean(elapsed[..., -1])),
-                "pool_time": float(kb.times[i].sum()),
-            }
-            for t in times_at:
-                row[_time_column(t)] = float(np.mean(loss_by_time(loss, elapsed, loss0, t)))
-            if loss.ndim == 2:  # the random baseline: exact where a closed form exists
-                row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
-                for s_ in LOSS_STEPS:
-                    row[f"loss_at_{s_}"] = random_loss_at(success, s_)
-                row["first_success"] = float(success.mean())
-            if condition.time_budget is not None:
-                row["loss_at_budget"] = float(np.mean(
-                    loss_by_time(loss, elapsed * unit, loss0, condition.time_budget)))
-            metric_rows.append(row)
-            curve_rows.append(_curve_columns(name, families[i], strategy, train, order,
-                                             loss, elapsed, overhead, loss0, success))
-        sb_first = single_best.rank(train, query, condition).order[0]
-        for row in metric_rows[-len(chosen):]:
-            row["single_best_success"] = float(kb.success[i, sb_first])
-            row["oracle_success"] = float(kb.success[i].max())
+            if isinstance(strategy, RandomOrder) or strategy.needs_truth:
+                continue
+            f = strategy.fit(train, condition, seed=None if strategy.interactive else fold_seed)
+            fitted[strategy.name] = (f, None if strategy.interactive else f.rank_many(queries))
+        sb_first = single_best.fit(train, condition).rank(queries[0]).order[0]
+        for m, i in enumerate(members):
+            name = kb.datasets[i]
+            unit = float(fold.times[i].sum()) if relative else 1.0
+            rows, parts = [], []
+            for strategy in chosen:
+                f, ranked = fitted.get(strategy.name, (None, None))
+                order, loss, elapsed, success, overhead = _one(
+                    strategy, f, None if ranked is None else ranked[m], queries[m], fold, i,
+                    seed, unit)
+                loss0 = float(success.max() - success.min())
+                mil = mean_interval_loss(loss, elapsed, loss0, lo_hi)
+                row = {
+                    "dataset": name, "family": families[i], "strategy": strategy.name,
+                    "mil": float(np.mean(mil)),
+                    **{f"loss_at_{s}": float(np.mean(loss_at(loss, s))) for s in LOSS_STEPS},
+                    "first_success": float(np.mean(success[order[..., 0]])),
+                    "overhead": overhead, "loss0": loss0,
+                    "total_time": float(np.mean(elapsed[..., -1])),
+                    "pool_time": float(fold.times[i].sum()),
+                }
+                for t in times_at:
+                    row[_time_column(t)] = float(np.mean(loss_by_time(loss, elapsed, loss0, t)))
+                if loss.ndim == 2:  # the random baseline: exact where a closed form exists
+                    row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
+                    for s_ in LOSS_STEPS:
+                        row[f"loss_at_{s_}"] = random_loss_at(success, s_)
+                    row["first_success"] = float(success.mean())
+                if condition.time_budget is not None:
+                    row["loss_at_budget"] = float(np.mean(
+                        loss_by_time(loss, elapsed * unit, loss0, condition.time_budget)))
+                row["single_best_success"] = float(kb.success[i, sb_first])
+                row["oracle_success"] = float(kb.success[i].max())
+                rows.append(row)
+                parts.append(_curve_columns(name, families[i], strategy, train, order,
+                                            loss, elapsed, overhead, loss0, success))
+            rows_of[i], curves_of[i] = rows, parts
+    metric_rows = [r for i in range(len(kb.datasets)) for r in rows_of[i]]
+    curve_rows = [c for i in range(len(kb.datasets)) for c in curves_of[i]]
     per_dataset = pd.DataFrame(metric_rows)
     curves = _curves_frame(curve_rows)
     names = [s.name for s in chosen]
@@ -392,13 +414,18 @@ def random_loss_at(success, k) -> float:
 
 
 def _describe_hint(source):
-    if isinstance(source, KnowledgeBase):
+    if isinstance(source, (KnowledgeBase, KnowledgeArchive)):
         return "describe its datasets first"
     path = getattr(source, "path", source)
     return f"describe them first: `metaeval describe --store {path}`"
 
 
 def _knowledge(source, condition, clock="cpu"):
+    if isinstance(source, KnowledgeArchive):
+        condition = Condition() if condition is None else condition
+        if not isinstance(condition, Condition):
+            raise ValueError(f"condition must be a Condition, got {condition!r}.")
+        return archive_knowledge(source, condition, clock), condition
     if isinstance(source, KnowledgeBase):
         kb = source
         if condition is None:
@@ -415,6 +442,17 @@ def _knowledge(source, condition, clock="cpu"):
         return kb, condition
     condition = Condition() if condition is None else condition
     return KnowledgeBase.from_store(source, condition, clock=clock), condition
+
+
+def archive_knowledge(archive, condition, clock="cpu"):
+    """:meth:`KnowledgeArchive.knowledge_base`, with its failed cells' times marked
+    (``imputed_times``) so that an evaluation imputes them from its training datasets."""
+    kb = archive.knowledge_base(condition, clock=clock)
+    if kb.imputed_times is None:
+        bad = ~(np.asarray(archive.times[clock], dtype=np.float64) > 0)
+        if bad.any():
+            kb = dataclasses.replace(kb, imputed_times=bad)
+    return kb
 
 
 def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets first"):
@@ -453,12 +491,14 @@ def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets
     return chosen, tuple(notes)
 
 
-def _one(strategy, train, query, condition, kb, i, seed, unit=1.0):
+def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0):
     """One strategy on one held-out dataset: (order, loss, elapsed, success, overhead).
 
-    Times (tests and overhead) are divided by ``unit`` (the pool's time for a relative
-    axis). The random baseline draws ``repeats`` seeded permutations at once: it never
-    reads a result, so no test needs to go through :class:`HeldOut`.
+    ``fitted`` is the strategy fitted on the fold's training datasets, and ``ranked``
+    its ranking of this dataset (static strategies). Times (tests and overhead) are
+    divided by ``unit`` (the pool's time for a relative axis). The random baseline draws
+    ``repeats`` seeded permutations at once: it never reads a result, so no test needs
+    to go through :class:`HeldOut`.
     """
     n = len(kb.algorithms)
     overhead = strategy.overhead(query) / unit
@@ -468,17 +508,14 @@ def _one(strategy, train, query, condition, kb, i, seed, unit=1.0):
         success, times = kb.success[i].copy(), kb.times[i] / unit
         loss, elapsed = loss_curve(success, times, order, overhead=overhead)
         return order, loss, elapsed, success, overhead
+    held = HeldOut(kb.success[i], kb.times[i])
     if strategy.needs_truth:
-        held = HeldOut(kb.success[i], kb.times[i])
         order = strategy.rank_truth(*held.reveal()).order
         held.test_order(order)
     elif strategy.interactive:
-        held = HeldOut(kb.success[i], kb.times[i])
-        strategy.run(train, query, condition, held.test)
+        fitted.run(query, held.test)
         order = np.array(held.tested, dtype=np.int64)
     else:
-        held = HeldOut(kb.success[i], kb.times[i])
-        ranked = strategy.rank(train, query, condition, seed=_seed(seed, i, 0))
         held.test_order(ranked.order)
         order = np.array(held.tested, dtype=np.int64)
     if order.shape[-1] != n or not np.all(np.sort(order.reshape(-1, n), axis=1) == np.arange(n)):
@@ -486,6 +523,25 @@ def _one(strategy, train, query, condition, kb, i, seed, unit=1.0):
     success, times = held.reveal()
     loss, elapsed = loss_curve(success, times / unit, order, overhead=overhead)
     return order, loss, elapsed, success, overhead
+
+
+def _impute_times(kb, train):
+    """``kb`` with the times of its failed cells imputed from the training datasets only.
+
+    A failed (dataset, configuration) cell has no time of its own; the knowledge base
+    imputes the configuration's median over all its datasets, the held-out one
+    included. Within a fold it is the median over the training datasets (``train``,
+    a mask) of the times that were recorded, for every row (1 ms when none was).
+    """
+    bad = getattr(kb, "imputed_times", None)
+    if bad is None or not bad.any():
+        return kb
+    recorded = np.where(bad[train], np.nan, kb.times[train])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a configuration failed everywhere
+        median = np.nanmedian(recorded, axis=0)
+    times = np.where(bad, np.broadcast_to(median, kb.times.shape), kb.times)
+    return dataclasses.replace(kb, times=np.where(times > 0, times, 1e-3))
 
 
 def _seed(seed, i, r):

@@ -82,6 +82,9 @@ class KnowledgeBase:
         The condition ``success`` was computed under.
     notes : tuple of str
         What was imputed or left out while reading.
+    imputed_times : array-like of bool, shape (D, A), optional
+        Cells whose time was not recorded (failed runs) and was imputed; an evaluation
+        imputes them again from its training datasets only.
 
     Examples
     --------
@@ -104,6 +107,7 @@ class KnowledgeBase:
     landmark_time: np.ndarray | None = None
     condition: Condition | None = None
     notes: tuple = field(default=())
+    imputed_times: np.ndarray | None = None
 
     def __post_init__(self):
         datasets = tuple(str(d) for d in self.datasets)
@@ -143,6 +147,12 @@ class KnowledgeBase:
             set_(self, clock, np.zeros(shape[0]) if seconds is None
                  else np.asarray(seconds, dtype=np.float64))
         set_(self, "notes", tuple(self.notes))
+        if self.imputed_times is not None:
+            imputed = np.asarray(self.imputed_times, dtype=bool)
+            if imputed.shape != shape:
+                raise ValueError(f"imputed_times must have shape {shape}, got "
+                                 f"{imputed.shape}.")
+            set_(self, "imputed_times", imputed)
 
     def __repr__(self) -> str:
         return (f"KnowledgeBase({len(self.datasets)} datasets x {len(self.algorithms)} "
@@ -169,6 +179,7 @@ class KnowledgeBase:
             [f for f, m in zip(self.families, mask, strict=True) if m], self.n_instances[mask],
             rows(self.metafeatures), vec(self.metafeature_time), rows(self.landmarks),
             vec(self.landmark_time), self.condition, self.notes,
+            None if self.imputed_times is None else self.imputed_times[mask],
         )
 
     def query(self, i: int) -> Query:
@@ -273,7 +284,7 @@ class KnowledgeBase:
                                                             clock)
         return cls(names, algorithms, success, times, info["family"].tolist(),
                    info["n_instances"].to_numpy(), mf, mf_time, land, land_time, condition,
-                   tuple(notes))
+                   tuple(notes), bad if bad.any() else None)
 
 
 def _cached_descriptions(store, names, condition, notes, clock):

@@ -17,7 +17,7 @@ import functools
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from metaeval.recommend._strategies import Ranking, Strategy, _a3r_order
+from metaeval.recommend._strategies import Fitted, Ranking, Strategy, _a3r_order, _Static
 
 #: What a learner may describe a new dataset with, in the order they are concatenated.
 FEATURE_SOURCES = ("metafeatures", "landmarks")
@@ -86,7 +86,8 @@ class Learner(Strategy):
     Attributes
     ----------
     selection_ : dict
-        Set by the last :meth:`rank`: ``params`` (the hyperparameters chosen),
+        Set by the last :meth:`fit` (and so :meth:`rank`), as the fitted selector's
+        ``selection_``: ``params`` (the hyperparameters chosen),
         ``inner_loss`` (mean inner loss@1 of each candidate setting) and ``inner``
         (for each inner held-out family, the training datasets its predictor saw).
     """
@@ -99,8 +100,10 @@ class Learner(Strategy):
     def uses(self):
         return self.features
 
-    def _design(self, train, query):
-        return design_matrix(train, query, self.features, self.name)
+    def fit(self, knowledge, condition=None, *, seed=0):
+        fitted = super().fit(knowledge, condition, seed=seed)
+        self.selection_ = fitted.selection_
+        return fitted
 
 
 def design_matrix(train, query, features, name):
@@ -109,7 +112,7 @@ def design_matrix(train, query, features, name):
     The descriptions named in ``features`` are concatenated; infinite values count as
     missing; features missing on every training dataset or constant on the training
     datasets are left out; the remaining missing values (training and new) are replaced
-    by the training median.
+    by the training median (:class:`Design` does the same in two steps).
 
     Returns
     -------
@@ -122,33 +125,70 @@ def design_matrix(train, query, features, name):
     ValueError
         When the training datasets or the new one lack a description in ``features``.
     """
-    tables, points = [], []
-    for source in features:
-        table = getattr(train, source)
-        point = getattr(query, source)
-        if table is None:
-            raise ValueError(f"{name} needs {source} of every training dataset, and the "
-                             "knowledge base has none (describe the datasets first).")
-        if point is None:
-            raise ValueError(f"{name} needs the {source} of the new dataset "
-                             f"{query.name!r}, and it has none (describe it first).")
-        tables.append(table.add_prefix(f"{source}:"))
-        points.append(point.reindex(table.columns).rename(lambda c, s=source: f"{s}:{c}"))
-    X = np.concatenate([t.to_numpy(dtype=np.float64) for t in tables], axis=1)
-    x = np.concatenate([p.to_numpy(dtype=np.float64) for p in points])
-    columns = [c for t in tables for c in t.columns]
-    X = np.where(np.isfinite(X), X, np.nan)
-    x = np.where(np.isfinite(x), x, np.nan)
-    known = ~np.all(np.isnan(X), axis=0)
-    X, x = X[:, known], x[known]
-    columns = [c for c, k in zip(columns, known, strict=True) if k]
-    median = np.nanmedian(X, axis=0)
-    X = np.where(np.isnan(X), median, X)
-    x = np.where(np.isnan(x), median, x)
-    varies = X.max(axis=0) > X.min(axis=0)
-    if not varies.any():  # nothing tells the datasets apart: one constant column
-        return np.zeros((X.shape[0], 1)), np.zeros(1), ["constant"]
-    return X[:, varies], x[varies], [c for c, v in zip(columns, varies, strict=True) if v]
+    design = Design(train, features, name)
+    return design.X, design.point(query), design.columns
+
+
+class Design:
+    """The training datasets' design matrix, and where a new dataset lies in it.
+
+    Fitted once on the training datasets (``X``, the columns kept and the training
+    medians); :meth:`point` places each new dataset in the same columns.
+
+    Parameters
+    ----------
+    train : KnowledgeBase
+    features : tuple of {"metafeatures", "landmarks"}
+    name : str
+        The learner's name, for error messages.
+    """
+
+    def __init__(self, train, features, name):
+        tables = []
+        for source in features:
+            table = getattr(train, source)
+            if table is None:
+                raise ValueError(f"{name} needs {source} of every training dataset, and the "
+                                 "knowledge base has none (describe the datasets first).")
+            tables.append(table)
+        self.features, self.name = tuple(features), name
+        self._sources = [t.columns for t in tables]
+        X = np.concatenate([t.to_numpy(dtype=np.float64) for t in tables], axis=1)
+        columns = [f"{s}:{c}" for s, t in zip(features, tables, strict=True) for c in t.columns]
+        X = np.where(np.isfinite(X), X, np.nan)
+        self._known = known = ~np.all(np.isnan(X), axis=0)
+        X = X[:, known]
+        columns = [c for c, k in zip(columns, known, strict=True) if k]
+        self._median = median = np.nanmedian(X, axis=0)
+        X = np.where(np.isnan(X), median, X)
+        self._varies = varies = X.max(axis=0) > X.min(axis=0)
+        if not varies.any():  # nothing tells the datasets apart: one constant column
+            self.X, self.columns = np.zeros((X.shape[0], 1)), ["constant"]
+        else:
+            self.X = X[:, varies]
+            self.columns = [c for c, v in zip(columns, varies, strict=True) if v]
+
+    def point(self, query) -> np.ndarray:
+        """The new dataset's row of the design matrix, shape (n_features,).
+
+        Raises
+        ------
+        ValueError
+            When the new dataset lacks a description the learner reads.
+        """
+        points = []
+        for source, columns in zip(self.features, self._sources, strict=True):
+            point = getattr(query, source)
+            if point is None:
+                raise ValueError(f"{self.name} needs the {source} of the new dataset "
+                                 f"{query.name!r}, and it has none (describe it first).")
+            points.append(point.reindex(columns).to_numpy(dtype=np.float64))
+        x = np.concatenate(points)
+        x = np.where(np.isfinite(x), x, np.nan)[self._known]
+        x = np.where(np.isnan(x), self._median, x)
+        if not self._varies.any():
+            return np.zeros(1)
+        return x[self._varies]
 
 
 def a3r_target(train, condition):
@@ -285,9 +325,10 @@ class ZeroShotPortfolio(Strategy):
 
     name = "zero-shot-portfolio"
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        loss = portfolio_loss(train, condition)
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        loss = portfolio_loss(knowledge, condition)
         head = greedy_portfolio_order(loss)
-        order = complete_order(head, train, condition)
+        order = complete_order(head, knowledge, condition)
         best = np.minimum.accumulate(loss[:, order], axis=1).mean(axis=0)
-        return Ranking(order, best, train.datasets)
+        return _Static(self, knowledge, condition, seed,
+                       Ranking(order, best, knowledge.datasets))

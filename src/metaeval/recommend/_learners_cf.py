@@ -7,6 +7,7 @@ from scipy.stats import norm
 
 from metaeval.recommend._learners import (
     FEATURE_SOURCES,
+    Design,
     Learner,
     _blend,
     _grid,
@@ -18,8 +19,8 @@ from metaeval.recommend._learners import (
     one_blas_thread,
     select,
 )
-from metaeval.recommend._learners_forest import _inner_record, forest_leaf_means
-from metaeval.recommend._strategies import Ranking
+from metaeval.recommend._learners_forest import LeafForest, _inner_record
+from metaeval.recommend._strategies import Fitted, Ranking
 
 
 def expected_improvement(mean, sd, best):
@@ -95,7 +96,8 @@ class CollaborativeFiltering(Learner):
     blend : sequence of float in [0, 1], default=(0.0, 0.5, 1.0)
         The weights :math:`\beta` tried (ties go to the first).
     seed : int, default=0
-        Seed of the forest in :meth:`run` (:meth:`rank` takes its own).
+        Seed of the forest in :meth:`run` and of ``fit(..., seed=None)``
+        (:meth:`rank` and :meth:`fit` take their own).
     features : tuple of {"metafeatures", "landmarks"}, default=both
 
     References
@@ -123,9 +125,21 @@ class CollaborativeFiltering(Learner):
         return (f"CollaborativeFiltering(ranks={self.ranks}, min_leaf={self.min_leaf}, "
                 f"trees={self.trees}, blend={self.blend}, features={self.features})")
 
-    def _model(self, train, query, condition, seed):
-        """Fit: the chosen factors, the prior of the new dataset and the time model."""
-        X, x, _ = self._design(train, query)
+    def fit(self, knowledge, condition=None, *, seed=0):
+        """As :meth:`Strategy.fit`; ``seed=None`` is the learner's own ``seed``."""
+        return super().fit(knowledge, condition, seed=self.seed if seed is None else seed)
+
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedCollaborative(self, knowledge, condition, seed)
+
+
+class _FittedCollaborative(Fitted):
+    """The chosen low-rank model and the forest behind each new dataset's prior."""
+
+    @one_blas_thread
+    def __init__(self, strategy, train, condition, seed):
+        super().__init__(strategy, train, condition, seed)
+        self._design = design = Design(train, strategy.features, strategy.name)
         Y = a3r_target(train, condition)
         # the forest learns each dataset's values relative to its own mean (what orders
         # the configurations), and the level is the training datasets' mean
@@ -133,24 +147,24 @@ class CollaborativeFiltering(Learner):
         level = float(Y.mean())
         codes, n_families = family_codes(train)
         rng = np.random.default_rng(seed)
-        weights, in_bag = family_bags(codes, n_families, self.trees, rng)
-        points = np.vstack([X, x[None, :]]).astype(np.float32)
+        weights, in_bag = family_bags(codes, n_families, strategy.trees, rng)
+        points = design.X.astype(np.float32)
         oob = ~in_bag[:, codes]
         folds = [np.flatnonzero(codes == f) for f in range(n_families)]
         if n_families < 2:  # nothing to hold out: every setting scores the same
             folds = []
-        bases = [_low_rank(np.delete(Y, rows, axis=0), max(self.ranks)) for rows in folds]
-        scores, fits = {}, {}
-        for leaf in self.min_leaf:
-            seeds = rng.integers(0, 2**31 - 1, size=self.trees)
-            pred = forest_leaf_means(points, relative, weights, seeds, leaf) + level
+        bases = [_low_rank(np.delete(Y, rows, axis=0), max(strategy.ranks)) for rows in folds]
+        scores, fits, inner_picks = {}, {}, {}
+        for leaf in strategy.min_leaf:
+            seeds = rng.integers(0, 2**31 - 1, size=strategy.trees)
+            forest = LeafForest(points, relative, weights, seeds, leaf)
+            pred = forest.train_pred + level
             with np.errstate(invalid="ignore", divide="ignore"):
-                inner = ((pred[:, :-1] * oob[:, :, None]).sum(axis=0)
-                         / oob.sum(axis=0)[:, None])
+                inner = (pred * oob[:, :, None]).sum(axis=0) / oob.sum(axis=0)[:, None]
             inner = np.where(np.isnan(inner), Y.mean(axis=0), inner)  # no tree: the mean
-            fits[leaf] = (pred[:, -1].mean(axis=0), inner)
-            for r in self.ranks:
-                for blend in self.blend:
+            fits[leaf] = (forest, inner)
+            for r in strategy.ranks:
+                for blend in strategy.blend:
                     picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
                     for rows, (mu, _, V) in zip(folds, bases, strict=True):
                         Vr = V[:, :r]
@@ -158,8 +172,9 @@ class CollaborativeFiltering(Learner):
                         picks[rows] = np.argmax(mu + shift, axis=1)
                     scores[(r, leaf, blend)] = float(
                         first_pick_loss(train.success, picks).mean())
-        rank, leaf, blend = select(scores)
-        predicted, inner = fits[leaf]
+                    inner_picks[(r, leaf, blend)] = picks
+        rank, leaf, blend = key = select(scores)
+        forest, inner = fits[leaf]
         mu, Z, V = _low_rank(Y, rank)
         residual = Y - mu - Z @ V.T
         dof = max(Y.size - V.shape[1] * (Y.shape[0] + Y.shape[1]), 1)
@@ -170,27 +185,42 @@ class CollaborativeFiltering(Learner):
         else:  # one training dataset: a unit prior in the latent space
             prior_cov = np.eye(V.shape[1])
         prior_cov = prior_cov + 1e-6 * np.eye(V.shape[1])
-        z0 = blend * (predicted - mu) @ V
-        median_t = np.median(np.log(train.times), axis=0)
+        self._forest, self._level, self._blend = forest, level, blend
+        self._mu, self._V, self._prior_cov, self._noise = mu, V, prior_cov, noise
+        self._median_t = np.median(np.log(train.times), axis=0)
+        self.inner_picks_ = inner_picks[key]
         self.selection_ = {
             "params": {"rank": rank, "min_leaf": leaf, "blend": blend},
             "inner_loss": scores,
             "inner": _inner_record(train, codes, n_families, in_bag),
         }
-        return mu, V, z0, prior_cov, noise, median_t
+
+    def _prior_means(self, queries):
+        """The prior mean latent vector z0 of each new dataset, (N, r)."""
+        points = np.array([self._design.point(q) for q in queries]).astype(np.float32)
+        predicted = (self._forest.predict(points) + self._level).mean(axis=0)  # (N, A)
+        # one product per dataset: a matrix product may differ in the last bit
+        return [self._blend * (p - self._mu) @ self._V for p in predicted]
 
     @one_blas_thread
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+    def rank_many(self, queries) -> list:
         """Without test results: the configurations by their prior predicted value."""
-        mu, V, z0, *_ = self._model(train, query, condition, seed)
-        predicted = mu + V @ z0
-        order = np.argsort(-predicted, kind="stable")
-        return Ranking(order, predicted[order], train.datasets)
+        out = []
+        for z0 in self._prior_means(queries):
+            predicted = self._mu + self._V @ z0
+            order = np.argsort(-predicted, kind="stable")
+            out.append(Ranking(order, predicted[order], self.knowledge.datasets))
+        return out
+
+    def rank(self, query) -> Ranking:
+        return self.rank_many([query])[0]
 
     @one_blas_thread
-    def run(self, train, query, condition, test) -> None:
-        mu, V, z0, prior_cov, noise, median_t = self._model(train, query, condition,
-                                                            self.seed)
+    def run(self, query, test) -> None:
+        mu, V, prior_cov, noise, median_t = (self._mu, self._V, self._prior_cov, self._noise,
+                                             self._median_t)
+        z0 = self._prior_means([query])[0]
+        condition = self.condition
         n = mu.size
         precision0 = np.linalg.inv(prior_cov)
         untested = np.ones(n, dtype=bool)

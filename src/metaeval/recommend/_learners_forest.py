@@ -16,6 +16,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 from metaeval.recommend._learners import (
     FEATURE_SOURCES,
+    Design,
     Learner,
     _blend,
     _grid,
@@ -30,7 +31,7 @@ from metaeval.recommend._learners import (
     portfolio_loss,
     select,
 )
-from metaeval.recommend._strategies import Ranking
+from metaeval.recommend._strategies import Fitted, Ranking
 
 _MAX_SEED = 2**31 - 1
 
@@ -173,21 +174,31 @@ class PairwiseClassification(Learner):
         return (f"PairwiseClassification(candidates={self.candidates}, trees={self.trees}, "
                 f"features={self.features})")
 
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedPairwise(self, knowledge, condition, seed)
+
+
+class _FittedPairwise(Fitted):
+    """The pairwise forests of the chosen candidates, fitted once."""
+
     @one_blas_thread
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        X, x, _ = self._design(train, query)
+    def __init__(self, strategy, train, condition, seed):
+        super().__init__(strategy, train, condition, seed)
+        self._design = design = Design(train, strategy.features, strategy.name)
+        X = design.X
         rng = np.random.default_rng(seed)
         codes, n_families = family_codes(train)
         value = condition.a3r_values(train.success, train.times)
         loss = portfolio_loss(train, condition)
-        kmax = min(max(self.candidates), len(train.algorithms))
+        kmax = min(max(strategy.candidates), len(train.algorithms))
         final = _candidates(loss, kmax)
         pairs = [(int(j), int(k)) for a, j in enumerate(final) for k in final[a + 1:]]
-        n_trees = max(self.trees)
+        n_trees = max(strategy.trees)
         weights, in_bag = family_bags(codes, n_families, n_trees, rng)
         seeds = rng.integers(0, _MAX_SEED, size=(len(pairs), n_trees))
-        points = np.vstack([X, x[None, :]]).astype(np.float32)
+        points = X.astype(np.float32)
         prob = np.full((len(pairs), n_trees, points.shape[0]), 0.5)
+        trees = [[None] * n_trees for _ in pairs]
         for p, (j, k) in enumerate(pairs):
             label = (value[:, j] > value[:, k]).astype(np.float64)
             cost = np.abs(value[:, j] - value[:, k])
@@ -196,27 +207,46 @@ class PairwiseClassification(Learner):
                 rows = w > 0
                 if rows.sum() < 2:
                     continue
-                tree = _fitted(seeds[p, b], points[:-1][rows], label[rows], w[rows])
+                tree = _fitted(seeds[p, b], points[rows], label[rows], w[rows])
                 prob[p, b] = tree.predict(points, check_input=False)
+                trees[p][b] = tree
         oob = ~in_bag[:, codes]
         pair_index = {pair: p for p, pair in enumerate(pairs)}
-        sizes = [t for t in self.trees if t <= n_trees]
-        inner_prob = _prefix_means(prob[:, :, :-1], oob, sizes)  # (sizes, pairs, D)
-        scores = {}
+        sizes = [t for t in strategy.trees if t <= n_trees]
+        inner_prob = _prefix_means(prob, oob, sizes)  # (sizes, pairs, D)
+        scores, inner_picks = {}, {}
         for s, t in enumerate(sizes):
-            for K in self.candidates:
+            for K in strategy.candidates:
                 p_all = np.nan_to_num(inner_prob[s], nan=0.5)
                 picks = _vote(final[:K], p_all, pair_index)[0][:, 0]
                 scores[(K, t)] = float(first_pick_loss(train.success, picks).mean())
+                inner_picks[(K, t)] = picks
         K, t = select(scores)
-        final_prob = prob[:, :t, -1].mean(axis=1)[:, None]
-        head, votes = _vote(final[:K], final_prob, pair_index)
-        order = complete_order(head[0], train, condition)
-        score = np.concatenate([votes[0], np.full(order.size - head.shape[1], np.nan)])
+        self._K, self._t, self._final, self._pair_index = K, t, final, pair_index
+        self._trees = [row[:t] for row in trees]
+        self.inner_picks_ = inner_picks[(K, t)]
         self.selection_ = {"params": {"candidates": K, "trees": t}, "inner_loss": scores,
                            "inner": _inner_record(train, codes, n_families, in_bag[:t]),
                            "pairs": len(pairs)}
-        return Ranking(order, score, train.datasets)
+
+    @one_blas_thread
+    def rank_many(self, queries) -> list:
+        points = np.array([self._design.point(q) for q in queries]).astype(np.float32)
+        prob = np.full((len(self._trees), self._t, points.shape[0]), 0.5)
+        for p, row in enumerate(self._trees):
+            for b, tree in enumerate(row):
+                if tree is not None:
+                    prob[p, b] = tree.predict(points, check_input=False)
+        heads, votes = _vote(self._final[:self._K], prob.mean(axis=1), self._pair_index)
+        out = []
+        for head, vote in zip(heads, votes, strict=True):
+            order = complete_order(head, self.knowledge, self.condition)
+            score = np.concatenate([vote, np.full(order.size - head.size, np.nan)])
+            out.append(Ranking(order, score, self.knowledge.datasets))
+        return out
+
+    def rank(self, query) -> Ranking:
+        return self.rank_many([query])[0]
 
 
 def _vote(cand, prob, pair_index):
@@ -300,44 +330,86 @@ class ConfigurationRegression(Learner):
                 f"components={self.components}, blend={self.blend}, "
                 f"features={self.features})")
 
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedRegression(self, knowledge, condition, seed)
+
+
+class _FittedRegression(Fitted):
+    """The chosen forest of multi-output trees, fitted once."""
+
     @one_blas_thread
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        X, x, _ = self._design(train, query)
+    def __init__(self, strategy, train, condition, seed):
+        super().__init__(strategy, train, condition, seed)
+        self._design = design = Design(train, strategy.features, strategy.name)
         rng = np.random.default_rng(seed)
         codes, n_families = family_codes(train)
         target = a3r_target(train, condition)
         target = target - target.mean(axis=1, keepdims=True)
-        n_trees = max(self.trees)
+        n_trees = max(strategy.trees)
         weights, in_bag = family_bags(codes, n_families, n_trees, rng)
-        points = np.vstack([X, x[None, :]]).astype(np.float32)
+        points = design.X.astype(np.float32)
         oob = ~in_bag[:, codes]
-        sizes = list(self.trees)
+        sizes = list(strategy.trees)
         # each inner fold's fallback: the mean target of the datasets outside its family
         totals = np.zeros((n_families, target.shape[1]))
         np.add.at(totals, codes, target)
         counts = np.bincount(codes, minlength=n_families)[:, None]
         outside = ((target.sum(axis=0) - totals) / np.maximum(len(codes) - counts, 1))[codes]
-        scores, predictions = {}, {}
-        for leaf in self.min_leaf:
+        scores, forests, inner_picks = {}, {}, {}
+        for leaf in strategy.min_leaf:
             seeds = rng.integers(0, _MAX_SEED, size=n_trees)
-            pred = forest_leaf_means(points, target, weights, seeds, leaf, self.components)
-            inner = _prefix_means(np.moveaxis(pred[:, :-1], 2, 0), oob, sizes)
+            forest = LeafForest(points, target, weights, seeds, leaf, strategy.components)
+            forests[leaf] = forest
+            inner = _prefix_means(np.moveaxis(forest.train_pred, 2, 0), oob, sizes)
             for s, t in enumerate(sizes):
-                forest = np.where(np.isnan(inner[s]), outside.T, inner[s])  # (A, D)
-                for blend in self.blend:
-                    mean = blend * forest + (1.0 - blend) * outside.T
+                pred = np.where(np.isnan(inner[s]), outside.T, inner[s])  # (A, D)
+                for blend in strategy.blend:
+                    mean = blend * pred + (1.0 - blend) * outside.T
                     picks = np.argmax(mean, axis=0)
                     key = (leaf, t, blend)
                     scores[key] = float(first_pick_loss(train.success, picks).mean())
-                    predictions[key] = (blend * pred[:t, -1].mean(axis=0)
-                                        + (1.0 - blend) * target.mean(axis=0))
+                    inner_picks[key] = picks
         leaf, t, blend = key = select(scores)
-        predicted = predictions[key]
-        order = np.argsort(-predicted, kind="stable")
+        self._forest, self._t, self._blend = forests[leaf], t, blend
+        self._mean = target.mean(axis=0)
+        self.inner_picks_ = inner_picks[key]
         self.selection_ = {"params": {"min_leaf": leaf, "trees": t, "blend": blend},
                            "inner_loss": scores,
                            "inner": _inner_record(train, codes, n_families, in_bag[:t])}
-        return Ranking(order, predicted[order], train.datasets)
+
+    @one_blas_thread
+    def rank_many(self, queries) -> list:
+        points = np.array([self._design.point(q) for q in queries]).astype(np.float32)
+        pred = self._forest.predict(points, self._t)  # (t, N, A)
+        out = []
+        for n in range(points.shape[0]):
+            predicted = self._blend * pred[:, n].mean(axis=0) + (1.0 - self._blend) * self._mean
+            order = np.argsort(-predicted, kind="stable")
+            out.append(Ranking(order, predicted[order], self.knowledge.datasets))
+        return out
+
+    def rank(self, query) -> Ranking:
+        return self.rank_many([query])[0]
+
+
+class LeafForest:
+    """Trees of :func:`forest_leaf_means`, kept to predict new points.
+
+    ``train_pred`` (T, N, A): each tree's prediction of the training points.
+    """
+
+    def __init__(self, points, target, weights, seeds, min_leaf=1, components=8):
+        self._trees = [_leaf_tree(points, target, weights[b], seed, min_leaf, components)
+                       for b, seed in enumerate(seeds)]
+        self.train_pred = np.stack([means[np.searchsorted(ids, tree.apply(
+            points, check_input=False))] for tree, ids, means in self._trees]) if len(
+            self._trees) else np.empty((0, points.shape[0], target.shape[1]))
+
+    def predict(self, points, n_trees=None) -> np.ndarray:
+        """The first ``n_trees`` trees' predictions of ``points`` (float32), (T, N, A)."""
+        trees = self._trees[:n_trees]
+        return np.stack([means[np.searchsorted(ids, tree.apply(points, check_input=False))]
+                         for tree, ids, means in trees])
 
 
 def forest_leaf_means(points, target, weights, seeds, min_leaf=1, components=8):
@@ -349,25 +421,26 @@ def forest_leaf_means(points, target, weights, seeds, min_leaf=1, components=8):
     training rows, then any new ones) the weighted mean target of its leaf.
     """
     out = np.empty((len(seeds), points.shape[0], target.shape[1]))
+    train = points[:target.shape[0]]
     for b, seed in enumerate(seeds):
-        out[b] = _leaf_means(points, target, weights[b], seed, min_leaf, components)
+        tree, ids, means = _leaf_tree(train, target, weights[b], seed, min_leaf, components)
+        out[b] = means[np.searchsorted(ids, tree.apply(points, check_input=False))]
     return out
 
 
-def _leaf_means(points, target, weight, seed, min_leaf, components):
-    """One tree on a bootstrap sample: the mean target of each point's leaf, (N, A)."""
+def _leaf_tree(points, target, weight, seed, min_leaf, components):
+    """One tree on a bootstrap sample of the training ``points``: (tree, leaf ids, the
+    mean target of each leaf (L, A))."""
     rows = weight > 0
     Y = target[rows]
     w = weight[rows]
     centre = np.average(Y, axis=0, weights=w)
     _, _, vt = np.linalg.svd((Y - centre) * np.sqrt(w)[:, None], full_matrices=False)
     scores = (Y - centre) @ vt[:components].T
-    tree = _fitted(seed, points[:-1][rows], scores, w, min_leaf)
-    leaves = tree.apply(points, check_input=False)
-    train_leaves = leaves[:-1][rows]
+    tree = _fitted(seed, points[rows], scores, w, min_leaf)
+    train_leaves = tree.apply(points[rows], check_input=False)
     ids, inverse = np.unique(train_leaves, return_inverse=True)
     sums = np.zeros((ids.size, Y.shape[1]))
     np.add.at(sums, inverse, Y * w[:, None])
     totals = np.bincount(inverse, weights=w, minlength=ids.size)
-    means = sums / totals[:, None]
-    return means[np.searchsorted(ids, leaves)]
+    return tree, ids, sums / totals[:, None]

@@ -1,9 +1,13 @@
 """Recommendation strategies: the order in which to try algorithms on a new dataset.
 
-Every strategy sees only the training part of a :class:`KnowledgeBase` (past datasets),
-the :class:`Query` (what describes the new dataset before any test) and the operating
-:class:`Condition`. Static strategies return a whole order at once (:meth:`rank`);
-active testing (``interactive``) asks for one test result at a time (:meth:`run`).
+Strategies follow the split of scikit-learn's estimators: :meth:`Strategy.fit` learns
+from the past datasets of a :class:`KnowledgeBase` under an operating :class:`Condition`
+and returns a :class:`Fitted` selector, whose :meth:`Fitted.rank` orders the
+configurations for one new dataset from its :class:`Query` (what describes it before any
+test). Static strategies return a whole order at once; interactive ones (active testing,
+collaborative filtering) ask for one test result at a time (:meth:`Fitted.run`), on the
+same fitted model. ``strategy.rank(train, query, condition)`` is
+``strategy.fit(train, condition).rank(query)``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 
 from metaeval.ranking import a3r, average_ranks
 from metaeval.ranking._methods import _average_rank_order
-from metaeval.recommend._condition import SUCCESS_FLOOR
+from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +54,7 @@ class Strategy:
         What it needs to know about the new dataset; the time spent computing it counts
         in every time curve.
     interactive : bool
-        Whether it needs test results as it goes (:meth:`run`).
+        Whether it needs test results as it goes (:meth:`Fitted.run`).
     needs_truth : bool
         Only the oracle: it is given every result of the new dataset.
     """
@@ -70,17 +74,130 @@ class Strategy:
         seconds = {"metafeatures": query.metafeature_time, "landmarks": query.landmark_time}
         return float(sum(seconds[u] for u in uses))
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:  # pragma: no cover
-        """The order to test the algorithms in, from the training datasets only."""
-        raise NotImplementedError
+    def fit(self, knowledge, condition=None, *, seed=0) -> Fitted:
+        """Learn from the past datasets of ``knowledge`` under ``condition``, once.
+
+        Parameters
+        ----------
+        knowledge : KnowledgeBase
+            The training datasets.
+        condition : Condition, optional
+            Default: the knowledge base's own (accuracy with P = 0 when it has none).
+        seed : int or None, default=0
+            Seed of any randomness (forests, random orders); None: the strategy's own.
+
+        Returns
+        -------
+        Fitted
+            Its :meth:`Fitted.rank` orders the configurations for each new dataset.
+        """
+        if condition is None:
+            condition = getattr(knowledge, "condition", None) or Condition()
+        if not isinstance(condition, Condition):
+            raise ValueError(f"condition must be a Condition, got {condition!r}.")
+        return self._fit(knowledge, condition, 0 if seed is None else int(seed))
+
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        """A subclass implements this; one that implements only the per-query
+        :meth:`rank` (and :meth:`run`) is fitted as a wrapper that calls them."""
+        if type(self).rank is Strategy.rank and type(self).run is Strategy.run:
+            raise NotImplementedError(f"{type(self).__name__} implements neither _fit nor "
+                                      "rank.")
+        return _PerQuery(self, knowledge, condition, seed)
+
+    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+        """The order to test the algorithms in, from the training datasets only:
+        ``self.fit(train, condition, seed=seed).rank(query)``."""
+        return self.fit(train, condition, seed=seed).rank(query)
 
     def run(self, train, query, condition, test) -> None:
-        """Test algorithms one at a time through ``test(j) -> (success, time)``.
+        """Test algorithms one at a time through ``test(j) -> (success, time)``:
+        ``self.fit(train, condition, seed=None).run(query, test)``."""
+        self.fit(train, condition, seed=None).run(query, test)
+
+
+class Fitted:
+    """A strategy fitted on a knowledge base: orders the configurations of new datasets.
+
+    Made by :meth:`Strategy.fit`; one fit serves every new dataset (every held-out
+    dataset of an evaluation fold).
+
+    Attributes
+    ----------
+    strategy : Strategy
+    knowledge : KnowledgeBase
+        The training datasets it was fitted on.
+    condition : Condition
+    seed : int
+    selection_ : dict
+        What was chosen on the training data (hyperparameters, the strategy ``auto``
+        chose, ...); empty when nothing was.
+    """
+
+    def __init__(self, strategy, knowledge, condition, seed=0):
+        self.strategy = strategy
+        self.knowledge = knowledge
+        self.condition = condition
+        self.seed = seed
+        self.selection_ = {}
+
+    def __repr__(self) -> str:
+        return (f"Fitted({self.strategy!r}, {len(self.knowledge.datasets)} datasets, "
+                f"{self.condition.label!r})")
+
+    @property
+    def name(self) -> str:
+        return self.strategy.name
+
+    @property
+    def interactive(self) -> bool:
+        return self.strategy.interactive
+
+    def overhead(self, query) -> float:
+        """Seconds spent describing the new dataset (:meth:`Strategy.overhead`)."""
+        return self.strategy.overhead(query)
+
+    def rank(self, query) -> Ranking:  # pragma: no cover
+        """The order to test the configurations in on the new dataset ``query``."""
+        raise NotImplementedError
+
+    def rank_many(self, queries) -> list:
+        """:meth:`rank` of each query (learners predict them together)."""
+        return [self.rank(q) for q in queries]
+
+    def run(self, query, test) -> None:
+        """Test configurations one at a time through ``test(j) -> (success, time)``.
 
         The default tests the whole of :meth:`rank`'s order.
         """
-        for j in self.rank(train, query, condition).order:
+        for j in self.rank(query).order:
             test(int(j))
+
+
+class _PerQuery(Fitted):
+    """A strategy that only implements the per-query ``rank(train, query, condition)``
+    (and ``run``): each new dataset is ranked by a call of its own."""
+
+    def rank(self, query) -> Ranking:
+        return self.strategy.rank(self.knowledge, query, self.condition, seed=self.seed)
+
+    def run(self, query, test) -> None:
+        if type(self.strategy).run is not Strategy.run:
+            self.strategy.run(self.knowledge, query, self.condition, test)
+        else:
+            super().run(query, test)
+
+
+class _Static(Fitted):
+    """A fitted strategy whose order is the same for every new dataset."""
+
+    def __init__(self, strategy, knowledge, condition, seed, ranking):
+        super().__init__(strategy, knowledge, condition, seed)
+        self._ranking = ranking
+
+    def rank(self, query) -> Ranking:
+        r = self._ranking
+        return Ranking(r.order.copy(), r.score.copy(), r.drivers)
 
 
 def _a3r_order(train, condition):
@@ -121,9 +238,10 @@ class AverageRanking(Strategy):
 
     name = "average-ranking"
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        order, score = _a3r_order(train, condition)
-        return Ranking(order, score, train.datasets)
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        order, score = _a3r_order(knowledge, condition)
+        return _Static(self, knowledge, condition, seed,
+                       Ranking(order, score, knowledge.datasets))
 
 
 class _Neighbours(Strategy):
@@ -142,9 +260,15 @@ class _Neighbours(Strategy):
     def _features(self, train, query):
         raise NotImplementedError  # pragma: no cover
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        table, point = self._features(train, query)
-        nearest = np.argsort(_distances(table, point), kind="stable")[: self.k]
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedNeighbours(self, knowledge, condition, seed)
+
+
+class _FittedNeighbours(Fitted):
+    def rank(self, query) -> Ranking:
+        train, condition = self.knowledge, self.condition
+        table, point = self.strategy._features(train, query)
+        nearest = np.argsort(_distances(table, point), kind="stable")[: self.strategy.k]
         sub = train.subset(np.isin(np.arange(len(train.datasets)), nearest))
         success = sub.long(np.maximum(sub.success, SUCCESS_FLOOR))
         times = sub.long(sub.times, "time")
@@ -284,21 +408,29 @@ class ActiveTesting(Strategy):
     name = "active-testing"
     interactive = True
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedActiveTesting(self, knowledge, condition, seed)
+
+
+class _FittedActiveTesting(Fitted):
+    def __init__(self, strategy, knowledge, condition, seed):
+        super().__init__(strategy, knowledge, condition, seed)
+        self._ar_order, _ = _a3r_order(knowledge, condition)
+        self._v = np.log(condition.a3r_values(knowledge.success, knowledge.times))  # (D, A)
+
+    def rank(self, query) -> Ranking:
         """Without test results: the first pick, then the candidates by expected gain."""
-        order, _ = _a3r_order(train, condition)
-        v = np.log(condition.a3r_values(train.success, train.times))
+        order, v = self._ar_order, self._v
         first = order[0]
         rest = order[1:]
         gain = np.maximum(np.exp(v[:, rest] - v[:, [first]]) - 1.0, 0.0).sum(axis=0)
         by_gain = _by_gain(gain)
         full = np.concatenate([[first], rest[by_gain]])
         score = np.concatenate([[np.nan], gain[by_gain]])
-        return Ranking(full, score, train.datasets)
+        return Ranking(full, score, self.knowledge.datasets)
 
-    def run(self, train, query, condition, test) -> None:
-        ar_order, _ = _a3r_order(train, condition)
-        v = np.log(condition.a3r_values(train.success, train.times))  # (D, A)
+    def run(self, query, test) -> None:
+        condition, ar_order, v = self.condition, self._ar_order, self._v
         n_datasets, n_algorithms = v.shape
         untested = np.ones(n_algorithms, dtype=bool)
         observed = np.full(n_algorithms, np.nan)
@@ -344,10 +476,11 @@ class SingleBest(Strategy):
 
     name = "single-best"
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        mean = train.success.mean(axis=0)
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        mean = knowledge.success.mean(axis=0)
         order = np.argsort(-mean, kind="stable")
-        return Ranking(order, mean[order], train.datasets)
+        return _Static(self, knowledge, condition, seed,
+                       Ranking(order, mean[order], knowledge.datasets))
 
 
 class Oracle(Strategy):
@@ -370,7 +503,12 @@ class Oracle(Strategy):
         order = np.lexsort((np.asarray(times, dtype=np.float64), -success))
         return Ranking(order, success[order], ())
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedOracle(self, knowledge, condition, seed)
+
+
+class _FittedOracle(Fitted):
+    def rank(self, query) -> Ranking:
         raise ValueError("the oracle needs the new dataset's true results; it can only be "
                          "evaluated, not asked for a recommendation.")
 
@@ -395,8 +533,13 @@ class RandomOrder(Strategy):
             raise ValueError(f"repeats must be a positive integer, got {repeats!r}.")
         self.repeats = int(repeats)
 
-    def rank(self, train, query, condition, *, seed=0) -> Ranking:
-        rng = np.random.default_rng([seed, len(train.algorithms)])
-        order = rng.permutation(len(train.algorithms))
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        return _FittedRandom(self, knowledge, condition, seed)
+
+
+class _FittedRandom(Fitted):
+    def rank(self, query) -> Ranking:
+        n = len(self.knowledge.algorithms)
+        order = np.random.default_rng([self.seed, n]).permutation(n)
         return Ranking(order, np.full(order.size, np.nan), ())
 
