@@ -34,10 +34,11 @@ def test_the_report_s_arguments_are_read_without_the_command_line_parser(argv, e
 
 def test_the_early_start_agrees_with_the_report_and_the_study():
     from metaeval.report import _lifeline, _render
-    from metaeval.study import DEFAULT_STORE
+    from metaeval.study import DEFAULT_STORE, DEFAULT_TIMEOUT
 
     assert _early.PARENT_VARIABLE == _lifeline.PARENT_VARIABLE
     assert _early.DEFAULT_STORE == DEFAULT_STORE
+    assert _early.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
     assert tuple(_early.PRELOAD) == _render.PRELOAD
 
 

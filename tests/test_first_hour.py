@@ -96,8 +96,8 @@ def _files_of_every_kind(tmp_path):
     semi.write_text("a;b;class\n1;2;yes\n3;4;no\n")
     commas = tmp_path / "commas.tsv"
     commas.write_text("a,b,class\n1,2,yes\n3,4,no\n")
-    return [(tmp_path / "nothere.csv", "'{}' does not exist"),
-            (tmp_path, "is a folder"),
+    return [(tmp_path / "nothere.csv", "'{}': it does not exist"),
+            (tmp_path, "it is a folder"),
             (png, "is not a CSV file: it holds a PNG image"),
             (tsv, "looks tab-separated"),
             (semi, "looks semicolon-separated"),
@@ -143,8 +143,8 @@ def test_the_program_checks_a_missing_file_before_importing_numpy_or_pandas(tmp_
     probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, timeout=120)
     assert probe.stdout.split("\n")[0] == "2 []", probe.stdout + probe.stderr
-    assert probe.stderr.strip() == f"Error: the data file '{tmp_path / 'no.csv'}' does not " \
-        "exist."
+    assert probe.stderr.strip() == f"Error: the data file '{tmp_path / 'no.csv'}': it does " \
+        "not exist."
 
 
 # ----------------------------------------------------------------- the recommendation
@@ -187,7 +187,7 @@ def test_recommend_at_80_columns_fits_and_says_how_to_see_all(tmp_path, monkeypa
     assert "The first 6 of 152 algorithms; --top 0 shows all." in result.output
     # the shipped knowledge base's own notes: pointed to once, not repeated as notes
     assert "Note:" not in result.output and "metaeval knowledge show" in result.output
-    assert "Reading the knowledge base ..." in result.output  # a stage line when piped
+    assert "Reading the knowledge base: done in" in result.output  # a line when piped
     assert "Describing" not in result.output  # average ranking describes nothing
 
 

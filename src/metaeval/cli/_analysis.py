@@ -15,6 +15,7 @@ from metaeval.cli._app import (
     _note_exclusions,
     _split,
     app,
+    check_store_exists,
     did_you_mean,
     err,
     out,
@@ -23,8 +24,9 @@ from metaeval.cli._app import (
     require_results,
     steps,
 )
-from metaeval.store import Store
-from metaeval.study import DEFAULT_STORE
+from metaeval.cli._early import DEFAULT_STORE
+
+# the store is imported by the commands that read it, after the arguments are parsed
 
 
 # ------------------------------------------------------------------------------ hardness
@@ -56,7 +58,9 @@ def hardness(
     hardest instances of one dataset instead, by pool hardness (the mean over the
     algorithms, Prudêncio 2019).
     """
+    check_store_exists(store)  # before the heavy imports
     from metaeval.hardness import METHODS
+    from metaeval.store import Store
 
     tasks = require_results(store, what="`metaeval hardness`", algorithms=1)
     with _bad_input():
@@ -276,10 +280,12 @@ def rank(
     --by-family best|mean, the families are ranked instead, each represented on each
     dataset by its best member or by its members' mean.
     """
+    check_store_exists(store)  # before the heavy imports
     import warnings
 
     from metaeval.cli._results import results_view
     from metaeval.ranking import RANKING_METHODS, rank_algorithms, ranking_intervals
+    from metaeval.store import Store
 
     require_results(store, what="`metaeval rank`")
     with _bad_input():
@@ -372,6 +378,7 @@ def benchmark(
     family instead, each family represented in each (dataset, metric) by its best
     member or by its members' mean.
     """
+    check_store_exists(store)  # before the heavy imports
     from metaeval.benchmark import (
         greedy_portfolio,
         metric_disagreement,
@@ -382,6 +389,7 @@ def benchmark(
         value_spread,
     )
     from metaeval.cli._results import results_view
+    from metaeval.store import Store
 
     require_results(store, what="`metaeval benchmark`")
     with _bad_input():
@@ -453,6 +461,7 @@ def _benchmark_by_family(store: Path, how: str) -> None:
     )
     from metaeval.cli._results import results_view
     from metaeval.report._glossary import human_name
+    from metaeval.store import Store
 
     st = Store(store)
     with st.reading(), steps("Benchmark by family", 3) as bar:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -142,6 +143,15 @@ def _os_error_text(exc: OSError) -> str:
     return f"{exc.strerror[:1].lower()}{exc.strerror[1:]}: {named}."
 
 
+def check_store_exists(store: Path) -> None:
+    """Exit with the store's own line (code 2) when ``store`` does not exist, before the
+    store (pandas, DuckDB) is imported."""
+    if not os.path.lexists(store):
+        err.print(f"Error: No metaeval store at {str(store)!r}: the file does not exist "
+                  "(run a study first, or pass the right --store).", markup=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
 def require_results(store: Path, *, what: str, algorithms: int = 2,
                     verify: bool = False):
     """Exit with one line (code 2) when ``store`` lacks the results ``what`` needs.
@@ -151,6 +161,7 @@ def require_results(store: Path, *, what: str, algorithms: int = 2,
     so that a command that writes a page never embeds a read error in it. Returns the
     store's finished tasks (``Store.tasks()``).
     """
+    check_store_exists(store)
     from metaeval.store import Store, StoreDamagedError
 
     with _bad_input():
@@ -326,16 +337,22 @@ def fit_table(title: str, columns, rows, *, width: int, wrap: int) -> list[str]:
     return lines
 
 
+@contextmanager
 def stage(text: str):
     """One stage of a command's work, on standard error: a spinner on a terminal (removed
-    when done), one line ``text ...`` elsewhere (a pipe, a file, a log), so that a
-    command that takes seconds says what it does wherever its output goes."""
+    when done); elsewhere (a pipe, a file, a log) one line ``text: done in 1.2 s.`` once
+    the stage is done, so that a log says what took the time, and a stage that fails
+    leaves only its error's one line."""
     if err.is_terminal:
-        return err.status(text)
-    err.print(f"{text} ...", markup=False, highlight=False, soft_wrap=True)
-    from contextlib import nullcontext
+        with err.status(text):
+            yield
+        return
+    import time
 
-    return nullcontext()
+    started = time.perf_counter()
+    yield
+    err.print(f"{text}: done in {time.perf_counter() - started:.1f} s.", markup=False,
+              highlight=False, soft_wrap=True)
 
 
 @contextmanager

@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 
 from metaeval.cli._app import StoreOption, _bad_input, app, datasets_app, err, out, steps
-from metaeval.store import Store
-from metaeval.study import DEFAULT_STORE
+from metaeval.cli._early import DEFAULT_STORE
+
+# the store is imported by the commands that read it, after the arguments are parsed
 
 
 # ------------------------------------------------------------------------------ datasets
@@ -143,6 +144,8 @@ def export(
                              cost_beta=cost_beta, time_weight=time_weight,
                              knowledge=knowledge)
         return
+    from metaeval.store import Store
+
     with _bad_input():
         st = Store(store)
         with steps(f"Exporting the tables of {store}", 1) as bar:
@@ -159,7 +162,7 @@ def export(
         out.print(str(path), markup=False)
 
 
-def _export_hardness(st: Store, target: Path) -> Path:
+def _export_hardness(st, target: Path) -> Path:
     """Write the instance hardness of every finished task, a few datasets at a time."""
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["PARENT_VARIABLE", "PRELOAD", "report_arguments", "start_report_workers"]
+__all__ = ["PARENT_VARIABLE", "PRELOAD", "DEFAULT_STORE", "DEFAULT_TIMEOUT", "report_arguments",
+           "start_report_workers"]
 
 #: environment variable naming the report's process for its fork server (the same as
 #: :data:`metaeval.report._lifeline.PARENT_VARIABLE`, tested)
@@ -28,6 +29,8 @@ PARENT_VARIABLE = "METAEVAL_REPORT_PARENT"
 PRELOAD = ["__main__", "metaeval.report._lifeline", "metaeval.report._preload"]
 #: the store the command line reads by default (:data:`metaeval.study.DEFAULT_STORE`)
 DEFAULT_STORE = "metaeval-results/study.duckdb"
+#: a study's default time limit per task, in seconds (:data:`metaeval.study.DEFAULT_TIMEOUT`)
+DEFAULT_TIMEOUT = 1800.0
 
 
 def report_arguments(argv) -> dict | None:

@@ -15,7 +15,7 @@ import os
 import zlib
 from pathlib import Path
 
-__all__ = ["DATA_EXTENSIONS", "check_data_file", "check_input_file"]
+__all__ = ["DATA_EXTENSIONS", "check_data_file", "check_input_file", "input_problem"]
 
 #: the data file extensions of :func:`metaeval.datasets.read_dataset` (tested equal)
 DATA_EXTENSIONS = {
@@ -33,20 +33,28 @@ _MAGIC = {b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image",
           b"GIF8": "a GIF image", b"PAR1": "a Parquet file"}
 
 
+def input_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a file, in words (``"it does not exist"``), or None
+    when it is a readable regular file."""
+    if not os.path.lexists(path):
+        return "it does not exist"
+    if os.path.isdir(path):
+        return "it is a folder, not a file"
+    if not os.path.exists(path):
+        return "it is a broken symbolic link"
+    if not os.path.isfile(path):
+        return "it is not a regular file"
+    if not os.access(path, os.R_OK):
+        return "it cannot be read (permission denied)"
+    return None
+
+
 def check_input_file(path: Path, what: str) -> None:
     """Raise ``ValueError`` (one line naming ``what`` and the path) unless ``path`` is a
     readable regular file."""
-    shown = repr(str(path))
-    if not os.path.lexists(path):
-        raise ValueError(f"{what} {shown} does not exist.")
-    if os.path.isdir(path):
-        raise ValueError(f"{what} {shown} is a folder, not a file.")
-    if not os.path.exists(path):
-        raise ValueError(f"{what} {shown} is a broken symbolic link.")
-    if not os.path.isfile(path):
-        raise ValueError(f"{what} {shown} is not a regular file.")
-    if not os.access(path, os.R_OK):
-        raise ValueError(f"{what} {shown} cannot be read (permission denied).")
+    problem = input_problem(path)
+    if problem is not None:
+        raise ValueError(f"{what} {str(path)!r}: {problem}.")
 
 
 def check_data_file(path: Path, format: str | None = None) -> None:

@@ -10,18 +10,20 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from metaeval.algorithms._wide import split_names
-from metaeval.cli._app import StoreOption, _bad_input, _split, app, err, out, plural
-from metaeval.store import Store, StoreLockedError
-from metaeval.study import (
-    DEFAULT_STORE,
-    DEFAULT_TIMEOUT,
-    DaskExecutor,
-    LocalExecutor,
-    Study,
-    failure_kind,
-    run_study,
+from metaeval.cli._app import (
+    StoreOption,
+    _bad_input,
+    _split,
+    app,
+    check_store_exists,
+    err,
+    out,
+    plural,
 )
+from metaeval.cli._early import DEFAULT_STORE, DEFAULT_TIMEOUT
+
+# the study, the store and the algorithms are imported by the commands that use them,
+# after the arguments are parsed: a usage error comes before NumPy and pandas load
 
 
 def _ignore_stop_signals() -> None:
@@ -85,6 +87,13 @@ def run(
 ) -> None:
     """Run a study (or continue it): every algorithm cross-validated on every dataset."""
     with _bad_input():
+        if study_file is not None:
+            from metaeval.cli._files import input_problem
+
+            problem = input_problem(study_file)
+            if problem is not None:
+                raise ValueError(f"Cannot read the study file {str(study_file)!r}: "
+                                 f"{problem}.")
         if suite is not None and datasets is not None:
             raise ValueError("give either --suite or --datasets, not both.")
         if pool is not None and algorithms is not None:
@@ -92,6 +101,9 @@ def run(
         if jobs is not None and (scheduler is not None or dask_workers is not None):
             raise ValueError("--jobs is for local processes; it cannot go with --scheduler "
                              "or --dask-workers.")
+        from metaeval.algorithms._wide import split_names
+        from metaeval.study import DaskExecutor, LocalExecutor, Study, run_study
+
         study = Study.from_toml(study_file) if study_file is not None else Study()
         changes = {
             "datasets": suite if suite is not None else _split(datasets),
@@ -133,6 +145,10 @@ def run(
 @app.command()
 def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
     """Tasks of a store per status, and the failed ones with their errors."""
+    check_store_exists(store)
+    from metaeval.store import Store, StoreLockedError
+    from metaeval.study import failure_kind
+
     with _bad_input():
         st = Store(store)
         if st.locked():
