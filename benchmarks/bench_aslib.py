@@ -1,29 +1,29 @@
-"""Speed of the ASlib path: read a scenario, evaluate every strategy, write the report.
+"""Every shared ASlib scenario beside the published LLAMA results, and how long each takes.
 
-On an ASlib scenario folder (default: the shared OPENML-WEKA-2017, read in place), timed
-in one process, in this run:
+For each scenario folder (default: every scenario under the shared ``aslib`` folder, read
+in place -- ASlib data is GPLv3 and never copied into the repository), in one process:
 
-1. the baseline: parsing the scenario's ARFF files alone (metaeval's ARFF parser, no
-   validation, no knowledge base);
-2. :func:`read_aslib` (parse, validate, build the knowledge base);
-3. :func:`evaluate_aslib` with every strategy the scenario allows, on all repetitions
-   of its ``cv.arff`` (random: 100 seeded orders; 1000 bootstrap resamples);
-4. the report: the JSON document of ``metaeval recommend --evaluate --aslib --json``,
-   written to a temporary file;
-5. the whole command line, ``metaeval recommend --evaluate --aslib DIR --json OUT``, in a
-   fresh process (imports included).
+1. :func:`read_aslib` (parse, validate, build the knowledge base);
+2. :func:`evaluate_aslib` with every strategy the scenario allows, on all repetitions of
+   its ``cv.arff`` (feature costs paid by the strategies that read features, unless
+   ``--no-feature-costs``);
+3. optionally (``--cli``) the whole command line, ``metaeval recommend --evaluate
+   --aslib DIR --json OUT``, in a fresh process (imports included).
 
-Ratios are against the baseline of the same run; wall and CPU seconds and the load
-average are printed, since the machine may be shared. Also printed: each strategy's
-gap closed with its interval and its Holm-corrected paired test against the SBS.
+Printed per scenario: the single best (chosen on the training folds, and over the whole
+scenario as LLAMA chooses it), the virtual best, each strategy's gap closed under both
+single bests with the bootstrap interval, beside the best LLAMA model's gap closed on the
+same folds (Bischl et al. 2016; the ASlib scenario pages of 2021, which add no feature
+costs), and wall and CPU seconds with the load average, since the machine may be
+shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
-Usage: python benchmarks/bench_aslib.py [DIR] [--no-cli]
+Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
+       [--cli] [--markdown FILE]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -31,8 +31,40 @@ import tempfile
 import time
 from pathlib import Path
 
-from metaeval.datasets.readers import _parse_arff_like
 from metaeval.recommend import evaluate_aslib, read_aslib
+
+#: The best LLAMA model per scenario and the gap it closes against the whole-scenario
+#: single best (the ASlib scenario pages, results of 2021-05, 10 folds, 1 repetition).
+LLAMA = {
+    "OPENML-WEKA-2017": ("classif randomForest", "below the SBS (-0.24 to -0.37)", None),
+    "SAT11-HAND": ("classif ksvm", "0.749", 0.749),
+    "MAXSAT12-PMS": ("regr randomForest", "0.890", 0.890),
+    "ASP-POTASSCO": ("regr randomForest", "0.765", 0.765),
+    "CSP-2010": ("classif rpart", "0.832", 0.832),
+}
+ORDER = list(LLAMA)
+
+
+def _shared():
+    env = os.environ.get("METAEVAL_ASLIB_DIR")
+    if env:
+        return Path(env)
+    for parent in Path(__file__).resolve().parents:
+        path = parent / "shared" / "aslib"
+        if path.is_dir():
+            return path
+    raise SystemExit("no scenarios: give DIR or set METAEVAL_ASLIB_DIR")
+
+
+def _scenarios(dirs):
+    if dirs:
+        return [Path(d) for d in dirs]
+    root = _shared()
+    if (root / "description.txt").is_file():
+        return [root]
+    found = [p.parent for p in root.glob("*/description.txt")]
+    return sorted(found, key=lambda p: (ORDER.index(p.name) if p.name in ORDER else 99,
+                                        p.name))
 
 
 def _clock():
@@ -44,69 +76,103 @@ def _since(start):
     return wall - start[0], cpu - start[1]
 
 
-def _default_dir():
-    env = os.environ.get("METAEVAL_ASLIB_DIR")
-    if env:
-        return Path(env)
-    for parent in Path(__file__).resolve().parents:
-        path = parent / "shared" / "aslib" / "OPENML-WEKA-2017"
-        if path.is_dir():
-            return path
-    raise SystemExit("no scenario: give DIR or set METAEVAL_ASLIB_DIR")
+def _cli(root, feature_costs):
+    with tempfile.TemporaryDirectory() as tmp:
+        before = os.times()
+        start = time.perf_counter()
+        command = [sys.executable, "-m", "metaeval", "recommend", "--evaluate", "--aslib",
+                   str(root), "--json", str(Path(tmp, "ev.json"))]
+        if not feature_costs:
+            command.append("--no-feature-costs")
+        done = subprocess.run(command, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        after = os.times()
+    if done.returncode:
+        raise SystemExit(done.stderr)
+    return wall, (after.children_user - before.children_user
+                  + after.children_system - before.children_system)
+
+
+def _fmt(value, digits=3):
+    return "-" if value != value else f"{value:+.{digits}f}"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("directory", nargs="?", type=Path)
-    parser.add_argument("--no-cli", action="store_true",
-                        help="skip timing the command line in a fresh process")
+    parser.add_argument("directories", nargs="*", type=Path)
+    parser.add_argument("--strategies", help="comma-separated (default: every strategy)")
+    parser.add_argument("--no-feature-costs", action="store_true")
+    parser.add_argument("--cli", action="store_true",
+                        help="also time the command line in a fresh process")
+    parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
+    parser.add_argument("--n-boot", type=int, default=1000)
     args = parser.parse_args(argv)
-    root = args.directory or _default_dir()
-    print(f"scenario {root}; load average {os.getloadavg()}; {os.cpu_count()} cores")
-    rows = []
+    strategies = args.strategies.split(",") if args.strategies else None
+    costs = not args.no_feature_costs
+    print(f"load average {os.getloadavg()}; {os.cpu_count()} cores; feature costs "
+          f"{'paid' if costs else 'left out'}", flush=True)
+    markdown = []
+    for root in _scenarios(args.directories):
+        start = _clock()
+        scenario = read_aslib(root)
+        read = _since(start)
+        start = _clock()
+        ev = evaluate_aslib(scenario, strategies, n_boot=args.n_boot, feature_costs=costs)
+        evaluated = _since(start)
+        total = (read[0] + evaluated[0], read[1] + evaluated[1])
+        name = scenario.name
+        llama = LLAMA.get(name, ("-", "-", None))
+        d, a = scenario.performance.shape
+        print(f"\n{scenario!r}\nread {read[0]:.1f} s wall, {read[1]:.1f} CPU-s; evaluate "
+              f"{evaluated[0]:.1f} s wall, {evaluated[1]:.1f} CPU-s; load "
+              f"{os.getloadavg()[0]:.2f}")
+        cli = _cli(root, costs) if args.cli else None
+        if cli is not None:
+            print(f"command line, fresh process: {cli[0]:.1f} s wall, {cli[1]:.1f} CPU-s")
+        print(f"SBS (training folds) {ev.sbs:.6g}; SBS (whole scenario, "
+              f"{ev.sbs_whole_algorithm}) {ev.sbs_whole:.6g}; VBS {ev.vbs:.6g}; feature "
+              f"costs {'paid' if ev.feature_costs else 'none'}; LLAMA's best: {llama[0]}, "
+              f"gap closed {llama[1]}")
+        print(f"{'strategy':22s} {'gap (train SBS)':>26s} {'gap (whole SBS)':>26s} "
+              f"{'first pick':>12s} {'p_holm':>8s}")
+        for r in ev.summary.to_dict(orient="records"):
+            print(f"{r['strategy']:22s} {_fmt(r['gap_closed'])} "
+                  f"[{_fmt(r['gap_closed_low'])}, {_fmt(r['gap_closed_high'])}]   "
+                  f"{_fmt(r['gap_closed_whole_sbs'])} [{_fmt(r['gap_closed_whole_sbs_low'])}, "
+                  f"{_fmt(r['gap_closed_whole_sbs_high'])}] {r['performance']:12.6g} "
+                  f"{r['p_holm']:8.3g}", flush=True)
+        markdown.append((name, d, a, ev, llama, total, cli))
+    if args.markdown:
+        args.markdown.write_text(_markdown(markdown, costs))
+        print(f"\nMarkdown written to {args.markdown}")
 
-    start = _clock()
-    for file in sorted(root.glob("*.arff")):
-        _parse_arff_like(file.read_text(), keel=False)
-    baseline = _since(start)
-    rows.append(("parse the ARFF files (baseline)", *baseline))
 
-    start = _clock()
-    scenario = read_aslib(root)
-    rows.append(("read_aslib", *_since(start)))
-
-    start = _clock()
-    ev = evaluate_aslib(scenario)
-    rows.append(("evaluate_aslib, every strategy", *_since(start)))
-
-    start = _clock()
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "ev.json").write_text(json.dumps(ev.to_json(), indent=1))
-    rows.append(("the JSON report", *_since(start)))
-    total = [sum(r[k] for r in rows[1:]) for k in (1, 2)]
-    rows.append(("read + evaluate + report", *total))
-
-    if not args.no_cli:
-        with tempfile.TemporaryDirectory() as tmp:
-            start = _clock()
-            done = subprocess.run(
-                [sys.executable, "-m", "metaeval", "recommend", "--evaluate", "--aslib",
-                 str(root), "--json", str(Path(tmp, "ev.json"))],
-                capture_output=True, text=True)
-            wall = time.perf_counter() - start[0]
-            if done.returncode:
-                raise SystemExit(done.stderr)
-            cpu = os.times().children_user + os.times().children_system
-        rows.append(("command line, fresh process", wall, cpu))
-
-    print(f"{'step':34s} {'wall s':>8s} {'CPU s':>8s} {'x baseline (wall)':>18s}")
-    for name, wall, cpu in rows:
-        print(f"{name:34s} {wall:8.2f} {cpu:8.2f} {wall / baseline[0]:18.1f}")
-    print(f"\n{scenario!r}\nSBS {ev.sbs:.4f}, VBS {ev.vbs:.4f}")
-    for r in ev.summary.to_dict(orient="records"):
-        print(f"{r['strategy']:18s} gap closed {r['gap_closed']:+.3f} "
-              f"[{r['gap_closed_low']:+.3f}, {r['gap_closed_high']:+.3f}]  "
-              f"first pick {r['performance']:.4f}  p_holm vs SBS {r['p_holm']:.3g}")
+def _markdown(results, costs):
+    lines = []
+    for name, d, a, ev, llama, total, cli in results:
+        unit = "PAR10" if ev.scenario.runtime else ev.scenario.measure
+        paid = ("feature costs paid" if ev.feature_costs else
+                "no feature costs in the scenario" if not ev.scenario.feature_costs or
+                not ev.scenario.runtime else "feature costs left out")
+        timing = f"{total[0]:.0f} s wall, {total[1]:.0f} CPU-s in process"
+        if cli is not None:
+            timing += f"; command line {cli[0]:.0f} s wall, {cli[1]:.0f} CPU-s"
+        lines += [f"### {name} ({d} instances x {a} algorithms, {unit}; {paid})", "",
+                  f"Single best on the training folds {ev.sbs:.6g}, over the whole "
+                  f"scenario ({ev.sbs_whole_algorithm}) {ev.sbs_whole:.6g}; virtual best "
+                  f"{ev.vbs:.6g}. LLAMA's best ({llama[0]}): gap closed {llama[1]}. "
+                  f"Time: {timing}.", "",
+                  "| strategy | first pick | gap closed (SBS of the training folds) | "
+                  "gap closed (SBS of the whole scenario) |",
+                  "|---|---:|---:|---:|"]
+        for r in ev.summary.to_dict(orient="records"):
+            lines.append(
+                f"| {r['strategy']} | {r['performance']:.6g} | {_fmt(r['gap_closed'])} "
+                f"[{_fmt(r['gap_closed_low'])}, {_fmt(r['gap_closed_high'])}] | "
+                f"{_fmt(r['gap_closed_whole_sbs'])} [{_fmt(r['gap_closed_whole_sbs_low'])}, "
+                f"{_fmt(r['gap_closed_whole_sbs_high'])}] |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

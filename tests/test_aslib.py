@@ -3,6 +3,7 @@ writing with an exact round trip, and the real OPENML-WEKA-2017 scenario when pr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -450,8 +451,16 @@ def test_write_then_read_gives_the_same_knowledge_base_and_losses(tmp_path):
     # cv.arff: leave-one-family-out
     assert sc.cv[1].tolist() == [i // 2 + 1 for i in range(12)]
     condition = Condition(time_weight=1 / 64)
-    direct = evaluate_recommenders(kb, condition, n_boot=10, n_random=5)
-    exported = evaluate_aslib(sc, condition=condition, n_boot=10, n_random=5)
+    # a scenario knows its folds, not its families: each instance is its own family
+    # (learners bag by family), the folds are the families
+    flat = dataclasses.replace(kb, families=kb.datasets)
+    # each kind of input: none, meta-features, landmarks, a learner (the other learners
+    # read the same design matrix)
+    strategies = ["average-ranking", "knn-metafeatures", "cost-landmarking",
+                  "active-testing", "pairwise", "single-best", "random", "oracle"]
+    direct = evaluate_recommenders(flat, condition, strategies=strategies, n_boot=10,
+                                   n_random=5, folds=np.array(kb.families))
+    exported = evaluate_aslib(sc, strategies, condition=condition, n_boot=10, n_random=5)
     assert exported.strategies == direct.strategies
     _same_losses(direct.per_dataset, exported.per_instance)
 

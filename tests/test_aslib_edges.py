@@ -4,15 +4,30 @@ ASlib measures, each worked by hand on the toy scenarios of test_aslib."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from metaeval.recommend import Ranking, Strategy, evaluate_aslib, read_aslib, write_aslib
-from test_aslib import CV, RUNTIME, RUNTIME_RUNS, _kb, _run, _runtime, _write
+
+
+def _toy():
+    """The toy scenarios of test_aslib (tests import in importlib mode: no sys.path)."""
+    spec = importlib.util.spec_from_file_location(
+        "_aslib_toy", Path(__file__).with_name("test_aslib.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_T = _toy()
+CV, RUNTIME, RUNTIME_RUNS = _T.CV, _T.RUNTIME, _T.RUNTIME_RUNS
+_kb, _run, _runtime, _write = _T._kb, _T._run, _T._runtime, _T._write
 
 
 # ------------------------------------------------------------------- cv.arff folds
@@ -194,3 +209,21 @@ def test_feature_costs_and_the_whole_scenario_single_best_by_hand(tmp_path):
     none = read_aslib(_write(tmp_path / "none", description=RUNTIME,
                              algorithm_runs=RUNTIME_RUNS, feature_costs=None))
     assert evaluate_aslib(none, strategies[:1], n_boot=5).summary["performance"][0] == 27.5
+
+
+def test_the_whole_scenario_single_best_is_chosen_as_llama_chooses_it(tmp_path):
+    """A: 1, timeout, 1, 1 s; B: 9 s everywhere (cutoff 10). By mean PAR10 B is best
+    (9 against (1 + 100 + 1 + 1) / 4 = 25.75); LLAMA counts the timeout at the cutoff,
+    (1 + 10 + 1 + 1) / 4 = 3.25 against 9, and picks A, whose PAR10 25.75 is the
+    reference of the published closed gaps."""
+    runs = RUNTIME_RUNS.split("@DATA")[0] + "@DATA\n" + "".join(
+        f"i{i},1,A,{a},{status}\ni{i},1,B,9.0,ok\n"
+        for i, a, status in ((1, 1.0, "ok"), (2, 10.0, "timeout"), (3, 1.0, "ok"),
+                             (4, 1.0, "ok")))
+    sc = read_aslib(_write(tmp_path / "rt", description=RUNTIME, algorithm_runs=runs))
+    ev = evaluate_aslib(sc, ["single-best", "oracle"], n_boot=5)
+    assert (ev.sbs_whole_algorithm, ev.sbs_whole) == ("A", 25.75)
+    # the VBS: 1, 9, 1, 1
+    assert ev.vbs == 3.0
+    s = ev.summary.set_index("strategy")
+    assert s.loc["oracle", "gap_closed_whole_sbs"] == 1.0
