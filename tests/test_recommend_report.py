@@ -11,9 +11,12 @@ from matplotlib.figure import Figure
 
 from metaeval.recommend import KnowledgeBase, evaluate_recommenders
 from metaeval.report._recommend import (
+    ORACLE_NOTE,
+    _with_interval,
     loss_curve_data,
     loss_curves_figure,
     recommendation_section,
+    section_notes,
     summary_display,
     time_weight_figure,
 )
@@ -87,7 +90,12 @@ def test_section_html_has_both_conditions(tmp_path):
     assert "<h3>accuracy, P = 1/64</h3>" in html
     assert "<h3>1 - rate-driven hardness at c = 0.3, P = 1/64</h3>" in html
     assert html.count("<figure>") == 6  # time, tests and CD diagram per condition
-    assert "skipped knn-metafeatures" in html  # no meta-features cached in this store
+    # no meta-features cached in this store: the skipped strategies said once, with the
+    # command that describes the study's datasets
+    assert "skipped knn-metafeatures" not in html
+    assert html.count("run `metaeval describe --store` on this store") == 1
+    assert re.search(r"knn-metafeatures, cost-landmarking.* not evaluated", html)
+    assert ORACLE_NOTE in html.replace("&#x27;", "'")
     # every comparison of the section counted once in Holm's family: the two conditions'
     # notes name the same total, and each its own share of it
     notes = re.findall(r"Supported claims \((\d+) comparisons of this condition, (\d+) in "
@@ -97,3 +105,38 @@ def test_section_html_has_both_conditions(tmp_path):
     assert "of the pool&#x27;s CPU time" in html or "of the pool's CPU time" in html
     small = recommendation_section(_store(tmp_path / "two.duckdb", 2))
     assert "at least 3 datasets" in small and "<figure>" not in small
+
+
+def test_every_strategy_is_drawn_in_its_own_colour_and_line_style():
+    from metaeval.recommend import STRATEGIES
+
+    names = [*STRATEGIES, "my-own", "another"]
+    data = pd.DataFrame({"strategy": np.repeat(names, 2), "x": [1.0, 2.0] * len(names),
+                         "loss": np.tile([0.2, 0.1], len(names))})
+    for figure in (loss_curves_figure(data, axis="tests"), time_weight_figure(pd.DataFrame({
+            "time_weight": [0.0, 1 / 64] * len(names), "strategy": np.repeat(names, 2),
+            "mil": 0.1, "mil_low": 0.05, "mil_high": 0.2}))):
+        drawn = {}
+        for line in figure.axes[0].get_lines():
+            # (an error bar's caps are lines of markers only, of no line style)
+            if (line.get_gid() or "").startswith("strategy:") and \
+                    line.get_linestyle() != "None":
+                drawn[line.get_gid()] = (line.get_color(), line.get_linestyle())
+        assert len(drawn) == len(names)
+        assert len(set(drawn.values())) == len(names), drawn
+
+
+def test_notes_of_undescribed_datasets_are_one_and_name_the_command():
+    notes = [f"skipped {s} needs metafeatures of every dataset, and the knowledge base has "
+             "none (describe its datasets first)" for s in ("a", "b", "c")]
+    said = section_notes([notes[0], "something else", *notes[1:]])
+    assert said == ["a, b and c not evaluated: they need the meta-features or landmarks of "
+                    "the study's datasets, which are not described yet: run `metaeval "
+                    "describe --store` on this store, then the report again.",
+                    "something else"]
+    assert section_notes(["only this"]) == ["only this"]
+
+
+def test_a_zero_interval_never_prints_minus_zero():
+    assert _with_interval(-0.0, -1e-12, 0.0) == "0.0000 [0.0000, 0.0000]"
+    assert _with_interval(0.25, -0.5, 1e-9) == "0.2500 [-0.5000, 0.0000]"

@@ -25,15 +25,41 @@ REPORT_CONDITIONS = (
     {"measure": "hardness:rate-driven", "cost": 0.3, "time_weight": 1 / 64},
 )
 
+#: colour and line style of each strategy: no two strategies alike (a strategy of
+#: another name gets the first unused pair of :data:`_SPARE`)
 _STYLE = {
     "average-ranking": ("#1f77b4", "-"),
     "knn-metafeatures": ("#2ca02c", "-"),
     "cost-landmarking": ("#9467bd", "-"),
     "active-testing": ("#d62728", "-"),
+    "pairwise": ("#ff7f0e", "-"),
+    "regression": ("#8c564b", "-"),
+    "collaborative": ("#e377c2", "-"),
+    "zero-shot-portfolio": ("#17becf", "--"),
+    "auto": ("#000080", "--"),
     "single-best": ("#7f7f7f", "--"),
     "random": ("#bcbd22", ":"),
     "oracle": ("black", "-."),
 }
+_SPARE = [(colour, style) for style in ("-.", ":", "--", "-")
+          for colour in ("#1f77b4", "#2ca02c", "#9467bd", "#d62728", "#ff7f0e", "#8c564b",
+                         "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")]
+
+
+def strategy_styles(strategies) -> dict:
+    """``{strategy: (colour, line style)}``, a different pair for each strategy."""
+    styles = {s: _STYLE[s] for s in strategies if s in _STYLE}
+    spare = iter(p for p in _SPARE if p not in set(styles.values()))
+    for s in strategies:
+        if s not in styles:
+            styles[s] = next(spare)
+    return styles
+
+
+#: what the oracle's MIL means beside the others' (the section says it once)
+ORACLE_NOTE = ("The oracle tests the truly best algorithm first: it is the upper end of the "
+               "closed gap, not a lower bound on MIL once time counts (a strategy that "
+               "starts with a cheap algorithm can have a lower MIL).")
 
 
 def loss_curve_data(evaluation, *, axis="time", n_points=200) -> pd.DataFrame:
@@ -113,8 +139,9 @@ def loss_curves_figure(data, *, axis="time", title=None) -> Figure:
 
     fig = Figure(figsize=(5.6, 3.6), layout="constrained")
     ax = fig.add_subplot()
+    styles = strategy_styles(list(data["strategy"].unique()))
     for strategy, part in data.groupby("strategy", sort=False):
-        colour, style = _STYLE.get(strategy, (None, "-"))
+        colour, style = styles[strategy]
         draw = ax.step if axis == "tests" else ax.plot
         kwargs = {"where": "post"} if axis == "tests" else {}
         draw(part["x"], part["loss"], label=strategy, color=colour, linestyle=style, lw=1.5,
@@ -157,10 +184,11 @@ def time_weight_figure(sweep, *, title=None) -> Figure:
     ps = np.sort(sweep["time_weight"].unique())
     positive = ps[ps > 0]
     zero_at = positive.min() / 4 if positive.size else 1.0
+    styles = strategy_styles(list(sweep["strategy"].unique()))
     for strategy, part in sweep.groupby("strategy", sort=False):
         part = part.sort_values("time_weight")
         x = np.where(part["time_weight"] > 0, part["time_weight"], zero_at)
-        colour, style = _STYLE.get(strategy, (None, "-"))
+        colour, style = styles[strategy]
         ax.errorbar(x, part["mil"], yerr=[part["mil"] - part["mil_low"],
                                           part["mil_high"] - part["mil"]],
                     label=strategy, color=colour, linestyle=style, marker="o", ms=3,
@@ -210,7 +238,38 @@ def summary_display(evaluation) -> pd.DataFrame:
 def _with_interval(value, low, high):
     if not np.isfinite(value):
         return "–"
-    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+    return f"{_four(value)} [{_four(low)}, {_four(high)}]"
+
+
+def _four(value) -> str:
+    """``value`` to 4 decimals, never ``-0.0000`` (a tiny negative rounding error of a
+    value that is zero by construction, such as the single best's closed gap)."""
+    text = f"{value:.4f}"
+    return text[1:] if text == "-0.0000" else text
+
+
+def section_notes(notes) -> list[str]:
+    """The evaluation's notes, the strategies skipped for want of descriptions gathered
+    in one note that names the command describing the study's datasets (not the store's
+    path, which the page gives at its top: a page does not depend on where the store
+    lies)."""
+    import re
+
+    skipped, others = [], []
+    for note in notes:
+        found = re.match(r"skipped (\S+) needs .*describe its datasets first", note)
+        if found:
+            skipped.append(found.group(1))
+        else:
+            others.append(note)
+    if skipped:
+        names = (", ".join(skipped[:-1]) + " and " + skipped[-1]) if len(skipped) > 1 \
+            else skipped[0]
+        others.insert(0, f"{names} not evaluated: they need the meta-features or "
+                         "landmarks of the study's datasets, which are not described yet: "
+                         "run `metaeval describe --store` on this store, then the report "
+                         "again.")
+    return others
 
 
 def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=None,
@@ -266,7 +325,7 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
         "1 % to 100 % of the pool's time; intervals are 95% bootstrap intervals over "
         "held-out datasets. Each strategy is compared with the single best and with the "
         "random order over families, with Holm's correction over every comparison of this "
-        "section.</p>"
+        f"section. {ORACLE_NOTE}</p>"
     ]
     from metaeval.recommend import holm
 
@@ -282,12 +341,16 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
         comparisons["p_holm"] = holm(comparisons["p"].to_numpy(dtype=np.float64))
         comparisons["supported"] = ((comparisons["low"] > 0) & (comparisons["p_holm"] < 0.05)
                                     & (comparisons["p_wilcoxon"] < 0.05))
+    said = set()  # a note said under one condition is not said again under the next
     for ev in evaluations:
         condition = ev.condition
         lo, hi = ev.time_range
         parts.append(f"<h3>{escape(condition.label)}</h3>")
-        if ev.notes:
-            parts.append('<p class="note">' + escape("; ".join(ev.notes)) + "</p>")
+        notes = [n for n in section_notes(ev.notes) if n not in said]
+        said.update(notes)
+        if notes:
+            parts.append('<p class="note">' + escape(" ".join(
+                n if n.endswith(".") else n + "." for n in notes)) + "</p>")
         parts.append(table_html(summary_display(ev)))
         mine = comparisons[comparisons["condition"] == condition.label] if len(
             comparisons) else comparisons
