@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
+import numpy as np
 import pytest
 
 from metaeval._validation import (
@@ -103,3 +104,89 @@ def test_knowledge_build_refuses_a_fifo_or_a_directory_before_building(tmp_path)
         assert f"--out: {target} is" in result.output
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+# ------------------------------------------------------------------ overflowing numbers
+@pytest.mark.parametrize("field, value", [("time_weight", "1e400"), ("time_weight", 10**400),
+                                          ("cost_beta", "1e400,1"), ("time_budget", "1e400")])
+def test_a_number_beyond_floating_point_is_one_value_error(field, value):
+    from metaeval.recommend import Condition
+
+    extra = {"measure": "hardness:rate-driven"} if field == "cost_beta" else {}
+    with pytest.raises(ValueError, match=f"{field} must be a finite number, got about 1e400"):
+        Condition(**extra, **{field: value})
+
+
+@pytest.mark.parametrize("args", [
+    ["recommend", "--evaluate", "--time-weight", "1e400"],
+    ["recommend", "--evaluate", "--measure", "hardness:score-driven", "--cost-beta", "1e400,1"],
+    ["describe", "--time-budget", "inf"],
+    ["describe", "--time-budget", "1e308"],
+])
+def test_overflowing_options_are_one_line_and_exit_2(args, tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    result = CliRunner().invoke(app, [*args, "--store" if args[0] == "describe" else
+                                      "--json", str(tmp_path / "x")])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert "Traceback" not in result.output
+
+
+# ------------------------------------------------------------------ describe
+def test_unknown_pymfe_groups_are_refused_before_anything_is_cached(tmp_path):
+    from tests.test_stops_workers import tiny_store
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+    from metaeval.cli._knowledge import _PYMFE_GROUPS
+    from metaeval.recommend._describe import PYMFE_VALID_GROUPS, check_groups
+
+    assert _PYMFE_GROUPS == PYMFE_VALID_GROUPS
+    store = tiny_store(tmp_path / "s.duckdb")
+    for groups, message in [("nonsense", "'nonsense' is not a pymfe group"),
+                            ("general,genral", "Did you mean 'general'?"),
+                            ("general,general", "'general' is given twice"),
+                            (",", "at least one pymfe group")]:
+        result = CliRunner().invoke(app, ["describe", "--store", str(store.path), "-q",
+                                          "--groups", groups])
+        assert result.exit_code == 2, result.output
+        assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert len(store.metafeature_groups()) == 0
+    with pytest.raises(ValueError, match="'nonsense' is not a pymfe group"):
+        check_groups(["general", "nonsense"])
+
+
+def test_describe_reads_the_user_s_own_files_through_the_study_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+    from metaeval.datasets import load_dataset, read_dataset
+    from metaeval.store import Store
+
+    labor = load_dataset("labor")
+    frame = labor.X.copy()
+    frame["outcome"] = np.where(labor.y == 1, "good", "bad")
+    frame.to_csv(tmp_path / "mine.csv", index=False)
+    (tmp_path / "study.toml").write_text(
+        'store = "s.duckdb"\nalgorithms = ["NB"]\nfolds = 2\n'
+        '[[datasets]]\nname = "mine"\npath = "mine.csv"\ntarget = "outcome"\n'
+        'pos_label = "good"\n')
+    mine = read_dataset(tmp_path / "mine.csv", target="outcome", pos_label="good", name="mine")
+    store = Store(tmp_path / "s.duckdb")
+    with store.writing():
+        store.sync_study({"folds": 2, "seed": 0}, datasets=[
+            {"name": "mine", "sha256": mine.sha256, "n_instances": mine.n_instances,
+             "n_features": mine.n_features, "positive_fraction": mine.positive_fraction,
+             "family": "mine", "source": "test"}], algorithms=[], tasks=[])
+    runner = CliRunner()
+    without = runner.invoke(app, ["describe", "--store", str(store.path), "-q"])
+    assert without.exit_code == 2 and "--study" in without.output, without.output
+    assert "loader" not in without.output
+    result = runner.invoke(app, ["describe", "--study", str(tmp_path / "study.toml"), "-q",
+                                 "--groups", "general"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    groups = store.metafeature_groups()
+    assert set(groups["dataset"]) == {"mine"} and (groups["status"] == "ok").all()

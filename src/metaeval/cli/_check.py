@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 
 from metaeval.cli._app import EXIT_DAMAGED, StoreOption, _bad_input, app, err, out, steps
+from metaeval.cli._early import DEFAULT_STORE
 from metaeval.store import Store
-from metaeval.study import DEFAULT_STORE
 
 
 @app.command()

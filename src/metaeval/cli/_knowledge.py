@@ -10,7 +10,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from metaeval.cli._app import StoreOption, _bad_input, app, err, out
-from metaeval.study import DEFAULT_STORE
+from metaeval.cli._early import DEFAULT_STORE
+from metaeval.cli._signals import exit_stopped, stop_on_signals
 
 knowledge_app = typer.Typer(help="Knowledge bases for `metaeval recommend` (build, show).",
                             no_args_is_help=True)
@@ -23,43 +24,130 @@ def _progress(quiet):
                     transient=True)
 
 
+#: pymfe's groups (:data:`metaeval.recommend._describe.PYMFE_VALID_GROUPS`, tested equal),
+#: here so that a mistyped --groups is refused before the heavy imports
+_PYMFE_GROUPS = ("landmarking", "general", "statistical", "model-based", "info-theory",
+                 "relative", "clustering", "complexity", "itemset", "concept")
+#: the largest --time-budget (:data:`metaeval.recommend._describe.MAX_TIME_BUDGET`)
+_MAX_TIME_BUDGET = 1e6
+
+
+def _describe_options(groups, time_budget):
+    """The checked --groups (a tuple, or None for the default) and --time-budget."""
+    import math
+
+    if not math.isfinite(time_budget) or not 0 < time_budget <= _MAX_TIME_BUDGET:
+        raise ValueError(f"--time-budget must be a number of CPU seconds in (0, "
+                         f"{_MAX_TIME_BUDGET:g}], got {time_budget:g}.")
+    if groups is None:
+        return None
+    names = tuple(g.strip() for g in groups.split(","))
+    if not any(names):
+        raise ValueError("--groups must name at least one pymfe group, e.g. "
+                         "'general,statistical'.")
+    for g in names:
+        if g not in _PYMFE_GROUPS:
+            import difflib
+
+            close = difflib.get_close_matches(g, _PYMFE_GROUPS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"--groups: {g!r} is not a pymfe group; known: "
+                             f"{', '.join(_PYMFE_GROUPS)}.{hint}")
+    repeated = [g for i, g in enumerate(names) if g in names[:i]]
+    if repeated:
+        raise ValueError(f"--groups: {repeated[0]!r} is given twice.")
+    return names
+
+
+def _own_datasets(study_file):
+    """``(study, {name: Dataset})``: a study file and its datasets of your own."""
+    from metaeval.datasets import Dataset
+    from metaeval.study import Study
+
+    study = Study.from_toml(study_file)
+    own = {d.name: d for d in study.datasets if isinstance(d, Dataset)}
+    return study, own
+
+
+def _loader(own, info):
+    from metaeval.datasets import load_dataset
+
+    def load(name):
+        if name not in own:
+            return load_dataset(name)  # built in: describe_store checks nothing else
+        dataset = own[name]
+        recorded = info.loc[name, "sha256"] if name in info.index else None
+        if isinstance(recorded, str) and recorded and recorded != dataset.sha256:
+            raise ValueError(
+                f"dataset {name!r}: the file the study file names now differs from the one "
+                f"the study ran on (SHA-256 {dataset.sha256[:12]}... vs {recorded[:12]}...).")
+        return dataset
+    return load
+
+
 @app.command("describe")
 def describe_command(
-    store: StoreOption = Path(DEFAULT_STORE),
+    store: Annotated[Path | None, typer.Option(
+        "--store", help="The results store (a DuckDB file) [default: the study file's "
+        f"store, or {DEFAULT_STORE}].", show_default=False)] = None,
+    study_file: Annotated[Path | None, typer.Option(
+        "--study", help="The study file (TOML) that lists the paths of your own datasets: "
+        "needed to describe a study of your own files.", show_default=False)] = None,
     time_budget: Annotated[float, typer.Option(
-        "--time-budget", help="CPU seconds each pymfe group may take.")] = 2.0,
+        "--time-budget", help="CPU seconds each pymfe group may take (on one thread).")] = 2.0,
     groups: Annotated[str | None, typer.Option(
         help="Comma-separated pymfe groups [default: general, statistical, info-theory, "
         "model-based, landmarking].", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Describe the store's datasets (pymfe meta-features and cost-sensitive landmarkers)
-    and cache the descriptions in the store; datasets already described are skipped."""
+    and cache the descriptions in the store; datasets already described are skipped.
+
+    Built-in datasets are read by name; datasets of your own are read from the paths of
+    the study file given with --study.
+    """
+    with _bad_input():
+        chosen = _describe_options(groups, time_budget)
+        if study_file is not None:
+            from metaeval.cli._files import check_input_file
+
+            check_input_file(study_file, "the study file")
+    from metaeval.datasets import list_datasets
     from metaeval.recommend import describe_store
     from metaeval.store import Store
 
     with _bad_input():
+        study, own = (None, {}) if study_file is None else _own_datasets(study_file)
+        if store is None:
+            store = Path(study.store) if study is not None else Path(DEFAULT_STORE)
         st = Store(store)
         if not st.exists():
             raise ValueError(f"no store at {store}.")
-        names = st.datasets()["name"].tolist()
-        todo = len(set(names) - set(st.metafeature_groups()["dataset"]))
+        info = st.datasets().set_index("name")
+        todo = [n for n in info.index if n not in set(st.metafeature_groups()["dataset"])]
+        builtin = set(list_datasets("full"))
+        missing = [n for n in todo if n not in builtin and n not in own]
+        if missing:
+            where = (f"the study file {study_file} does not list it" if study_file is not None
+                     else "give the study file that lists its path: "
+                          f"`metaeval describe --store {store} --study STUDY.toml`")
+            raise ValueError(f"dataset {missing[0]!r} of the store is not built in; {where}.")
         with _progress(quiet) as bar:
-            task = bar.add_task("Describing datasets", total=todo)
+            task = bar.add_task("Describing datasets", total=len(todo))
 
             def advance(name, description):
                 bar.update(task, advance=1, description=f"Described {name}")
 
-            extra = {} if groups is None else {
-                "groups": tuple(g.strip() for g in groups.split(",") if g.strip())}
-            groups = describe_store(st, progress=advance, time_budget=time_budget, **extra)
-    if not len(groups):
+            extra = {} if chosen is None else {"groups": chosen}
+            described = describe_store(st, progress=advance, time_budget=time_budget,
+                                       loader=_loader(own, info) if own else None, **extra)
+    if not len(described):
         out.print(f"Every dataset of {store} was already described.", markup=False)
         return
-    timeouts = groups[groups["status"] != "ok"]
-    out.print(f"Described {groups['dataset'].nunique()} dataset(s) in "
-              f"{groups['cpu'].sum():.1f} CPU s; {len(timeouts)} group(s) failed or ran out of "
-              "their budget (their features are missing).", markup=False)
+    timeouts = described[described["status"] != "ok"]
+    out.print(f"Described {described['dataset'].nunique()} dataset(s) in "
+              f"{described['cpu'].sum():.1f} CPU s; {len(timeouts)} group(s) failed or ran "
+              "out of their budget (their features are missing).", markup=False)
 
 
 @knowledge_app.command("build")
@@ -83,16 +171,21 @@ def build_command(
     from metaeval.store import Store
 
     with _bad_input():
+        if jobs < 1:
+            raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
         check_output_file(out_file, "--out")  # before the work, not after it
         st = Store(store)
         if not st.exists():
             raise ValueError(f"no store at {store}.")
         total = len(st.datasets())
-        with _progress(quiet) as bar:
-            task = bar.add_task("Summarising datasets", total=total)
-            archive = build_knowledge(st, jobs=jobs,
-                                      progress=lambda name: bar.update(task, advance=1))
-        path = archive.save(out_file, what="--out")
+        try:
+            with stop_on_signals(), _progress(quiet) as bar:
+                task = bar.add_task("Summarising datasets", total=total)
+                archive = build_knowledge(st, jobs=jobs,
+                                          progress=lambda name: bar.update(task, advance=1))
+                path = archive.save(out_file, what="--out")
+        except KeyboardInterrupt as exc:
+            exit_stopped(exc, f"no knowledge base was written ({out_file} is as it was)")
     out.print(f"{archive!r} written to {path} ({path.stat().st_size / 2**20:.1f} MiB).",
               markup=False)
 

@@ -447,6 +447,31 @@ def _summarise_dataset(path, name):
     return _summarise(name, *Store(path).scores(name))
 
 
+def _summarise_dataset_of(task):
+    return _summarise_dataset(*task)
+
+
+def _worker_start(parent: int) -> None:  # pragma: no cover - runs in a worker
+    """A build worker leaves the stop signals to its parent (which ends the pool) and
+    ends itself when its parent is gone, however the parent ended."""
+    import os
+    import signal
+    import threading
+    import time
+
+    for name in ("SIGINT", "SIGHUP"):  # sent to the whole process group by a terminal
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="metaeval-build-watch", daemon=True).start()
+
+
 def _summarise(name, y, S, algos):
     met, mean, _ = summarise_scores(y, S)
     return name, algos, met, mean, np.bincount(np.asarray(y, dtype=np.int64), minlength=2)
@@ -515,12 +540,39 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
             put(_summarise(name, *store.scores(name)))
     else:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        import os
+        import threading
 
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(int(jobs), mp_context=ctx) as pool:
-            for result in pool.map(_summarise_dataset, [store.path] * len(names), names):
+        made: dict = {}
+
+        def start():  # in a thread: a signal's handler (main thread) cannot cut it short
+            try:
+                made["pool"] = ctx.Pool(min(int(jobs), len(names)),
+                                        initializer=_worker_start, initargs=(os.getpid(),))
+            except BaseException as exc:  # noqa: BLE001 - raised in the main thread
+                made["error"] = exc
+
+        starter = threading.Thread(target=start, name="metaeval-build-pool")
+        starter.start()
+        try:
+            starter.join()
+            if "error" in made:
+                raise made["error"]
+            work = [(store.path, n) for n in names]
+            for result in made["pool"].imap(_summarise_dataset_of, work):
                 put(result)
+            made["pool"].close()
+        except BaseException:
+            # stopped (a signal, Ctrl-C) or failed: no worker goes on with its dataset,
+            # also when the stop came while the pool was starting them
+            starter.join()
+            if "pool" in made:
+                made["pool"].terminate()
+            raise
+        finally:
+            if "pool" in made:
+                made["pool"].join()
     times = {}
     t = tasks[tasks["dataset"].isin(row) & (tasks["status"] == "done")]
     for clock in ("cpu", "wall"):

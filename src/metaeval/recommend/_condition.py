@@ -37,10 +37,25 @@ def _number(value, name):
                              f"got {value!r}.") from None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {value!r}.")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # a Fraction or an integer beyond float's range (1e400)
+        raise ValueError(f"{name} must be a finite number, got {_shown(value)} (too large "
+                         "for a floating-point number).") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}.")
     return value
+
+
+def _shown(value) -> str:
+    """A short form of a huge number for a message (``1e400``, not 401 digits)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        value = value.numerator
+    if isinstance(value, int):
+        digits = len(str(abs(value)))
+        return f"{'-' if value < 0 else ''}about 1e{digits - 1}"
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _beta(value):

@@ -29,6 +29,11 @@ from metaeval.datasets import Dataset
 #: The pymfe groups described by default, summarised by mean and standard deviation.
 PYMFE_GROUPS = ("general", "statistical", "info-theory", "model-based", "landmarking")
 
+#: Every group pymfe 0.4 knows (``pymfe.mfe.MFE.valid_groups()``, checked against the
+#: installed pymfe when a dataset is described).
+PYMFE_VALID_GROUPS = ("landmarking", "general", "statistical", "model-based", "info-theory",
+                      "relative", "clustering", "complexity", "itemset", "concept")
+
 #: The cheap landmarkers of cost-sensitive landmarking.
 LANDMARKERS = (
     Algorithm("NB", "sklearn.naive_bayes.GaussianNB"),
@@ -36,6 +41,10 @@ LANDMARKERS = (
     Algorithm("1NN", "sklearn.neighbors.KNeighborsClassifier", {"n_neighbors": 1}, scale=True),
     Algorithm("LR", "sklearn.linear_model.LogisticRegression", {"max_iter": 1000}, scale=True),
 )
+
+#: The largest time budget (CPU seconds, about 11.6 days): the CPU timer and the wait
+#: for a group take no more (larger, and infinite, budgets would overflow them).
+MAX_TIME_BUDGET = 1e6
 
 # wall seconds a group may take per CPU second of budget before it is stopped anyway
 _WALL_FACTOR = 20.0
@@ -201,8 +210,9 @@ def describe_dataset(
     groups = tuple(groups)
     if time_budget is not None and (
             isinstance(time_budget, bool) or not isinstance(time_budget, (int, float, np.number))
-            or not time_budget > 0):
-        raise ValueError(f"time_budget must be > 0 seconds or None, got {time_budget!r}.")
+            or not 0 < time_budget <= MAX_TIME_BUDGET):
+        raise ValueError(f"time_budget must be a number of CPU seconds in (0, "
+                         f"{MAX_TIME_BUDGET:g}], or None for no limit; got {time_budget!r}.")
     if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 10):
         raise ValueError(f"max_rows must be an integer >= 10 or None, got {max_rows!r}.")
     if landmark_rows is not None and (isinstance(landmark_rows, bool)
@@ -212,7 +222,9 @@ def describe_dataset(
     if isinstance(landmark_folds, bool) or int(landmark_folds) < 2:
         raise ValueError(f"landmark_folds must be an integer >= 2, got {landmark_folds!r}.")
     if groups:
-        import pymfe.mfe  # noqa: F401 - imported once here, not in every child process
+        import pymfe.mfe  # imported once here, not in every child process
+
+        check_groups(groups, pymfe.mfe.MFE.valid_groups())
 
     X, cat_cols = _pymfe_input(dataset)
     y = dataset.y
@@ -235,6 +247,36 @@ def describe_dataset(
         landmark_y=land_y,
         landmark_scores=land_scores,
     )
+
+
+def check_groups(groups, valid=PYMFE_VALID_GROUPS) -> tuple:
+    """Return ``groups`` as a tuple of pymfe group names, each known and given once.
+
+    Raises
+    ------
+    ValueError
+        Naming the unknown or repeated group and the known ones.
+
+    Examples
+    --------
+    >>> check_groups(["general", "info-theory"])
+    ('general', 'info-theory')
+    """
+    if isinstance(groups, str):
+        groups = (groups,)
+    groups = tuple(groups)
+    for g in groups:
+        if not isinstance(g, str) or g not in valid:
+            import difflib
+
+            close = difflib.get_close_matches(str(g), list(valid), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"groups: {g!r} is not a pymfe group; known: "
+                             f"{', '.join(valid)}.{hint}")
+    seen = [g for i, g in enumerate(groups) if g in groups[:i]]
+    if seen:
+        raise ValueError(f"groups: {seen[0]!r} is given twice.")
+    return groups
 
 
 # ----------------------------------------------------------------------------- pymfe
@@ -272,7 +314,7 @@ def _extract(group, X, y, cat_cols, seed):
     from pymfe.mfe import MFE
 
     start, start_cpu = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings(record=True) as caught:
+    with one_thread(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         mfe = MFE(groups=[group], summary=["mean", "sd"], random_state=seed, num_cv_folds=3)
         numeric_only = X.astype(np.float64) if not cat_cols else X
@@ -286,6 +328,23 @@ def _extract(group, X, y, cat_cols, seed):
             errors[feature] = " ".join(text.split())[:300]
     return (list(names), [_as_float(v) for v in values], errors,
             time.perf_counter() - start, time.process_time() - start_cpu)
+
+
+def one_thread():
+    """A context in which BLAS and OpenMP use one thread (threadpoolctl, a dependency of
+    scikit-learn).
+
+    CPU time is only a fair budget on one thread: OpenBLAS's idle threads spin while they
+    wait, and on a loaded machine they spin longer. Measured on sonar's ``statistical``
+    group (2 cores, load 3): 0.53 to 1.98 CPU seconds on two threads, 0.20 to 0.27 on one.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - scikit-learn brings it
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(limits=1)
 
 
 def _as_float(v):
@@ -416,6 +475,12 @@ def _landmark(dataset, landmarkers, folds, seed, rows=None):
                 for a in landmarkers]
         return y, pd.DataFrame(index=range(y.shape[0])), rows
     split = list(StratifiedKFold(k, shuffle=True, random_state=seed).split(dataset.X, y))
+    with one_thread():
+        return _cross_validate(dataset, landmarkers, split, seed)
+
+
+def _cross_validate(dataset, landmarkers, split, seed):
+    y = dataset.y
     numeric, categorical = list(dataset.numeric), list(dataset.categorical)
     scores, rows = {}, []
     for algorithm in landmarkers:
