@@ -233,3 +233,14 @@ def test_cli_refuses_damaged_files_and_wrong_paths_in_one_line(good, tmp_path):
     result = runner.invoke(app, ["knowledge", "show", str(csv)])
     assert result.exit_code == 2 and "pickle" not in result.output
     assert "not a metaeval knowledge base" in result.output
+
+
+def test_knowledge_show_is_text_that_names_both_kinds_of_family(good):
+    result = runner.invoke(app, ["knowledge", "show", str(good[0])])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "KnowledgeArchive(" not in text and "{" not in text
+    # 4 datasets of 3 families (f0 twice), 3 configurations of 3 algorithm families
+    assert "4 datasets in 3 dataset families (a family of datasets: the tasks cut" in text
+    assert "3 configurations of 3 algorithm families (A, B, C)" in text
+    assert "2 landmarkers (NB, stump)" in text

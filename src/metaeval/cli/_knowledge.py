@@ -196,20 +196,76 @@ def show_command(
         help="A knowledge base file [default: the shipped one].", show_default=False)] = None,
 ) -> None:
     """What a knowledge base holds and how it was made."""
+    with _bad_input():
+        if knowledge is not None:
+            from metaeval.cli._files import check_input_file
+
+            check_input_file(knowledge, "the knowledge base file")
     from metaeval.recommend import load_knowledge
 
     with _bad_input():
         archive = load_knowledge(knowledge)
+    for line in describe_archive(archive, knowledge):
+        out.print(line, markup=False, highlight=False)
+
+
+def describe_archive(archive, path=None) -> list[str]:
+    """``metaeval knowledge show``'s lines: what the archive holds, in words."""
+    from metaeval.cli._app import plural
+    from metaeval.recommend import Condition
+
     p = archive.provenance
-    out.print(repr(archive), markup=False)
+    D, A = archive.shape
+    dataset_families = len(set(archive.families))
+    algorithm_families = sorted({a.split(":", 1)[0] for a in archive.algorithms})
+    where = "the one shipped with metaeval" if path is None else str(path)
+    families = plural(dataset_families, "dataset family", "dataset families")
+    kinds = plural(len(algorithm_families), "algorithm family", "algorithm families")
+    lines = [f"Knowledge base: {where}.",
+             f"  {plural(D, 'dataset')} in {families} (a family of datasets: the tasks cut "
+             "from one base dataset, held out together when strategies are evaluated).",
+             f"  {plural(A, 'configuration')} of {kinds} ({', '.join(algorithm_families)}).",
+             f"  Success under {plural(len(archive.metric_names), 'metric')} "
+             f"({', '.join(archive.metric_names)}) and the mean instance cost curves of "
+             f"{plural(len(archive.curves), 'threshold choice method')}; CPU and wall seconds "
+             "of each task."]
+    if archive.metafeatures is not None or archive.landmarkers:
+        mf = 0 if archive.metafeatures is None else archive.metafeatures.shape[1]
+        lines.append(f"  Descriptions: {plural(mf, 'pymfe meta-feature')}, "
+                     f"{plural(len(archive.landmarkers), 'landmarker')}"
+                     + (f" ({', '.join(archive.landmarkers)})." if archive.landmarkers else "."))
+    else:
+        lines.append("  No descriptions: strategies that read meta-features or landmarkers "
+                     "cannot use it.")
     study = p.get("study") or {}
-    out.print(f"Study: {study.get('folds', '?')}-fold CV, seed {study.get('seed', '?')}; "
-              f"{p.get('failed_cells', 0)} failed (dataset, algorithm) cells.", markup=False)
+    lines.append(f"Study: {study.get('folds', '?')}-fold cross-validation, seed "
+                 f"{study.get('seed', '?')}.")
     for run in p.get("runs", []):
         env = run.get("environment", {})
         versions = env.get("versions", {})
-        out.print(f"Run {run.get('started')}: {env.get('executor', '?')} on "
-                  f"{env.get('cpu_model', '?')}; scikit-learn {versions.get('scikit-learn')}, "
-                  f"metaeval {versions.get('metaeval')}.", markup=False)
-    for key, value in (p.get("accuracy") or {}).items():
-        out.print(f"Error against the store: {key}: {value}", markup=False)
+        lines.append(f"  Run {run.get('started')}: {env.get('executor', '?')} on "
+                     f"{env.get('cpu_model', '?')}; scikit-learn "
+                     f"{versions.get('scikit-learn')}, metaeval {versions.get('metaeval')}.")
+    settings = p.get("description_settings")
+    if isinstance(settings, dict):
+        lines.append(f"Described with pymfe {settings.get('pymfe', '?')}: groups "
+                     f"{', '.join(settings.get('groups', []))}; {settings.get('time_budget')} "
+                     f"CPU s per group; at most {settings.get('max_rows')} rows for pymfe, "
+                     f"{settings.get('landmark_rows')} for the landmarkers.")
+    try:
+        notes = archive.knowledge_base(Condition()).notes
+    except ValueError:
+        notes = ()
+    for note in dict.fromkeys(notes):  # each note once
+        lines.append(f"Note: {note}.")
+    accuracy = p.get("accuracy") or {}
+    errors = accuracy.get("max_abs_error_of_success") or {}
+    if errors:
+        lines.append(f"Accuracy ({accuracy.get('checked_cells', '?')} cells of "
+                     f"{accuracy.get('checked_datasets', '?')} datasets): the largest error "
+                     "of a success read from it, "
+                     f"{accuracy.get('how', 'against a store')}:")
+        width = max(len(k) for k in errors)
+        for key in sorted(errors):
+            lines.append(f"  {key:<{width}}  {errors[key]:.3g}")
+    return lines

@@ -125,7 +125,7 @@ class KnowledgeArchive:
 
     def __repr__(self) -> str:
         return (f"KnowledgeArchive({len(self.datasets)} datasets x {len(self.algorithms)} "
-                f"configurations, {len(set(self.families))} families, "
+                f"configurations, {len(set(self.families))} dataset families, "
                 f"{0 if self.metafeatures is None else self.metafeatures.shape[1]} "
                 f"meta-features, {len(self.landmarkers)} landmarkers)")
 
