@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from metaeval.cli._app import _bad_input, app, err, fit_table, out, stage
 
@@ -239,6 +238,8 @@ def _fmt(value):
 
 
 def _evaluate(source, condition, strategy, json_file, clock):
+    from rich.table import Table
+
     from metaeval.recommend import KnowledgeArchive, evaluate_recommenders
 
     if isinstance(source, KnowledgeArchive):
