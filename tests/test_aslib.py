@@ -533,8 +533,9 @@ def test_export_a_store_as_aslib_and_evaluate_it_gives_the_store_s_losses(tmp_pa
     assert sc.measure == "hardness_rate_driven"
     np.testing.assert_array_equal(sc.knowledge.times, kb.times)  # CPU seconds
     strategies = ["average-ranking", "active-testing", "single-best", "random", "oracle"]
-    direct = evaluate_recommenders(kb, condition, strategies=strategies, n_boot=10)
-    exported = evaluate_aslib(sc, strategies, n_boot=10)
+    direct = evaluate_recommenders(kb, condition, strategies=strategies, n_boot=10,
+                                   n_random=100)
+    exported = evaluate_aslib(sc, strategies, n_boot=10, n_random=100)
     _same_losses(direct.per_dataset, exported.per_instance)
     # a second export to the same folder is refused, the first left as it was
     again = _run("export", "--aslib", target, "--store", store)

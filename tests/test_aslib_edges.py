@@ -227,3 +227,31 @@ def test_the_whole_scenario_single_best_is_chosen_as_llama_chooses_it(tmp_path):
     assert ev.vbs == 3.0
     s = ev.summary.set_index("strategy")
     assert s.loc["oracle", "gap_closed_whole_sbs"] == 1.0
+
+
+def test_each_cv_fold_is_fitted_once_and_ranks_all_its_instances(tmp_path):
+    """Two repetitions of two folds: four fits, eight rankings (one per instance and
+    repetition), each fit on the instances outside its fold only."""
+    from metaeval.recommend._strategies import Fitted
+
+    fits, ranks = [], []
+
+    class Counting(Strategy):
+        name = "counting"
+
+        def _fit(self, knowledge, condition, seed):
+            fits.append(knowledge.datasets)
+
+            class _Ranker(Fitted):
+                def rank(self, query):
+                    ranks.append(query.name)
+                    return Ranking(np.arange(2), np.zeros(2), ())
+
+            return _Ranker(self, knowledge, condition, seed)
+
+    cv = CV + "i1,2,1\ni2,2,2\ni3,2,2\ni4,2,1\n"
+    sc = read_aslib(_write(tmp_path / "rt", description=RUNTIME, algorithm_runs=RUNTIME_RUNS,
+                           cv=cv))
+    evaluate_aslib(sc, [Counting()], n_boot=5)
+    assert sorted(fits) == [("i1", "i2"), ("i1", "i4"), ("i2", "i3"), ("i3", "i4")]
+    assert sorted(ranks) == ["i1", "i1", "i2", "i2", "i3", "i3", "i4", "i4"]

@@ -154,7 +154,7 @@ def _num(v):
     return v if np.isfinite(v) else None
 
 
-def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=10_000,
+def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1000,
                    n_boot=1000, alpha=0.05, seed=0, feature_costs=True) -> AslibEvaluation:
     r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
 
@@ -186,8 +186,15 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
         Default: every strategy whose inputs the scenario has.
     condition : Condition, optional
         Only its ``time_weight`` (P of A3R) and ``time_budget`` matter; default P = 0.
-    k, n_random, seed
+    k, seed
         As in :func:`evaluate_recommenders`.
+    n_random : int, default=1000
+        Seeded random orders per instance behind the random baseline's mean interval
+        loss (its loss after k tests is exact). Fewer than for a knowledge base: a
+        scenario's hundreds to thousands of instances average the Monte-Carlo error
+        away (its standard error is reported); on MAXSAT12-PMS (876 instances)
+        10,000 orders cost 8.1 CPU-s and 1,000 cost 2.2 (the single best: 1.1), the
+        mean interval loss 5499.5 against 5501.9 PAR10-seconds.
     n_boot : int, default=1000
         Bootstrap resamples of the instances.
     alpha : float, default=0.05
