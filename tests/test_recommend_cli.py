@@ -84,8 +84,11 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     assert doc["condition"]["time_weight"] == 1 / 64
     # the store is not described: the strategies that need descriptions are skipped, and
     # the note says which command describes it
+    from metaeval.recommend import STRATEGIES
+
     assert set(doc["strategies"]) == {"average-ranking", "active-testing", "single-best",
-                                      "random", "oracle", "zero-shot-portfolio"}
+                                      "random", "oracle", "zero-shot-portfolio",
+                                      *({"auto"} & set(STRATEGIES))}
     assert f"metaeval describe --store {store}" in result.output.replace("\n", " ")
     assert doc["clock"] == "cpu" and doc["time_axis"] == "relative"
     assert doc["n_algorithms"] >= 2 and isinstance(doc["comparisons"], list)

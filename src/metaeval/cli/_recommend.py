@@ -78,7 +78,8 @@ def recommend_command(
         condition = Condition("accuracy" if measure is None else measure, cost=cost,
                               cost_beta=cost_beta, time_weight=time_weight)
         if evaluate:
-            _evaluate(_source(store, knowledge), condition, strategy, json_file, clock)
+            _evaluate(_source(store, knowledge), condition, strategy, json_file, clock,
+                      shipped=store is None and knowledge is None)
             return
         if strategy is not None:
             from metaeval.recommend import get_strategy
@@ -161,6 +162,15 @@ def _say(text: str, width: int) -> None:
               markup=False, highlight=False, soft_wrap=True)
 
 
+def _notes(notes) -> None:
+    """Each note on standard error, wrapped to the output's width."""
+    width = _width()
+    for note in notes:
+        err.print("\n".join(textwrap.wrap(f"Note: {note}", width, break_long_words=False,
+                                          break_on_hyphens=False)),
+                  markup=False, highlight=False, soft_wrap=True)
+
+
 def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
     from metaeval.recommend import recommend
 
@@ -182,9 +192,7 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
         # what every call would repeat about the shipped knowledge base: said once, by
         # `metaeval knowledge show`
         known = source.knowledge_base(condition, clock=clock).notes
-    for note in rec.notes:
-        if note not in known:
-            err.print(f"Note: {note}", markup=False)
+    _notes([n for n in rec.notes if n not in known])
     width = _width()
     table = rec.table if top == 0 else rec.table.head(top)
     columns = [("rank", "right"), ("algorithm", "left"), ("score", "right"),
@@ -237,32 +245,38 @@ def _fmt(value):
     return "-" if value != value else f"{value:.4g}"
 
 
-def _evaluate(source, condition, strategy, json_file, clock):
-    from rich.table import Table
+def _evaluate(source, condition, strategy, json_file, clock, *, shipped):
+    from rich.table import Column, Table
 
     from metaeval.recommend import KnowledgeArchive, evaluate_recommenders
 
     if isinstance(source, KnowledgeArchive):
         source = source.knowledge_base(condition, clock=clock)
+    # the shipped knowledge base's own notes: said by `metaeval knowledge show`
+    known = source.notes if shipped else ()
     with stage("Evaluating the strategies, leaving one family out at a time"):
         ev = evaluate_recommenders(source, condition, strategies=None if strategy is None
                                    else [strategy], clock=clock)
-    for note in ev.notes:
-        err.print(f"Note: {note}", markup=False)
+    _notes([n for n in ev.notes if n not in known])
     lo, hi = ev.time_range
     span = (f"[{lo:.0%}, {hi:.0%}] of the pool's {clock} time on each held-out dataset"
             if ev.time_axis == "relative" else f"[{lo:g}, {hi:g}] {clock} s")
-    table = Table("strategy", "MIL", "loss@1", "loss@3", "loss@5", "closed gap",
-                  title=f"Leave-one-family-out over {ev.per_dataset['dataset'].nunique()} "
-                  f"datasets x {ev.n_algorithms} algorithms ({condition.label}); MIL over "
-                  f"{span}; 95% bootstrap intervals",
-                  caption="Loss: best success on the dataset minus the best tested so far "
-                  "(before the first test: best minus worst). The random order's loss@k is "
-                  "exact, its MIL from 10,000 orders.")
-    for row in ev.summary.to_dict(orient="records"):
+    rows = ev.summary.to_dict(orient="records")
+    table = Table("MIL", "loss@1", "loss@3", "loss@5", "closed gap")
+    # the strategies' names whole (the intervals wrap at their spaces instead)
+    table.columns.insert(0, Column("strategy", no_wrap=True,
+                                   min_width=max(len(str(r["strategy"])) for r in rows)))
+    for row in rows:
         table.add_row(row["strategy"], *(_interval(row, c) for c in (
             "mil", "loss_at_1", "loss_at_3", "loss_at_5", "closed_gap")))
-    out.print(table)
+    width = _width()
+    _say(f"Leave-one-family-out over {ev.per_dataset['dataset'].nunique()} datasets x "
+         f"{ev.n_algorithms} algorithms ({condition.label}); MIL over {span}; 95% bootstrap "
+         "intervals", width)
+    out.print(table, width=width)
+    _say("Loss: best success on the dataset minus the best tested so far (before the first "
+         "test: best minus worst). The random order's loss@k is exact, its MIL from 10,000 "
+         "orders.", width)
     if ev.comparisons is not None and len(ev.comparisons):
         comp = ev.comparisons
         supported = comp[comp["supported"]]
@@ -276,6 +290,9 @@ def _evaluate(source, condition, strategy, json_file, clock):
         groups = "; ".join(", ".join(g) for g in cd.groups) or "none"
         out.print(f"Friedman p = {cd.friedman.p_value:.3g}; Nemenyi CD = {cd.cd:.2f}; "
                   f"not significantly different: {groups}", markup=False)
+    if known:
+        _say(f"{len(known)} note(s) on the shipped knowledge base: `metaeval knowledge "
+             "show`.", width)
     if json_file is not None:
         from metaeval._validation import write_atomic
 
@@ -288,4 +305,11 @@ def _interval(row, column):
     value, low, high = row[column], row[f"{column}_low"], row[f"{column}_high"]
     if value != value:  # NaN
         return "-"
-    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+    return f"{_four(value)} [{_four(low)}, {_four(high)}]"
+
+
+def _four(value) -> str:
+    """4 decimals, never ``-0.0000`` (a rounding error of a value that is zero by
+    construction, such as the single best's closed gap)."""
+    text = f"{value:.4f}"
+    return text[1:] if text == "-0.0000" else text
