@@ -133,18 +133,22 @@ def test_a_missing_file_is_named_without_python_s_errno():
 
 
 def test_the_program_checks_a_missing_file_before_importing_numpy_or_pandas(tmp_path):
+    # and a misspelled command: Click's suggestion, among the commands' modules only the
+    # closest one imported
     code = (
         "import sys\n"
-        f"sys.argv = ['metaeval', 'recommend', {str(tmp_path / 'no.csv')!r}]\n"
         "from metaeval.cli import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-        "heavy = ('numpy', 'pandas', 'sklearn', 'duckdb', 'scipy')\n"
-        "print(code, sorted(m for m in heavy if m in sys.modules))\n")
+        f"for sys.argv in (['metaeval', 'recommend', {str(tmp_path / 'no.csv')!r}],\n"
+        "                 ['metaeval', 'recomend', 'x']):\n"
+        "    try:\n        main()\n    except SystemExit as e:\n        print(e.code)\n"
+        "heavy = ('numpy', 'pandas', 'sklearn', 'duckdb', 'scipy', 'metaeval.cli._study')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n")
     probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, timeout=120)
-    assert probe.stdout.split("\n")[0] == "2 []", probe.stdout + probe.stderr
-    assert probe.stderr.strip() == f"Error: the data file '{tmp_path / 'no.csv'}': it does " \
-        "not exist."
+    assert probe.stdout.split() == ["2", "2", "[]"], probe.stdout + probe.stderr
+    lines = probe.stderr.strip().splitlines()
+    assert lines[0] == f"Error: the data file '{tmp_path / 'no.csv'}': it does not exist."
+    assert lines[-1] == "Error: No such command 'recomend'. Did you mean 'recommend'?"
 
 
 # ----------------------------------------------------------------- the recommendation

@@ -59,17 +59,21 @@ def __getattr__(name):
 
 def _program_app(argv):
     """The application the program needs for ``argv``: with the named command's module
-    only; with none for ``--version``; with every command otherwise (``--help``, no
-    command, a misspelled one that Click suggests a name for)."""
+    only; with none for ``--version`` or an unknown option; for a misspelled command,
+    with the module of the closest command only (Click suggests its name, as it would
+    among all); with every command for ``--help`` or no command (the list of commands)."""
     words = list(argv[1:])
-    if words and words[0] == "--version":
-        from metaeval.cli._app import app
-
-        return app
-    module = COMMANDS.get(words[0]) if words else None
-    if module is None:
+    if not words or words[0] in ("--help", "-h"):
         return _full_app()
-    importlib.import_module(f"metaeval.cli.{module}")
+    first = words[0]
+    module = COMMANDS.get(first)
+    if module is None and not first.startswith("-"):
+        import difflib
+
+        close = difflib.get_close_matches(first, list(COMMANDS), n=1, cutoff=0.6)
+        module = COMMANDS[close[0]] if close else None
+    if module is not None:
+        importlib.import_module(f"metaeval.cli.{module}")
     from metaeval.cli._app import app
 
     return app
