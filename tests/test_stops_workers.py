@@ -86,7 +86,42 @@ def test_knowledge_build_stopped_while_its_workers_start_leaves_none(store, tmp_
     assert sent.is_set()
     assert result.exit_code == 130, (result.exit_code, result.output, result.exception)
     lines = result.output.strip().splitlines()
-    assert lines == [f"Stopped by SIGINT; no knowledge base was written ({out} is as it "
+    assert lines == [f"Interrupted (SIGINT); no knowledge base was written ({out} is as it "
                      "was)."], result.output
     assert multiprocessing.active_children() == []
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_import_holds_sigterm_until_between_queries_then_says_so(tmp_path, monkeypatch):
+    """SIGTERM during the import's transaction: rolled back, one line, exit 143."""
+    import pyarrow
+    from tests.test_import import _long
+
+    from metaeval.store import Store
+
+    store = tiny_store(tmp_path / "s.duckdb", names=("labor",))
+    y = __import__("numpy").tile([0, 1], 10)
+    path = tmp_path / "l.csv"
+    _long(y, algorithms=("ext", "ext2")).to_csv(path, index=False)
+    real, went_on = pyarrow.table, []
+
+    def table_then_sigterm(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        went_on.append(True)  # not stopped here: held until between two queries
+        return real(*args, **kwargs)
+
+    def guard(signum, frame):  # a SIGTERM the command did not take: fail, never die
+        raise RuntimeError("SIGTERM reached the test's guard")
+
+    guard.metaeval_stop = True  # what the command line's stop handler is marked with
+    saved = signal.signal(signal.SIGTERM, guard)
+    try:
+        monkeypatch.setattr(pyarrow, "table", table_then_sigterm)
+        result = CliRunner().invoke(app, ["import", str(path), "--store", str(store.path)])
+    finally:
+        signal.signal(signal.SIGTERM, saved)
+    assert result.exit_code == 143, (result.output, result.exception)
+    assert result.output.strip().splitlines() == [
+        f"Interrupted (SIGTERM); nothing was imported: {store.path} is as it was."]
+    assert Store(store.path).algorithms()["name"].tolist() == ["A", "B"]
+    assert went_on == [True, True]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from metaeval.cli._app import StoreOption, _bad_input, app, err, out
-from metaeval.store import Store
-from metaeval.study import DEFAULT_STORE
+from metaeval.cli._app import StoreOption, _bad_input, app, out
+from metaeval.cli._early import DEFAULT_STORE
+from metaeval.cli._signals import exit_stopped, stop_on_signals
+
+# the store is imported by the command, after its arguments are parsed
 
 
 @app.command("import")
@@ -39,23 +40,28 @@ def import_(
     duplicates, unknown or missing rows, folds that do not exist, NaN scores and classes
     that differ are reported with the first offending rows, and nothing is imported.
     """
-    before = None
+    from metaeval.store import Store
+
+    before = target = None
     try:
-        with _bad_input():
+        with stop_on_signals(), _bad_input():
             target = Store(store)
             with target.writing():
                 before = _finished(target)
                 summary = target.import_predictions(source, format=format, dataset=dataset,
                                                     algorithm=algorithm, pos_label=pos_label,
                                                     folds=folds)
+    except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: the store holds all or none
+        _interrupted(target if before is not None else None, before, store, exc)
+    try:
         table = Table("dataset", "algorithm", "repeat", "rows", "folds",
                       title=f"Imported into {store}")
         for row in summary.itertuples(index=False):
             table.add_row(row.dataset, row.algorithm, str(row.repeat), str(row.rows),
                           str(row.folds))
         out.print(table)
-    except KeyboardInterrupt:  # the store turns DuckDB's interrupted query into one
-        _interrupted(target if before is not None else None, before, store)
+    except KeyboardInterrupt as exc:  # the import is committed: only the table is cut
+        exit_stopped(exc, f"the import was committed: the predictions are in {store}")
 
 
 def _finished(store) -> int:
@@ -63,15 +69,17 @@ def _finished(store) -> int:
     return int(store.status_counts()["done"])
 
 
-def _interrupted(store, before, store_path) -> None:
-    """Ctrl-C: one line saying whether the import was committed, and exit 130.
+def _interrupted(store, before, store_path, exc) -> None:
+    """Stopped (SIGINT, SIGTERM, SIGHUP): one line saying whether the import was
+    committed, and the signal's exit code (130, 143, 129).
 
     The import is one transaction, so the store holds all of it or none of it; which
     one is read back from the store (the signal may come just after the commit).
     """
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # one clean message, whatever comes next
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    from metaeval.cli._signals import ignore_stop_signals
+    from metaeval.store import Store
+
+    ignore_stop_signals()  # one clean message, whatever comes next
     if store is None:
         what = f"nothing was imported: {store_path} is as it was"
     else:
@@ -83,5 +91,4 @@ def _interrupted(store, before, store_path) -> None:
                 False: f"nothing was imported: {store.path} is as it was",
                 None: f"whether the import was committed is unknown: see `metaeval status "
                       f"--store {store.path}`"}[committed]
-    err.print(f"Interrupted (SIGINT); {what}.", markup=False)
-    raise typer.Exit(130)
+    exit_stopped(exc, what)

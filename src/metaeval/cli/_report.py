@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,8 +18,13 @@ from metaeval.cli._app import (
     plural,
     require_results,
 )
-from metaeval.store import Store
-from metaeval.study import DEFAULT_STORE
+from metaeval.cli._early import DEFAULT_STORE
+from metaeval.cli._signals import exit_stopped, stop_on_signals
+
+if TYPE_CHECKING:
+    from metaeval.store import Store
+
+# the store is imported by the commands that use it, after the arguments are parsed
 
 
 class _SectionBar:
@@ -94,16 +99,23 @@ def report(
         _check_clock(time)
     from metaeval.report._render import start_workers_early
 
-    # the workers' fork server imports what they draw with while the store is checked
-    start_workers_early(store, jobs=jobs, cache=not no_cache)
-    with _SectionBar(show=not quiet and err.is_terminal) as bar:
-        require_results(store, what="`metaeval report`", verify=True)
-        bar.status("reading the cache")
-        with _bad_input():
-            st = Store(store)
-            clock = _clock(st, time)
-            path = write_report(st, out_dir, jobs=jobs, cache=not no_cache, progress=bar,
-                                clock=clock)
+    try:
+        with stop_on_signals():
+            # the workers' fork server imports what they draw with while the store is
+            # checked
+            start_workers_early(store, jobs=jobs, cache=not no_cache)
+            with _SectionBar(show=not quiet and err.is_terminal) as bar:
+                require_results(store, what="`metaeval report`", verify=True)
+                bar.status("reading the cache")
+                from metaeval.store import Store
+
+                with _bad_input():
+                    st = Store(store)
+                    clock = _clock(st, time)
+                    path = write_report(st, out_dir, jobs=jobs, cache=not no_cache,
+                                        progress=bar, clock=clock)
+    except KeyboardInterrupt as exc:
+        exit_stopped(exc, f"the report in {out_dir} was not finished")
     if bar.summary and not quiet:
         err.print(bar.summary, markup=False, highlight=False)
     if summary:
@@ -125,7 +137,9 @@ def _duration(seconds: float) -> str:
 
 def study_summary(st: Store, store_arg, clock: str) -> list[str]:
     """A few lines on a store: its tasks and time, the 3 hardest datasets (mean pool
-    hardness, rate-driven), the best algorithm by A3R, and where the full tables are."""
+    hardness, rate-driven), the best algorithm by accuracy alone (AR, SRR, SW: the
+    report's first rankings) and by A3R (accuracy and time), and where the full tables
+    are."""
     import numpy as np
 
     from metaeval.report._plots import StudyView
@@ -153,15 +167,34 @@ def study_summary(st: Store, store_arg, clock: str) -> list[str]:
         lines.append(f"{head} (mean instance hardness of the pool, rate-driven, 0 to 1): "
                      + ", ".join(f"{n} {h:.3f}" for h, n in means) + ".")
         try:
-            a3r = view.rankings()["A3R (n=8)"]
+            rankings = view.rankings()
         except (KeyError, ValueError):
-            a3r = None
+            rankings = {}
+        a3r = rankings.get("A3R (n=8)")
+        by_success = _firsts(rankings, ("AR", "SRR", "SW"))
+        if by_success:
+            lines.append(f"Best algorithm by accuracy alone: {by_success}.")
         if a3r is not None and len(a3r):
             lines.append(f"Best algorithm by A3R (n=8; accuracy and {what} time): "
                          f"{a3r['algorithm'].iloc[0]} (A3R {a3r['score'].iloc[0]:.3f}).")
     lines.append(f"Full tables: metaeval hardness --store {store_arg} (also: rank, "
                  "benchmark, status).")
     return lines
+
+
+def _firsts(rankings: dict, names) -> str:
+    """``"RF (AR, SRR and SW)"``, or ``"RF (AR, SRR), 3NN (SW)"`` when they differ: the
+    first algorithm of each ranking, each ranking named."""
+    firsts: dict = {}
+    for name in names:
+        frame = rankings.get(name)
+        if frame is not None and len(frame):
+            firsts.setdefault(str(frame["algorithm"].iloc[0]), []).append(name)
+    parts = []
+    for algorithm, by in firsts.items():
+        said = by[0] if len(by) == 1 else ", ".join(by[:-1]) + " and " + by[-1]
+        parts.append(f"{algorithm} ({said})")
+    return ", ".join(parts)
 
 
 def _clock(st: Store, clock: str | None) -> str:
@@ -210,6 +243,8 @@ def plot(
         if spec is not None and spec.needs_store:
             require_results(store, what=f"`metaeval plot {kind}`",
                             algorithms=2 if kind == "dendrograms" else 1)
+        from metaeval.store import Store
+
         fig = make_plot(kind, Store(store) if spec is None or spec.needs_store else None,
                         **options)
         out_file.parent.mkdir(parents=True, exist_ok=True)

@@ -62,6 +62,10 @@ def stop_on_signals():
         stopping.append(signum)
         raise Stopped(signum)
 
+    # code that must not be cut short (a store's transaction) may hold these signals
+    # back and act on them itself (metaeval.store's import does)
+    handler.metaeval_stop = True
+
     previous = {}
     for name, default in STOP_SIGNALS:
         number = getattr(signal, name, None)
@@ -82,13 +86,14 @@ def ignore_stop_signals() -> None:
 
 
 def exit_stopped(exc: KeyboardInterrupt, what: str):
-    """Print ``Stopped by SIGTERM; <what>.`` on standard error and exit with the
-    signal's code (a plain ``KeyboardInterrupt`` is SIGINT's: 130)."""
+    """Print ``Interrupted (SIGTERM); <what>.`` on standard error (as ``metaeval run``
+    does) and exit with the signal's code (a plain ``KeyboardInterrupt`` is SIGINT's:
+    130)."""
     import typer
 
     from metaeval.cli._app import err
 
     ignore_stop_signals()
     signum = getattr(exc, "signum", signal.SIGINT)
-    err.print(f"Stopped by {signal.Signals(signum).name}; {what}.", markup=False)
+    err.print(f"Interrupted ({signal.Signals(signum).name}); {what}.", markup=False)
     raise typer.Exit(128 + int(signum)) from None

@@ -554,8 +554,8 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
                 made["error"] = exc
 
         starter = threading.Thread(target=start, name="metaeval-build-pool")
-        starter.start()
         try:
+            starter.start()
             starter.join()
             if "error" in made:
                 raise made["error"]
@@ -566,7 +566,8 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
         except BaseException:
             # stopped (a signal, Ctrl-C) or failed: no worker goes on with its dataset,
             # also when the stop came while the pool was starting them
-            starter.join()
+            if starter.ident is not None:
+                starter.join()
             if "pool" in made:
                 made["pool"].terminate()
             raise

@@ -328,14 +328,34 @@ def run_jobs(settings: Settings, jobs: list, known: frozenset, *, workers: int,
                 merge(fut.result())
                 if on_done:
                     on_done(futures[fut])
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):  # Ctrl-C, SIGTERM, SIGHUP
+                # no future cancelled first: the pool, broken, fails the pending ones
+                # itself (cancelled ones would make it raise in its own thread)
+                stop_workers()
+            else:
+                for fut in futures:
+                    fut.cancel()
             raise
     finally:
         if own:
             pool.shutdown()
     return results, figures, used, cpu[0]
+
+
+def stop_workers(timeout: float = 5.0) -> None:
+    """End this process's worker processes now, without waiting for their jobs.
+
+    For a report stopped by a signal: a figure being drawn may take many seconds, and
+    the pool's shutdown would wait for it. Once its workers are gone the pool shuts down
+    at once and this process ends normally, releasing every semaphore (no resource
+    tracker warning). Only the report's pools start processes in the report's process.
+    """
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    for child in children:
+        child.join(timeout)
 
 
 def resolve(html: str, figures: Callable[[str], dict]) -> str:

@@ -643,18 +643,28 @@ def _write(con, source, format, new_datasets, new_algorithms, checked, labels_of
     return pd.DataFrame(out, columns=["dataset", "algorithm", "repeat", "rows", "folds"])
 
 
+#: the signals that stop an import between two queries (each where it exists)
+_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
+                      if hasattr(signal, n))
+_DEFAULT = {signal.SIGINT: signal.default_int_handler}
+
+
 @contextmanager
 def _sigint_between_queries():
-    """Hold Ctrl-C (SIGINT) back while DuckDB runs a query, and act on it between two.
+    """Hold SIGINT (Ctrl-C), SIGTERM and SIGHUP back while DuckDB runs a query, and act
+    on them between two.
 
     DuckDB stops a query that a signal interrupts with one of several errors (an
     ``InterruptException``, a ``RuntimeError``, an error naming the object it was
-    reading); holding the signal until the query is over makes Ctrl-C a plain
+    reading); holding the signal until the query is over makes it a plain
     ``KeyboardInterrupt`` raised by ``stop()``, before the commit or after it, never
-    inside. Only in the main thread, where Python runs signal handlers.
+    inside, with the signal's number as its ``signum`` attribute. Only in the main
+    thread, where Python runs signal handlers, and only for signals whose handler is
+    Python's default or the command line's stop handler (one marked
+    ``metaeval_stop``): a handler of the caller's own, or an ignored signal, is left
+    alone.
     """
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread():
         yield lambda: None
         return
     caught = []
@@ -664,14 +674,22 @@ def _sigint_between_queries():
 
     def stop():
         if caught:
-            raise KeyboardInterrupt
+            exc = KeyboardInterrupt()
+            exc.signum = caught[0]
+            raise exc
 
-    previous = signal.signal(signal.SIGINT, hold)
+    previous = {}
+    for number in _STOP_SIGNALS:
+        handler = signal.getsignal(number)
+        if handler is _DEFAULT.get(number, signal.SIG_DFL) or \
+                getattr(handler, "metaeval_stop", False):
+            previous[number] = signal.signal(number, hold)
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
-    stop()  # a Ctrl-C after the last check: the import is committed, then stopped
+        for number, old in previous.items():
+            signal.signal(number, old)
+    stop()  # a signal after the last check: the import is committed, then stopped
 
 
 def _query_interrupted(exc: BaseException) -> bool:
