@@ -226,7 +226,7 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
 
 
 _SCORE_MEANING = {
-    "auto": "the score of the strategy chosen for this knowledge base (see below)",
+    "auto": "the score of the strategy auto chose for this knowledge base",
     "average-ranking": "mean rank of A3R over the past datasets (lower first)",
     "single-best": "mean success over the past datasets",
     "knn-metafeatures": "A3R over the nearest past datasets",
