@@ -244,3 +244,20 @@ def test_knowledge_show_is_text_that_names_both_kinds_of_family(good):
     assert "4 datasets in 3 dataset families (a family of datasets: the tasks cut" in text
     assert "3 configurations of 3 algorithm families (A, B, C)" in text
     assert "2 landmarkers (NB, stump)" in text
+
+
+def test_a_build_does_not_depend_on_the_clock(tmp_path):
+    """Two builds of one store give the same bytes: no build time in the arrays."""
+    import datetime
+
+    from tests.test_stops_workers import tiny_store
+
+    from metaeval.recommend import build_knowledge
+
+    store = tiny_store(tmp_path / "s.duckdb")
+    first = build_knowledge(store, require_descriptions=False)
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    assert today not in json.dumps(first.provenance)
+    a = first.save(tmp_path / "a.npz").read_bytes()
+    b = build_knowledge(store, require_descriptions=False).save(tmp_path / "b.npz")
+    assert a == b.read_bytes()

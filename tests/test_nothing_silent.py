@@ -190,3 +190,23 @@ def test_describe_reads_the_user_s_own_files_through_the_study_file(tmp_path):
     assert result.exit_code == 0, (result.output, result.exception)
     groups = store.metafeature_groups()
     assert set(groups["dataset"]) == {"mine"} and (groups["status"] == "ok").all()
+
+
+# ------------------------------------------------------------------ report summary
+def test_the_summary_names_the_ranking_of_each_best_algorithm(quick_store):
+    import re
+
+    from metaeval.cli._report import _firsts, study_summary
+    from metaeval.store import Store
+
+    lines = study_summary(Store(quick_store), quick_store, "cpu")
+    accuracy = next(line for line in lines if line.startswith("Best algorithm by accuracy"))
+    named = re.findall(r"(\S+) \(([A-Z, and]+)\)", accuracy.split(": ", 1)[1])
+    assert named and sorted(re.split(r", | and ", ", ".join(r for _, r in named))) == [
+        "AR", "SRR", "SW"], accuracy
+    assert any(line.startswith("Best algorithm by A3R (n=8; accuracy and CPU time)")
+               for line in lines)
+    frame = __import__("pandas").DataFrame
+    assert _firsts({"AR": frame({"algorithm": ["RF"]}), "SRR": frame({"algorithm": ["RF"]}),
+                    "SW": frame({"algorithm": ["3NN"]})}, ("AR", "SRR", "SW")) == \
+        "RF (AR and SRR), 3NN (SW)"
