@@ -129,7 +129,7 @@ def test_the_readers_name_the_file_and_read_latin_1(tmp_path):
 
 def test_a_missing_file_is_named_without_python_s_errno():
     error = FileNotFoundError(2, "No such file or directory", "nothere.csv")
-    assert _app._os_error_text(error) == "no such file or folder: 'nothere.csv'."
+    assert _app._os_error_text(error) == "No such file or directory: 'nothere.csv'."
 
 
 def test_the_program_checks_a_missing_file_before_importing_numpy_or_pandas(tmp_path):

@@ -127,20 +127,14 @@ def _bad_input():
 
 
 def _os_error_text(exc: OSError) -> str:
-    """An ``OSError`` as words naming the file (``no such file: 'x.csv'``), without
-    Python's ``[Errno 2]``."""
+    """An ``OSError`` in words naming the file (``No such file or directory: 'x.csv'.``),
+    without Python's ``[Errno 2]``."""
     if exc.filename is None or not exc.strerror:
         return str(exc)
     named = repr(str(exc.filename))
-    if exc.errno == errno.ENOENT:
-        return f"no such file or folder: {named}."
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return f"permission denied: {named}."
-    if exc.errno == errno.EISDIR:
-        return f"{named} is a folder, not a file."
-    if exc.errno == errno.ENOTDIR:
-        return f"a part of the path {named} is a file, not a folder."
-    return f"{exc.strerror[:1].lower()}{exc.strerror[1:]}: {named}."
+    if exc.filename2 is not None:
+        named += f" -> {str(exc.filename2)!r}"
+    return f"{exc.strerror}: {named}."
 
 
 def check_store_exists(store: Path) -> None:
