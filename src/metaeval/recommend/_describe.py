@@ -211,8 +211,8 @@ def describe_dataset(
     if time_budget is not None and (
             isinstance(time_budget, bool) or not isinstance(time_budget, (int, float, np.number))
             or not 0 < time_budget <= MAX_TIME_BUDGET):
-        raise ValueError(f"time_budget must be a number of CPU seconds in (0, "
-                         f"{MAX_TIME_BUDGET:g}], or None for no limit; got {time_budget!r}.")
+        raise ValueError(f"time_budget must be > 0 seconds or None (no limit), and at most "
+                         f"{MAX_TIME_BUDGET:g} CPU seconds; got {time_budget!r}.")
     if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 10):
         raise ValueError(f"max_rows must be an integer >= 10 or None, got {max_rows!r}.")
     if landmark_rows is not None and (isinstance(landmark_rows, bool)
