@@ -210,3 +210,34 @@ def test_the_summary_names_the_ranking_of_each_best_algorithm(quick_store):
     assert _firsts({"AR": frame({"algorithm": ["RF"]}), "SRR": frame({"algorithm": ["RF"]}),
                     "SW": frame({"algorithm": ["3NN"]})}, ("AR", "SRR", "SW")) == \
         "RF (AR and SRR), 3NN (SW)"
+
+
+def test_pymfe_groups_and_landmarkers_run_on_one_blas_thread(monkeypatch):
+    """CPU seconds are a fair budget on one thread only: idle BLAS threads spin, longer
+    on a loaded machine (0.5 to 2.0 CPU-s for one group on two threads, 0.2 on one)."""
+    import pymfe.mfe
+    from threadpoolctl import threadpool_info
+
+    from metaeval.datasets import load_dataset
+    from metaeval.recommend import describe_dataset
+
+    seen = []
+    fit = pymfe.mfe.MFE.fit
+
+    def recording_fit(self, *args, **kwargs):
+        seen.append({p["num_threads"] for p in threadpool_info()})
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(pymfe.mfe.MFE, "fit", recording_fit)
+    landmarker = __import__("metaeval.recommend._describe", fromlist=["LANDMARKERS"])
+    real_build = type(landmarker.LANDMARKERS[0]).build
+
+    def recording_build(self, *args, **kwargs):
+        seen.append({p["num_threads"] for p in threadpool_info()})
+        return real_build(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(landmarker.LANDMARKERS[0]), "build", recording_build)
+    described = describe_dataset(load_dataset("labor"), groups=["general"], time_budget=None,
+                                 landmarkers=landmarker.LANDMARKERS[:1], landmark_folds=2)
+    assert described.groups["status"].tolist() == ["ok", "ok"]
+    assert seen and all(threads == {1} for threads in seen), seen
