@@ -124,7 +124,10 @@ def describe_command(
         if not st.exists():
             raise ValueError(f"no store at {store}.")
         info = st.datasets().set_index("name")
-        todo = [n for n in info.index if n not in set(st.metafeature_groups()["dataset"])]
+        from metaeval.recommend._describe import described_datasets
+
+        done = described_datasets(st.metafeature_groups())
+        todo = [n for n in info.index if n not in done]
         builtin = set(list_datasets("full"))
         missing = [n for n in todo if n not in builtin and n not in own]
         if missing:

@@ -103,6 +103,35 @@ class Description:
                          index=(f["group"] + "." + f["feature"]).to_numpy(), name=self.dataset)
 
 
+def described_datasets(groups: pd.DataFrame) -> set:
+    """The datasets whose cached description can be used, from
+    :meth:`Store.metafeature_groups`'s rows.
+
+    A description is complete when at least one of its pymfe groups and one of its
+    landmarkers succeeded (or none of that kind was asked for). One whose every group or
+    every landmarker failed or ran out of budget is not: describing the store again
+    (with a larger budget, or other groups) describes it again instead of skipping it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"dataset": ["a", "a", "b", "b"],
+    ...                      "kind": ["pymfe", "landmarker"] * 2,
+    ...                      "status": ["ok", "ok", "timeout", "ok"]})
+    >>> sorted(described_datasets(rows))
+    ['a']
+    """
+    if not len(groups):
+        return set()
+    usable = set(groups["dataset"])
+    for kind in ("pymfe", "landmarker"):
+        rows = groups[groups["kind"] == kind]
+        tried = set(rows["dataset"])
+        ok = set(rows.loc[rows["status"] == "ok", "dataset"])
+        usable -= tried - ok
+    return usable
+
+
 def landmark_features(y, scores, condition) -> pd.Series:
     """Cost-sensitive landmark features: each landmarker's success under the condition.
 
