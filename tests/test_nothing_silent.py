@@ -241,3 +241,33 @@ def test_pymfe_groups_and_landmarkers_run_on_one_blas_thread(monkeypatch):
                                  landmarkers=landmarker.LANDMARKERS[:1], landmark_folds=2)
     assert described.groups["status"].tolist() == ["ok", "ok"]
     assert seen and all(threads == {1} for threads in seen), seen
+
+
+def test_report_and_plot_refuse_devices_fifos_and_read_only_folders(tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    folder = tmp_path / "folder.png"
+    folder.mkdir()
+    store = str(tmp_path / "none.duckdb")
+    try:
+        for args, said in [
+            # (a FIFO last: opened for writing, it would wait for a reader)
+            (["plot", "arr", "--out", str(folder)], f"--out: {folder} is a directory"),
+            (["report", "--out", str(locked)], f"--out: the directory {locked} is read-only"),
+            (["report", "--out", "/dev/null"], "--out: /dev/null is a character device"),
+            (["plot", "arr", "--out", str(fifo)], f"--out: {fifo} is a FIFO"),
+        ]:
+            result = CliRunner().invoke(app, [*args, "--store", store])
+            assert result.exit_code == 2, (args, result.output)
+            assert said in result.output, result.output
+        assert stat.S_ISFIFO(fifo.stat().st_mode) and list(locked.iterdir()) == []
+        assert stat.S_IMODE(locked.stat().st_mode) == 0o555
+    finally:
+        locked.chmod(0o755)

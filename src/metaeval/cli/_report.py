@@ -97,6 +97,10 @@ def report(
         if jobs is not None and jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
         _check_clock(time)
+        from metaeval._validation import check_output_dir, check_output_file
+
+        check_output_dir(out_dir, "--out")  # a folder: never a file, a device, read-only
+        check_output_file(out_dir / "index.html", "--out")
     from metaeval.report._render import start_workers_early
 
     try:
@@ -235,6 +239,9 @@ def plot(
             raise ValueError("--out FILE.{png,svg,pdf} is required.")
         if out_file.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise ValueError(f"--out must end in .png, .svg or .pdf; got {out_file.name!r}.")
+        from metaeval._validation import check_output_file
+
+        check_output_file(out_file, "--out")  # before the figure is drawn
         if kind not in PLOT_KINDS:
             raise ValueError(f"no figure {kind!r} (`metaeval plot --list` lists them)."
                              + did_you_mean(kind, PLOT_KINDS))
@@ -247,6 +254,8 @@ def plot(
 
         fig = make_plot(kind, Store(store) if spec is None or spec.needs_store else None,
                         **options)
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out_file)
+        from metaeval._validation import atomic_output
+
+        with atomic_output(out_file, "--out", make_parents=True) as fh:
+            fig.savefig(fh, format=out_file.suffix.lower()[1:])
     out.print(f"Figure written to {out_file}", markup=False)
