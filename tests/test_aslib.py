@@ -466,7 +466,7 @@ def test_write_then_read_gives_the_same_knowledge_base_and_losses(tmp_path):
 
 
 def test_write_refuses_a_folder_in_use_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
-    import metaeval.recommend._aslib as module
+    import metaeval.recommend._aslib_write as module
 
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("keep")
