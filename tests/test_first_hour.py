@@ -199,6 +199,18 @@ def test_recommend_at_80_columns_fits_and_says_how_to_see_all(tmp_path, monkeypa
     assert "Describing" not in result.output  # average ranking describes nothing
 
 
+@pytest.mark.parametrize("strategy, says", [
+    ("average-ranking", "Ranking the algorithms"),
+    ("single-best", "Ranking the algorithms"),
+    ("knn-metafeatures", "Describing churn (meta-features) and ranking the algorithms"),
+    ("cost-landmarking", "Describing churn (landmarkers) and ranking the algorithms"),
+])
+def test_progress_says_describing_only_for_a_strategy_that_describes(strategy, says):
+    from metaeval.cli._recommend import _work
+
+    assert _work("churn", strategy) == says
+
+
 def test_recommend_passes_what_was_given_and_nothing_else(tmp_path, monkeypatch):
     import metaeval.cli._aslib as aslib
     import metaeval.recommend as library

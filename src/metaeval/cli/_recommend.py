@@ -171,19 +171,34 @@ def _notes(notes) -> None:
                   markup=False, highlight=False, soft_wrap=True)
 
 
+def _work(name: str, strategy: str | None) -> str:
+    """What the recommendation does, in words: describing the dataset only for a strategy
+    that describes it (``strategy`` None: the library's default strategy)."""
+    import inspect
+
+    from metaeval.recommend import get_strategy, recommend
+
+    if strategy is None:
+        default = inspect.signature(recommend).parameters.get("strategy")
+        if default is None or not isinstance(default.default, str):
+            return "Ranking the algorithms"
+        strategy = default.default
+    if strategy == "auto":
+        return (f"Choosing a strategy and ranking the algorithms (describing {name} if the "
+                "chosen strategy needs it)")
+    uses = get_strategy(strategy).uses or ()
+    uses = (uses,) if isinstance(uses, str) else tuple(uses)
+    if not uses:
+        return "Ranking the algorithms"
+    what = " and ".join({"metafeatures": "meta-features", "landmarks": "landmarkers"}
+                        .get(u, u) for u in uses)
+    return f"Describing {name} ({what}) and ranking the algorithms"
+
+
 def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
     from metaeval.recommend import recommend
 
-    work = "Ranking the algorithms"
-    if strategy is not None:
-        from metaeval.recommend import get_strategy
-
-        uses = get_strategy(strategy).uses or ()
-        uses = (uses,) if isinstance(uses, str) else tuple(uses)
-        if uses:
-            what = " and ".join({"metafeatures": "meta-features", "landmarks": "landmarkers"}
-                                .get(u, u) for u in uses)
-            work = f"Describing {dataset.name} ({what}) and ranking the algorithms"
+    work = _work(dataset.name, strategy)
     kwargs = {} if strategy is None else {"strategy": strategy}
     with stage(work):
         rec = recommend(dataset, source, condition, clock=clock, **kwargs)
