@@ -187,7 +187,7 @@ def test_curves_start_at_the_description_time_and_end_at_zero_loss(default_evalu
     curves = ev.curves
     n = len(kb.algorithms)
     assert set(curves["strategy"]) == set(ev.strategies) == {
-        "average-ranking", "knn-metafeatures", "cost-landmarking", "active-testing",
+        "auto", "average-ranking", "knn-metafeatures", "cost-landmarking", "active-testing",
         "pairwise", "regression", "collaborative", "zero-shot-portfolio",
         "single-best", "random", "oracle"}
     first = curves[curves["step"] == 0].set_index(["strategy", "dataset"])["elapsed"]

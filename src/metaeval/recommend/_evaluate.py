@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.recommend._archive import KnowledgeArchive
+from metaeval.recommend._auto import Auto
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._curves import (
     _check_range,
@@ -29,7 +30,7 @@ from metaeval.recommend._knowledge import KnowledgeBase, describe_store
 from metaeval.recommend._learners import Learner, uses_of
 from metaeval.recommend._registry import STRATEGIES, get_strategy
 from metaeval.recommend._strategies import RandomOrder, SingleBest, Strategy
-from metaeval.recommend._summary import compare_strategies, summarise
+from metaeval.recommend._summary import compare_strategies, primary_comparisons, summarise
 
 #: The default log-time interval of the mean interval loss, as fractions of the whole
 #: pool's time on the held-out dataset (``time_axis="relative"``).
@@ -114,8 +115,10 @@ class RecommenderEvaluation:
     n_algorithms : int
     comparisons : DataFrame or None
         Every paired comparison the evaluation makes (each strategy against the single
-        best and against the random order, on loss@1 and MIL), families resampled,
-        with Holm's correction over all of them (:func:`compare_strategies`).
+        best and against the random order, on loss@1 and MIL), families resampled. The
+        pre-registered primary comparisons (``auto`` and each learner against the single
+        best on loss@1, and on MIL where P > 0) and the exploratory rest are Holm-corrected
+        each within its own family (column ``family``; :func:`compare_strategies`).
     """
 
     condition: Condition
@@ -131,6 +134,14 @@ class RecommenderEvaluation:
     clock: str = "cpu"
     n_algorithms: int = 0
     comparisons: pd.DataFrame | None = None
+
+    def chosen(self, strategy="auto") -> dict:
+        """How many held-out datasets ``auto`` ranked with each strategy it chose on their
+        fold's training datasets ({} for another strategy)."""
+        if "chosen" not in self.per_dataset.columns:
+            return {}
+        rows = self.per_dataset[self.per_dataset["strategy"] == strategy]["chosen"].dropna()
+        return {str(k): int(v) for k, v in rows.value_counts().sort_index().items()}
 
     def to_json(self) -> dict:
         """The ``metaeval recommend --evaluate --json`` document."""
@@ -152,6 +163,9 @@ class RecommenderEvaluation:
             }
             if "mil_se" in r and r["mil_se"] == r["mil_se"]:
                 strategies[r["strategy"]]["mil_monte_carlo_se"] = _num(r["mil_se"])
+            chosen = self.chosen(r["strategy"])
+            if chosen:
+                strategies[r["strategy"]]["chosen"] = chosen
         curves = self.curves[["dataset", "strategy", "step", "algorithm", "elapsed", "loss"]]
         cd = self.critical_difference
         return {
@@ -322,12 +336,15 @@ def evaluate_recommenders(
         train = fold.subset(mask)
         fold_seed = _seed(seed, int(members[0]), 0)
         queries = [fold.query(i) for i in members]
-        fitted = {}
-        for strategy in chosen:
+        fitted, cache = {}, {}
+        for strategy in sorted(chosen, key=lambda s: isinstance(s, Auto)):  # auto last
             if isinstance(strategy, RandomOrder) or strategy.needs_truth:
                 continue
-            f = strategy.fit(train, condition, seed=None if strategy.interactive else fold_seed)
-            fitted[strategy.name] = (f, None if strategy.interactive else f.rank_many(queries))
+            extra = {"prefitted": cache} if isinstance(strategy, Auto) else {}
+            f = strategy.fit(train, condition, seed=None if strategy.interactive else fold_seed,
+                             **extra)
+            cache[repr(strategy)] = f
+            fitted[strategy.name] = (f, None if f.interactive else f.rank_many(queries))
         sb_first = single_best.fit(train, condition).rank(queries[0]).order[0]
         for m, i in enumerate(members):
             name = kb.datasets[i]
@@ -359,6 +376,8 @@ def evaluate_recommenders(
                 if condition.time_budget is not None:
                     row["loss_at_budget"] = float(np.mean(
                         loss_by_time(loss, elapsed * unit, loss0, condition.time_budget)))
+                if isinstance(strategy, Auto):  # the strategy it chose on this fold
+                    row["chosen"] = f.selection_["strategy"]
                 row["single_best_success"] = float(kb.success[i, sb_first])
                 row["oracle_success"] = float(kb.success[i].max())
                 rows.append(row)
@@ -372,8 +391,9 @@ def evaluate_recommenders(
     names = [s.name for s in chosen]
     summary, versus, cd = summarise(per_dataset, names, n_boot=n_boot, alpha=alpha,
                                     seed=seed)
-    comparisons = (compare_strategies(per_dataset, names, n_boot=n_boot, alpha=alpha,
-                                      seed=seed) if compare else None)
+    comparisons = (compare_strategies(
+        per_dataset, names, n_boot=n_boot, alpha=alpha, seed=seed,
+        primary=primary_comparisons(names, condition.time_weight)) if compare else None)
     return RecommenderEvaluation(condition, lo_hi, tuple(names), curves, per_dataset,
                                  summary, versus, cd, tuple(kb.notes) + notes,
                                  time_axis=time_axis, clock=clock,
@@ -464,7 +484,7 @@ def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets
     chosen = []
     for name in names:
         params = {}
-        if name in ("knn-metafeatures", "cost-landmarking"):
+        if name in ("knn-metafeatures", "cost-landmarking", "auto"):
             params = {"k": k}
         elif name == "random":
             params = {"repeats": n_random}
@@ -501,7 +521,7 @@ def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0):
     to go through :class:`HeldOut`.
     """
     n = len(kb.algorithms)
-    overhead = strategy.overhead(query) / unit
+    overhead = (strategy if fitted is None else fitted).overhead(query) / unit
     if isinstance(strategy, RandomOrder):
         rng = np.random.default_rng(_seed(seed, i, 0))
         order = rng.permuted(np.tile(np.arange(n), (strategy.repeats, 1)), axis=1)
@@ -512,7 +532,7 @@ def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0):
     if strategy.needs_truth:
         order = strategy.rank_truth(*held.reveal()).order
         held.test_order(order)
-    elif strategy.interactive:
+    elif fitted.interactive:
         fitted.run(query, held.test)
         order = np.array(held.tested, dtype=np.int64)
     else:

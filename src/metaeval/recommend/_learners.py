@@ -24,7 +24,8 @@ FEATURE_SOURCES = ("metafeatures", "landmarks")
 
 
 def uses_of(strategy) -> tuple:
-    """What a strategy needs about the new dataset, as a tuple (empty for none)."""
+    """What a strategy (or a fitted one) needs about the new dataset, as a tuple (empty
+    for none)."""
     uses = strategy.uses
     if uses is None:
         return ()
@@ -228,6 +229,33 @@ def select(scores):
     keys = list(scores)
     values = np.array([scores[k] for k in keys])
     return keys[int(np.flatnonzero(values <= values.min() + 1e-12)[0])]
+
+
+def select_one_se(losses, codes, n_families):
+    """The one-standard-error rule: the first (simplest) key whose mean loss over
+    families is within one standard error of the lowest.
+
+    ``losses`` maps each setting, simplest first, to its per-dataset inner loss; values
+    are averaged within families (related datasets count once), and the standard error
+    is that of the paired differences over families between a setting and the best one
+    (Hastie, Tibshirani & Friedman 2009, sec. 7.10).
+
+    Returns
+    -------
+    key, means (dict of mean loss over families), se (dict)
+    """
+    keys = list(losses)
+    counts = np.bincount(codes, minlength=n_families)
+    values = np.array([np.bincount(codes, weights=losses[k], minlength=n_families) / counts
+                       for k in keys])
+    mean = values.mean(axis=1)
+    best = int(np.argmin(mean))
+    diff = values - values[best]
+    n = values.shape[1]
+    se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(keys))
+    chosen = next(i for i in range(len(keys)) if mean[i] - mean[best] <= se[i] + 1e-15)
+    return (keys[chosen], dict(zip(keys, map(float, mean), strict=True)),
+            dict(zip(keys, map(float, se), strict=True)))
 
 
 def greedy_portfolio_order(loss):

@@ -18,6 +18,7 @@ from metaeval.recommend._learners import (
     first_pick_loss,
     one_blas_thread,
     select,
+    select_one_se,
 )
 from metaeval.recommend._learners_forest import LeafForest, _inner_record
 from metaeval.recommend._strategies import Fitted, Ranking
@@ -82,10 +83,12 @@ class CollaborativeFiltering(Learner):
     new dataset's time factor (the mean ratio of observed to median time over the tests
     run, shrunk towards 1 as if one more test had taken its median time).
 
-    Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
-    loss of the first pick): the rank :math:`r` (each inner fold with its own SVD of the
-    datasets outside the held-out family), the forest's minimum leaf size, and how far the
-    prior mean moves from the column means towards the forest's prediction,
+    Hyperparameters chosen by inner leave-one-family-out on the training datasets (loss
+    of the first pick, averaged within families) with the one-standard-error rule toward
+    the simpler setting (the training means, lower rank, larger leaves): the rank
+    :math:`r` (each inner fold with its own SVD of the datasets outside the held-out
+    family), the forest's minimum leaf size, and how far the prior mean moves from the
+    column means towards the forest's prediction,
     :math:`z_0 = \beta V^\top (\hat y - \mu)` (:math:`\beta = 0`: the training means).
 
     Parameters
@@ -154,7 +157,7 @@ class _FittedCollaborative(Fitted):
         if n_families < 2:  # nothing to hold out: every setting scores the same
             folds = []
         bases = [_low_rank(np.delete(Y, rows, axis=0), max(strategy.ranks)) for rows in folds]
-        scores, fits, inner_picks = {}, {}, {}
+        scores, fits = {}, {}
         for leaf in strategy.min_leaf:
             seeds = rng.integers(0, 2**31 - 1, size=strategy.trees)
             forest = LeafForest(points, relative, weights, seeds, leaf)
@@ -170,10 +173,15 @@ class _FittedCollaborative(Fitted):
                         Vr = V[:, :r]
                         shift = blend * (inner[rows] - mu) @ Vr @ Vr.T
                         picks[rows] = np.argmax(mu + shift, axis=1)
-                    scores[(r, leaf, blend)] = float(
-                        first_pick_loss(train.success, picks).mean())
-                    inner_picks[(r, leaf, blend)] = picks
-        rank, leaf, blend = key = select(scores)
+                    scores[(r, leaf, blend)] = first_pick_loss(train.success, picks)
+        if folds:  # simplest first: the training means (blend 0), low rank, large leaves
+            simple = sorted(scores, key=lambda k: (k[2], k[0], -k[1]))
+            (rank, leaf, blend), means, se = select_one_se(
+                {k: scores[k] for k in simple}, codes, n_families)
+        else:
+            means = {k: float(v.mean()) for k, v in scores.items()}
+            rank, leaf, blend = select(means)
+            se = {k: 0.0 for k in scores}
         forest, inner = fits[leaf]
         mu, Z, V = _low_rank(Y, rank)
         residual = Y - mu - Z @ V.T
@@ -188,10 +196,9 @@ class _FittedCollaborative(Fitted):
         self._forest, self._level, self._blend = forest, level, blend
         self._mu, self._V, self._prior_cov, self._noise = mu, V, prior_cov, noise
         self._median_t = np.median(np.log(train.times), axis=0)
-        self.inner_picks_ = inner_picks[key]
         self.selection_ = {
             "params": {"rank": rank, "min_leaf": leaf, "blend": blend},
-            "inner_loss": scores,
+            "inner_loss": means, "inner_se": se, "rule": "one-SE",
             "inner": _inner_record(train, codes, n_families, in_bag),
         }
 

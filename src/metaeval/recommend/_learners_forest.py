@@ -29,9 +29,10 @@ from metaeval.recommend._learners import (
     greedy_portfolio_order,
     one_blas_thread,
     portfolio_loss,
-    select,
+    select_one_se,
 )
-from metaeval.recommend._strategies import Fitted, Ranking
+from metaeval.recommend._strategies import Fitted, Ranking, _a3r_order
+from metaeval.recommend._trees import TreeBatch
 
 _MAX_SEED = 2**31 - 1
 
@@ -120,38 +121,36 @@ def _candidates(loss, k):
 class PairwiseClassification(Learner):
     r"""Pairwise cost-sensitive classification on meta-features, votes summed.
 
-    For each pair :math:`(a_j, a_k)` of candidate configurations a random forest learns
-    from the training datasets' descriptions whether :math:`a_j` beats :math:`a_k`, each
-    training dataset :math:`d` weighted by how much the choice matters there,
+    For each pair :math:`(a_j, a_k)` of candidate configurations a forest learns from the
+    training datasets' descriptions whether :math:`a_j` beats :math:`a_k`, each training
+    dataset :math:`d` weighted by how much the choice matters there,
 
     .. math:: w_d = \left| A3R^d_{a_j} - A3R^d_{a_k} \right|,
               \qquad A3R^d_a = SR^d_a / (T^d_a)^P,
 
-    (the absolute success difference at P = 0). For a new dataset each forest votes for
-    the winner it predicts; the candidates are ordered by votes (ties by the summed
-    predicted probabilities, then the candidates' order), and the other configurations
-    follow in A3R average-ranking order.
+    (the absolute success difference at P = 0); datasets where the two tie are left out.
+    For a new dataset each forest votes for the winner it predicts; the candidates are
+    ordered by votes summed over every pair (ties by the summed predicted probabilities,
+    then the candidates' order), and the other configurations follow in A3R
+    average-ranking order (SATzilla 2012's selector).
 
-    With 152 configurations there would be 11,476 pairs; the candidates are the first
-    configurations of the greedy portfolio of the training datasets (each next one the
-    configuration that most reduces the mean loss of the best so far, so that together
-    they hold most datasets' best). They are chosen once on all training datasets, the
-    inner held-out family included (only the forests are refitted without it), which
-    makes the inner loss of many candidates slightly optimistic. Trees are regression trees on the
-    0/1 outcome with squared error, whose splits and leaf values are those of Gini
-    classification trees (the weighted Gini impurity is twice the weighted variance of a
-    0/1 label).
-
-    Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
-    loss of the first pick): the number of candidates and the number of trees.
+    The candidates are every configuration when there are at most 30, else the first
+    ``candidates`` configurations of the greedy portfolio of the training datasets (each
+    next one the configuration that most reduces the mean loss of the best so far), then
+    by mean loss: every pair among them gets a forest (20 candidates: 190 forests). They
+    are chosen once on all training datasets. Each forest has ``trees`` extremely
+    randomised trees (:class:`~metaeval.recommend._trees.TreeBatch`), each grown on a
+    bootstrap sample of whole families of training datasets; the trees out of bag for a
+    family give its inner leave-one-family-out prediction without a refit.
 
     Parameters
     ----------
-    candidates : sequence of int, default=(1, 2, 3, 4, 5)
-        Numbers of candidates tried; pairs among the largest are fitted. One candidate
-        is the greedy portfolio's first (the single best at P = 0).
-    trees : sequence of int, default=(10, 20)
-        Forest sizes tried (each the first trees of the largest forest).
+    candidates : int or sequence of int, optional
+        Number of candidates (default: all configurations up to 30, else 20). Several
+        values are a grid, chosen by the inner loss of the first pick with the
+        one-standard-error rule toward fewer candidates.
+    trees : int or sequence of int, default=100
+        Trees per forest; several values, a grid as above (toward fewer trees).
     features : tuple of {"metafeatures", "landmarks"}, default=both
 
     References
@@ -160,14 +159,24 @@ class PairwiseClassification(Learner):
     contributions to portfolio-based algorithm selectors", SAT 2012 (SATzilla 2012's
     pairwise cost-sensitive random forests); M. Lindauer, H. H. Hoos, F. Hutter and
     T. Schaub, "AutoFolio: an automatically configured algorithm selector", JAIR 53
-    (2015); L. Breiman, "Random forests", Machine Learning 45 (2001).
+    (2015); P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees", Machine
+    Learning 63 (2006).
     """
 
     name = "pairwise"
+    #: With at most this many configurations, every one is a candidate.
+    ALL_UP_TO = 30
+    #: Candidates when there are more configurations than :attr:`ALL_UP_TO`.
+    DEFAULT_CANDIDATES = 20
 
-    def __init__(self, candidates=(1, 2, 3, 4, 5), trees=(10, 20), features=FEATURE_SOURCES):
+    def __init__(self, candidates=None, trees=100, features=FEATURE_SOURCES):
         super().__init__(features)
-        self.candidates = tuple(sorted(set(_grid(candidates, "candidates"))))
+        if candidates is not None:
+            candidates = (candidates,) if isinstance(candidates, (int, np.integer)) \
+                else candidates
+            candidates = tuple(sorted(set(_grid(candidates, "candidates"))))
+        self.candidates = candidates
+        trees = (trees,) if isinstance(trees, (int, np.integer)) else trees
         self.trees = tuple(sorted(set(_grid(trees, "trees"))))
 
     def __repr__(self) -> str:
@@ -186,58 +195,58 @@ class _FittedPairwise(Fitted):
         super().__init__(strategy, train, condition, seed)
         self._design = design = Design(train, strategy.features, strategy.name)
         X = design.X
+        n_configs = len(train.algorithms)
+        grid = strategy.candidates
+        if grid is None:
+            grid = (n_configs if n_configs <= strategy.ALL_UP_TO
+                    else strategy.DEFAULT_CANDIDATES,)
+        grid = tuple(min(K, n_configs) for K in grid)
         rng = np.random.default_rng(seed)
         codes, n_families = family_codes(train)
         value = condition.a3r_values(train.success, train.times)
         loss = portfolio_loss(train, condition)
-        kmax = min(max(strategy.candidates), len(train.algorithms))
-        final = _candidates(loss, kmax)
+        final = _candidates(loss, max(grid))
         pairs = [(int(j), int(k)) for a, j in enumerate(final) for k in final[a + 1:]]
         n_trees = max(strategy.trees)
         weights, in_bag = family_bags(codes, n_families, n_trees, rng)
-        seeds = rng.integers(0, _MAX_SEED, size=(len(pairs), n_trees))
-        points = X.astype(np.float32)
-        prob = np.full((len(pairs), n_trees, points.shape[0]), 0.5)
-        trees = [[None] * n_trees for _ in pairs]
-        for p, (j, k) in enumerate(pairs):
-            label = (value[:, j] > value[:, k]).astype(np.float64)
-            cost = np.abs(value[:, j] - value[:, k])
-            for b in range(n_trees):
-                w = weights[b] * cost
-                rows = w > 0
-                if rows.sum() < 2:
-                    continue
-                tree = _fitted(seeds[p, b], points[rows], label[rows], w[rows])
-                prob[p, b] = tree.predict(points, check_input=False)
-                trees[p][b] = tree
+        n_pairs = len(pairs)
+        first = np.array([j for j, _ in pairs], dtype=np.int64)
+        second = np.array([k for _, k in pairs], dtype=np.int64)
+        label = (value[:, first] > value[:, second]).T.astype(np.float64)  # (pairs, D)
+        cost = np.abs(value[:, first] - value[:, second]).T
+        self._forest = TreeBatch(X, np.repeat(label, n_trees, axis=0),
+                                 (cost[:, None, :] * weights[None]).reshape(
+                                     n_pairs * n_trees, -1), rng)
+        prob = self._forest.predict(X).reshape(n_pairs, n_trees, -1)
         oob = ~in_bag[:, codes]
         pair_index = {pair: p for p, pair in enumerate(pairs)}
-        sizes = [t for t in strategy.trees if t <= n_trees]
+        sizes = list(strategy.trees)
         inner_prob = _prefix_means(prob, oob, sizes)  # (sizes, pairs, D)
-        scores, inner_picks = {}, {}
-        for s, t in enumerate(sizes):
-            for K in strategy.candidates:
+        losses, heads = {}, {}
+        for K in sorted(set(grid)):  # simplest first: fewer candidates, then fewer trees
+            for s, t in enumerate(sizes):
                 p_all = np.nan_to_num(inner_prob[s], nan=0.5)
-                picks = _vote(final[:K], p_all, pair_index)[0][:, 0]
-                scores[(K, t)] = float(first_pick_loss(train.success, picks).mean())
-                inner_picks[(K, t)] = picks
-        K, t = select(scores)
-        self._K, self._t, self._final, self._pair_index = K, t, final, pair_index
-        self._trees = [row[:t] for row in trees]
-        self.inner_picks_ = inner_picks[(K, t)]
-        self.selection_ = {"params": {"candidates": K, "trees": t}, "inner_loss": scores,
+                heads[(K, t)] = head = _vote(final[:K], p_all, pair_index)[0]
+                losses[(K, t)] = first_pick_loss(train.success, head[:, 0])
+        (K, t), means, se = select_one_se(losses, codes, n_families)
+        ar_order, _ = _a3r_order(train, condition)
+        #: each training dataset's order by the trees out of bag for its family (the
+        #: candidates and the rest's A3R order are those of all training datasets)
+        self.inner_orders_ = np.array([np.concatenate([h, ar_order[~np.isin(ar_order, h)]])
+                                       for h in heads[(K, t)]], dtype=np.int64)
+        self._K, self._t, self._n_trees = K, t, n_trees
+        self._final, self._pair_index, self._n_pairs = final, pair_index, n_pairs
+        self.selection_ = {"params": {"candidates": K, "trees": t},
+                           "inner_loss": means, "inner_se": se, "rule": "one-SE",
                            "inner": _inner_record(train, codes, n_families, in_bag[:t]),
-                           "pairs": len(pairs)}
+                           "pairs": n_pairs}
 
     @one_blas_thread
     def rank_many(self, queries) -> list:
-        points = np.array([self._design.point(q) for q in queries]).astype(np.float32)
-        prob = np.full((len(self._trees), self._t, points.shape[0]), 0.5)
-        for p, row in enumerate(self._trees):
-            for b, tree in enumerate(row):
-                if tree is not None:
-                    prob[p, b] = tree.predict(points, check_input=False)
-        heads, votes = _vote(self._final[:self._K], prob.mean(axis=1), self._pair_index)
+        points = np.array([self._design.point(q) for q in queries])
+        prob = self._forest.predict(points).reshape(self._n_pairs, self._n_trees, -1)
+        heads, votes = _vote(self._final[:self._K], prob[:, :self._t].mean(axis=1),
+                             self._pair_index)
         out = []
         for head, vote in zip(heads, votes, strict=True):
             order = complete_order(head, self.knowledge, self.condition)
@@ -290,9 +299,11 @@ class ConfigurationRegression(Learner):
     vectors of the training datasets in the new dataset's leaf: a multi-output
     regression tree whose splits are judged on the main directions of variation.
 
-    Hyperparameters chosen by inner leave-one-family-out on the training datasets (mean
-    loss of the first pick): the minimum number of datasets in a leaf, the number of
-    trees, and how much to trust the forest: the prediction is
+    Hyperparameters chosen by inner leave-one-family-out on the training datasets (loss
+    of the first pick, averaged within families) with the one-standard-error rule toward
+    the simpler setting (less trust in the forest, larger leaves, fewer trees): the
+    minimum number of datasets in a leaf, the number of trees, and how much to trust the
+    forest: the prediction is
     :math:`\beta \hat y + (1 - \beta) \bar y` with :math:`\bar y` the training mean
     (:math:`\beta = 0` orders by mean relative log A3R, close to the single best).
 
@@ -355,7 +366,7 @@ class _FittedRegression(Fitted):
         np.add.at(totals, codes, target)
         counts = np.bincount(codes, minlength=n_families)[:, None]
         outside = ((target.sum(axis=0) - totals) / np.maximum(len(codes) - counts, 1))[codes]
-        scores, forests, inner_picks = {}, {}, {}
+        scores, forests, inner_means = {}, {}, {}
         for leaf in strategy.min_leaf:
             seeds = rng.integers(0, _MAX_SEED, size=n_trees)
             forest = LeafForest(points, target, weights, seeds, leaf, strategy.components)
@@ -367,14 +378,18 @@ class _FittedRegression(Fitted):
                     mean = blend * pred + (1.0 - blend) * outside.T
                     picks = np.argmax(mean, axis=0)
                     key = (leaf, t, blend)
-                    scores[key] = float(first_pick_loss(train.success, picks).mean())
-                    inner_picks[key] = picks
-        leaf, t, blend = key = select(scores)
+                    scores[key] = first_pick_loss(train.success, picks)
+                    inner_means[key] = mean
+        # simplest first: the training mean alone (blend 0), larger leaves, fewer trees
+        simple = sorted(scores, key=lambda k: (k[2], -k[0], k[1]))
+        key, means, se = select_one_se({k: scores[k] for k in simple}, codes, n_families)
+        leaf, t, blend = key
         self._forest, self._t, self._blend = forests[leaf], t, blend
         self._mean = target.mean(axis=0)
-        self.inner_picks_ = inner_picks[key]
+        #: each training dataset's order by the trees out of bag for its family
+        self.inner_orders_ = np.argsort(-inner_means[key].T, axis=1, kind="stable")
         self.selection_ = {"params": {"min_leaf": leaf, "trees": t, "blend": blend},
-                           "inner_loss": scores,
+                           "inner_loss": means, "inner_se": se, "rule": "one-SE",
                            "inner": _inner_record(train, codes, n_families, in_bag[:t])}
 
     @one_blas_thread

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.datasets import Dataset
+from metaeval.recommend._advice import advice
 from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
@@ -35,6 +36,14 @@ class Recommendation:
     overhead : float
         Seconds spent describing the dataset.
     notes : tuple of str
+    advice : str
+        One plain sentence on how far to trust the order: in the stored evaluation of the
+        shipped knowledge base under the nearest evaluated condition, the strategy's
+        expected loss@1 and loss@3 with intervals beside the single best's, and whether
+        it is better with evidence ("" when recommending from another knowledge base).
+    selection : dict
+        What the strategy chose on the knowledge base (``auto``: the strategy and why;
+        a learner: its hyperparameters).
     """
 
     dataset: str
@@ -44,9 +53,11 @@ class Recommendation:
     drivers: tuple
     overhead: float
     notes: tuple = field(default=())
+    advice: str = ""
+    selection: dict = field(default_factory=dict)
 
 
-def recommend(dataset, source=None, condition=None, *, strategy="average-ranking", k=5,
+def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
               top=None, describe_groups=None, time_budget=None,
               clock="cpu") -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
@@ -64,10 +75,11 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
         the cache written into the store.
     condition : Condition, optional
         Default accuracy with P = 0.
-    strategy : str, default="average-ranking"
-        Any strategy but ``oracle``; ``active-testing`` without test results gives its
-        first pick and then the candidates by their expected gain over it; ``random``
-        a seeded random order.
+    strategy : str, default="auto"
+        Any strategy but ``oracle``; ``auto`` chooses one for the condition by inner
+        cross-validation on the knowledge base, leaning to the single best (one-SE
+        rule); ``active-testing`` without test results gives its first pick and then
+        the candidates by their expected gain over it; ``random`` a seeded random order.
     k : int, default=5
         Neighbours of the nearest-neighbour strategies.
     top : int, optional
@@ -106,7 +118,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
     condition = Condition() if condition is None else condition
     if not isinstance(condition, Condition):
         raise ValueError(f"condition must be a Condition, got {condition!r}.")
-    params = {"k": k} if strategy in ("knn-metafeatures", "cost-landmarking") else {}
+    params = {"k": k} if strategy in ("knn-metafeatures", "cost-landmarking", "auto") else {}
     chosen = get_strategy(strategy, **params)
     if chosen.needs_truth:
         raise ValueError("the oracle needs the new dataset's true results; choose another "
@@ -118,6 +130,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
         raise ValueError(f"clock must be 'cpu' or 'wall', got {clock!r}.")
     notes = []
     settings = {}
+    shipped = source is None
     if source is None:
         source = load_knowledge()
     if isinstance(source, KnowledgeArchive):
@@ -138,7 +151,8 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
     if describe_groups is None:
         cached = [] if kb.metafeatures is None else kb.metafeatures.columns
         describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
-    uses = uses_of(chosen)
+    fitted = chosen.fit(kb, condition)
+    uses = uses_of(fitted)
     if uses:
         if time_budget is not None:
             settings["time_budget"] = time_budget
@@ -153,12 +167,19 @@ def recommend(dataset, source=None, condition=None, *, strategy="average-ranking
         failed = description.groups[description.groups["status"] != "ok"]
         for row in failed.itertuples(index=False):
             notes.append(f"{row.kind} {row.group}: {row.status} ({row.error})")
-    ranking = chosen.rank(kb, query, condition)
+    ranking = fitted.rank(query)
     table = _table(kb, ranking, dataset.n_instances, condition)
     if top is not None:
         table = table.head(int(top))
+    selection = dict(fitted.selection_)
+    if chosen.name == "auto":
+        notes.append(f"auto chose {selection['strategy']} for this condition (inner "
+                     f"leave-one-family-out {selection['criterion']}, one-standard-error "
+                     "rule toward single-best)")
+    text = advice(chosen.name, condition) if shipped else ""
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
-                          chosen.overhead(query), tuple(kb.notes) + tuple(notes))
+                          fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
+                          selection)
 
 
 def _lacks(kb, strategy):

@@ -3,6 +3,7 @@ meta-learners."""
 
 from __future__ import annotations
 
+from metaeval.recommend._auto import Auto
 from metaeval.recommend._learners import ZeroShotPortfolio
 from metaeval.recommend._learners_cf import CollaborativeFiltering
 from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
@@ -20,7 +21,7 @@ from metaeval.recommend._strategies import (
 #: Strategy classes by name, in the order tables list them.
 STRATEGIES = {
     cls.name: cls
-    for cls in (AverageRanking, KnnMetafeatures, CostLandmarking, ActiveTesting,
+    for cls in (Auto, AverageRanking, KnnMetafeatures, CostLandmarking, ActiveTesting,
                 PairwiseClassification, ConfigurationRegression, CollaborativeFiltering,
                 ZeroShotPortfolio, SingleBest, RandomOrder, Oracle)
 }

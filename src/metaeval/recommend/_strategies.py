@@ -153,6 +153,11 @@ class Fitted:
     def interactive(self) -> bool:
         return self.strategy.interactive
 
+    @property
+    def uses(self):
+        """What it needs to know about a new dataset (:attr:`Strategy.uses`)."""
+        return self.strategy.uses
+
     def overhead(self, query) -> float:
         """Seconds spent describing the new dataset (:meth:`Strategy.overhead`)."""
         return self.strategy.overhead(query)

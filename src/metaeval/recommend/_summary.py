@@ -1,7 +1,8 @@
 r"""Summaries of a leave-one-dataset-out evaluation, with uncertainty.
 
-Means over held-out datasets with percentile bootstrap intervals (datasets resampled
-with replacement), the closed gap of the first pick,
+Means over held-out datasets with percentile bootstrap intervals (whole families of
+datasets resampled with replacement: datasets cut from the same data are not independent
+evidence), the closed gap of the first pick,
 
 .. math::
 
@@ -62,18 +63,27 @@ def summarise(per_dataset, names, *, n_boot=1000, alpha=0.05, seed=0):
     oracle = base["oracle_success"].to_numpy()
     n = len(datasets)
     rng = np.random.default_rng(seed)
-    boot = rng.integers(0, n, size=(n_boot, n))
+    # whole families resampled: each draw's weight of a dataset is how often its family
+    # was drawn (datasets of one family are not independent evidence)
+    families = (base["family"].to_numpy() if "family" in base.columns
+                else np.asarray(datasets))
+    _, codes = np.unique(np.asarray(families, dtype=str), return_inverse=True)
+    n_families = int(codes.max()) + 1
+    draws = rng.integers(0, n_families, size=(n_boot, n_families))
+    counts = np.zeros((n_boot, n_families))
+    np.add.at(counts, (np.repeat(np.arange(n_boot), n_families), draws.reshape(-1)), 1.0)
+    weight = counts[:, codes]  # (n_boot, n_datasets)
+    weight = weight / weight.sum(axis=1, keepdims=True)
     q = (100 * alpha / 2, 100 * (1 - alpha / 2))
-    rows = {"strategy": list(names), "n_datasets": n}
+    rows = {"strategy": list(names), "n_datasets": n, "n_families": n_families}
     for c in columns:
         values = wide[c].to_numpy()
         rows[c] = values.mean(axis=0)
-        low, high = np.percentile(values[boot].mean(axis=1), q, axis=0)
+        low, high = np.percentile(weight @ values, q, axis=0)
         rows[f"{c}_low"], rows[f"{c}_high"] = low, high
     first = wide["first_success"].to_numpy()
     rows["closed_gap"] = _closed_gap(first.mean(axis=0), sb.mean(), oracle.mean())
-    gaps = _closed_gap(first[boot].mean(axis=1), sb[boot].mean(axis=1, keepdims=True),
-                       oracle[boot].mean(axis=1, keepdims=True))
+    gaps = _closed_gap(weight @ first, (weight @ sb)[:, None], (weight @ oracle)[:, None])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN when oracle = SB
         rows["closed_gap_low"], rows["closed_gap_high"] = np.nanpercentile(gaps, q, axis=0)
@@ -84,7 +94,7 @@ def summarise(per_dataset, names, *, n_boot=1000, alpha=0.05, seed=0):
         rows["mil_se"] = np.sqrt(np.nansum(se**2, axis=0)) / n
         rows["mil_se"] = np.where(np.isnan(se).all(axis=0), np.nan, rows["mil_se"])
     summary = pd.DataFrame(rows)
-    versus = _versus_random(wide["mil"], names, boot, q)
+    versus = _versus_random(wide["mil"], names, weight, q)
     cd = None
     if len(names) >= 2 and n >= 2:
         long = wide["mil"].stack().rename("value").reset_index().rename(
@@ -100,7 +110,8 @@ def _closed_gap(first, sb, oracle):
 
 
 def _versus_random(mil, names, boot, q):
-    """Paired MIL differences (random minus strategy): positive means better than random."""
+    """Paired MIL differences (random minus strategy): positive means better than random;
+    ``boot`` (n_boot, n_datasets) holds each resample's weights of the datasets."""
     columns = ["strategy", "mil_difference", "low", "high", "wins", "losses", "p_value"]
     if "random" not in mil.columns:
         return pd.DataFrame(columns=columns)
@@ -109,7 +120,7 @@ def _versus_random(mil, names, boot, q):
         if name == "random":
             continue
         d = (mil["random"] - mil[name]).to_numpy()
-        low, high = np.percentile(d[boot].mean(axis=1), q)
+        low, high = np.percentile(boot @ d, q)
         p = _wilcoxon(_denoise(d))
         rows.append((name, d.mean(), low, high, int((d > 0).sum()), int((d < 0).sum()), p))
     return pd.DataFrame(rows, columns=columns)
@@ -238,17 +249,37 @@ def holm(p_values) -> np.ndarray:
 
 #: The measures on which :func:`compare_strategies` compares (lower is better).
 COMPARED = ("loss_at_1", "mil")
+#: The strategies of the pre-registered primary comparisons against the single best.
+PRIMARY = ("auto", "pairwise", "regression", "collaborative")
+#: Sign-flip draws of :func:`compare_strategies`: the smallest p-value it can give,
+#: 1 / 100,001, lies far below any Holm threshold of its tables (0.05 / a few hundred).
+N_NULL = 100_000
+
+
+def primary_comparisons(names, time_weight):
+    """The pre-registered primary comparisons of one condition: ``auto`` and each learner
+    against ``single-best`` on loss@1, and on MIL too where time counts (P > 0).
+
+    Returns
+    -------
+    set of (a, b, measure)
+    """
+    measures = ("loss_at_1",) if time_weight == 0 else ("loss_at_1", "mil")
+    return {(a, "single-best", m) for a in names if a in PRIMARY for m in measures}
 
 
 def compare_strategies(per_dataset, names, *, baselines=("single-best", "random"),
-                       measures=COMPARED, n_boot=1000, n_null=10000, alpha=0.05, seed=0):
-    """Every strategy against each baseline, paired over families, Holm-corrected.
+                       measures=COMPARED, n_boot=1000, n_null=N_NULL, alpha=0.05, seed=0,
+                       primary=()):
+    """Every strategy against each baseline, paired over families, Holm-corrected by family.
 
     Datasets of one family (cut from the same data) are not independent evidence: each
     strategy's per-dataset values are first averaged within a family, and the families
     are the units resampled by the bootstrap and sign-flipped by the null
     (:func:`paired_comparison`). The p-value corrected is the sign-flip null's (one-sided,
-    "A better than B"); Holm's correction runs over every comparison of the table. A
+    "A better than B"). The comparisons named in ``primary`` (pre-registered, e.g.
+    :func:`primary_comparisons`) form the *primary* family, every other one the
+    *exploratory* family, and Holm's correction runs within each family separately. A
     claim is ``supported`` when the interval lies above 0, the Holm-corrected p-value is
     below ``alpha`` and the Wilcoxon test agrees.
 
@@ -261,16 +292,20 @@ def compare_strategies(per_dataset, names, *, baselines=("single-best", "random"
     baselines : sequence of str
     measures : sequence of str
     n_boot, n_null, alpha, seed
-        As in :func:`paired_comparison`.
+        As in :func:`paired_comparison`; ``n_null`` random sign patterns (the null is
+        exact up to 16 families).
+    primary : collection of (a, b, measure)
 
     Returns
     -------
     DataFrame
         ``a, b, measure, difference, low, high, wins, losses, ties, p, p_wilcoxon,
-        p_holm, supported, n_families``; ``difference`` is b minus a (positive: a better).
+        p_holm, supported, n_families, family``; ``difference`` is b minus a (positive:
+        a better); ``family`` is ``"primary"`` or ``"exploratory"``.
     """
     columns = ["a", "b", "measure", "difference", "low", "high", "wins", "losses", "ties",
-               "p", "p_wilcoxon", "p_holm", "supported", "n_families"]
+               "p", "p_wilcoxon", "p_holm", "supported", "n_families", "family"]
+    primary = set(primary)
     rows = []
     for measure in measures:
         if measure not in per_dataset.columns:
@@ -289,10 +324,69 @@ def compare_strategies(per_dataset, names, *, baselines=("single-best", "random"
                                       n_boot=n_boot, n_null=n_null, alpha=alpha, seed=seed)
                 rows.append([name, base, measure, r["difference"], r["low"], r["high"],
                              r["wins"], r["losses"], r["ties"], r["null_same_verdict"],
-                             r["p_value"], np.nan, False, by_family.shape[0]])
+                             r["p_value"], np.nan, False, by_family.shape[0],
+                             "primary" if (name, base, measure) in primary
+                             else "exploratory"])
     frame = pd.DataFrame(rows, columns=columns)
     if len(frame):
-        frame["p_holm"] = holm(frame["p"].to_numpy(dtype=np.float64))
-        frame["supported"] = ((frame["low"] > 0) & (frame["p_holm"] < alpha)
-                              & (frame["p_wilcoxon"] < alpha))
+        holm_by_family(frame, alpha)
     return frame
+
+
+def holm_by_family(frame, alpha=0.05, by=("family",)):
+    """Holm's correction of ``frame["p"]`` within each group of ``by`` (in place), and
+    ``supported``: interval above 0, Holm p below ``alpha``, Wilcoxon p below ``alpha``."""
+    frame["p_holm"] = np.nan
+    for _, index in frame.groupby(list(by) if len(by) > 1 else by[0]).groups.items():
+        frame.loc[index, "p_holm"] = holm(frame.loc[index, "p"].to_numpy(dtype=np.float64))
+    frame["supported"] = ((frame["low"] > 0) & (frame["p_holm"] < alpha)
+                          & (frame["p_wilcoxon"] < alpha))
+    return frame
+
+
+def best_versus(per_dataset, contenders, baseline="single-best", measure="loss_at_1", *,
+                n_boot=1000, n_null=N_NULL, alpha=0.05, seed=0):
+    """The contender with the lowest mean ``measure``, against ``baseline``, its p-value
+    adjusted for having been picked as the best.
+
+    Per family (datasets averaged within), the differences :math:`d_{fc}` = baseline minus
+    contender. The p-value is that of the maximum over contenders under the sign-flip
+    null: each random sign pattern flips every contender's difference of a family
+    together, and the p-value is how often the largest mean difference is at least the
+    one observed for the best (Westfall & Young 1993, single-step max-T), so picking the
+    best of many does not count as evidence.
+
+    Returns
+    -------
+    dict
+        ``strategy, difference, low, high`` (its paired bootstrap interval over families,
+        not adjusted), ``p_selected`` (adjusted), ``p_unadjusted``, ``n_contenders``.
+
+    References
+    ----------
+    P. H. Westfall and S. S. Young, *Resampling-Based Multiple Testing*, Wiley (1993).
+    """
+    by_family = per_dataset.pivot_table(index="family", columns="strategy", values=measure,
+                                        aggfunc="mean")
+    contenders = [c for c in contenders if c in by_family.columns and c != baseline]
+    d = (by_family[baseline].to_numpy()[:, None]
+         - by_family[contenders].to_numpy())  # (families, contenders)
+    n = d.shape[0]
+    mean = d.mean(axis=0)
+    best = int(np.argmax(mean))
+    rng = np.random.default_rng(seed)
+    tol = 1e-12 * max(1.0, float(np.abs(d).max()))
+    exceed, alone, total = 0.0, 0.0, 0
+    for start in range(0, n_null, 10_000):  # in chunks: (draws, families) x contenders
+        size = min(10_000, n_null - start)
+        null = rng.choice(np.array([-1.0, 1.0]), size=(size, n)) @ d / n
+        exceed += float(np.sum(null.max(axis=1) >= mean[best] - tol))
+        alone += float(np.sum(null[:, best] >= mean[best] - tol))
+        total += size
+    boot = d[rng.integers(0, n, size=(n_boot, n)), best].mean(axis=1)
+    low, high = np.percentile(boot, (100 * alpha / 2, 100 * (1 - alpha / 2)))
+    return {"strategy": contenders[best], "difference": float(mean[best]),
+            "low": float(low), "high": float(high),
+            "p_selected": (exceed + 1.0) / (total + 1.0),
+            "p_unadjusted": (alone + 1.0) / (total + 1.0),
+            "n_contenders": len(contenders)}

@@ -1,0 +1,155 @@
+"""How far to trust a recommendation: one sentence from the stored evaluation.
+
+The strategies are evaluated once on the shipped knowledge base (leave-one-family-out,
+every documented condition) and the figures kept as package data
+(``data/evaluations.json``, written with ``docs/recommendation.md`` by
+``docs/recommend.py``). :func:`advice` quotes the nearest evaluated condition: the
+strategy's expected loss@1 and loss@3 with their intervals beside the single best's,
+and whether it is better with evidence (the pre-registered comparison, Holm-corrected).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+#: The stored evaluations' file name (package data of ``metaeval.recommend``).
+EVALUATIONS = "evaluations.json"
+#: The format's version; another is ignored (no advice rather than a wrong one).
+FORMAT = "metaeval-evaluations/1"
+
+
+@lru_cache(maxsize=1)
+def stored_evaluations() -> dict | None:
+    """The evaluations shipped with metaeval, or None when there are none."""
+    ref = resources.files("metaeval.recommend").joinpath("data", EVALUATIONS)
+    if not ref.is_file():
+        return None
+    try:
+        document = json.loads(ref.read_text())
+    except (OSError, ValueError):
+        return None
+    return document if document.get("format") == FORMAT else None
+
+
+def nearest(document, condition) -> tuple[dict | None, bool]:
+    """The evaluated condition nearest to ``condition``, and whether it is the same.
+
+    Nearest: the same measure (and for a hardness measure the same cost or cost
+    distribution) first, then the same kind of measure, then the closest time weight P
+    (on a log scale, P = 0 apart).
+    """
+    if not document or not document.get("conditions"):
+        return None, False
+    target = condition.to_dict()
+
+    def distance(entry):
+        c = entry["condition"]
+        same_measure = c["measure"] == target["measure"]
+        same_costs = same_measure and c.get("cost") == target["cost"] and (
+            c.get("cost_beta") == target["cost_beta"])
+        same_kind = c["measure"].startswith("hardness") == target["measure"].startswith(
+            "hardness")
+        p, q = float(c["time_weight"]), float(target["time_weight"])
+        gap = abs(np.log1p(256 * p) - np.log1p(256 * q))
+        return (not same_costs, not same_measure, not same_kind, gap)
+
+    entry = min(document["conditions"], key=distance)
+    exact = distance(entry) == (False, False, False, 0.0)
+    return entry, exact
+
+
+def advice(strategy, condition, document=None) -> str:
+    """One plain sentence: how ``strategy`` did against the single best in the stored
+    evaluation of the condition nearest to ``condition`` ("" when none is stored).
+
+    Examples
+    --------
+    >>> from metaeval.recommend import Condition
+    >>> doc = {"conditions": [{"condition": Condition().to_dict(), "n_datasets": 51,
+    ...     "n_families": 43, "label": "accuracy, P = 0",
+    ...     "strategies": {"auto": {"loss_at_1": [0.015, 0.011, 0.02],
+    ...                             "loss_at_3": [0.008, 0.006, 0.01]},
+    ...                    "single-best": {"loss_at_1": [0.016, 0.011, 0.021],
+    ...                                    "loss_at_3": [0.012, 0.009, 0.016]}},
+    ...     "versus_single_best": {"auto": {"supported": False, "p_holm": 0.4}}}]}
+    >>> print(advice("auto", Condition(), doc))  # doctest: +NORMALIZE_WHITESPACE
+    On 51 past datasets (43 families) under accuracy, P = 0, auto's first pick lost
+    0.0150 [0.0110, 0.0200] and its best of three 0.0080 [0.0060, 0.0100], against the
+    single best's 0.0160 [0.0110, 0.0210] and 0.0120 [0.0090, 0.0160]: not shown to be
+    better than the single best (Holm p = 0.4).
+    """
+    document = stored_evaluations() if document is None else document
+    entry, exact = nearest(document, condition)
+    if entry is None:
+        return ""
+    figures = entry["strategies"]
+    if strategy not in figures or "single-best" not in figures:
+        return ""
+    mine, sb = figures[strategy], figures["single-best"]
+
+    def show(values):
+        v, lo, hi = values
+        return f"{v:.4f} [{lo:.4f}, {hi:.4f}]"
+
+    where = (f"under {entry['label']}" if exact
+             else f"under the nearest evaluated condition, {entry['label']}")
+    if strategy == "single-best":
+        return (f"On {entry['n_datasets']} past datasets ({entry['n_families']} families) "
+                f"{where}, the single best's first pick lost {show(mine['loss_at_1'])} and "
+                f"its best of three {show(mine['loss_at_3'])}.")
+    verdict = entry.get("versus_single_best", {}).get(strategy)
+    if verdict is None:
+        judged = "compared with the single best without a pre-registered test"
+    elif verdict["supported"]:
+        judged = (f"better than the single best with evidence (Holm p = "
+                  f"{verdict['p_holm']:.2g})")
+    else:
+        judged = (f"not shown to be better than the single best (Holm p = "
+                  f"{verdict['p_holm']:.2g})")
+    return (f"On {entry['n_datasets']} past datasets ({entry['n_families']} families) "
+            f"{where}, {strategy}'s first pick lost {show(mine['loss_at_1'])} and its best "
+            f"of three {show(mine['loss_at_3'])}, against the single best's "
+            f"{show(sb['loss_at_1'])} and {show(sb['loss_at_3'])}: {judged}.")
+
+
+def evaluation_entry(ev, comparisons=None) -> dict:
+    """One condition's entry of the stored evaluations, from a
+    :class:`RecommenderEvaluation` (``comparisons``: its primary comparisons with the
+    document's Holm correction; default its own)."""
+    s = ev.summary.set_index("strategy")
+    comparisons = ev.comparisons if comparisons is None else comparisons
+    verdicts = {}
+    if comparisons is not None and len(comparisons):
+        rows = comparisons[(comparisons["b"] == "single-best")
+                           & (comparisons["measure"] == "loss_at_1")]
+        if "family" in rows.columns:
+            rows = rows[rows["family"] == "primary"]
+        for r in rows.itertuples(index=False):
+            verdicts[r.a] = {"supported": bool(r.supported), "p_holm": _round(r.p_holm),
+                             "difference": _round(r.difference)}
+
+    def triple(name, column):
+        row = s.loc[name]
+        return [_round(row[column]), _round(row[f"{column}_low"]),
+                _round(row[f"{column}_high"])]
+
+    return {
+        "condition": ev.condition.to_dict(),
+        "label": ev.condition.label,
+        "n_datasets": int(ev.per_dataset["dataset"].nunique()),
+        "n_families": int(ev.per_dataset["family"].nunique()),
+        "strategies": {name: {c: triple(name, c) for c in ("loss_at_1", "loss_at_3", "mil",
+                                                            "closed_gap")}
+                       for name in s.index},
+        "auto_chosen": ev.chosen("auto"),
+        "versus_single_best": verdicts,
+    }
+
+
+def _round(v):
+    v = float(v)
+    return round(v, 6) if np.isfinite(v) else None

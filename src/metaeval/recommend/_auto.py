@@ -1,0 +1,268 @@
+r"""``auto``: one strategy per condition, chosen on the training datasets.
+
+Each candidate strategy is judged by an inner leave-one-family-out over the training
+datasets only: every training dataset is ranked by the candidate fitted without its
+family, and scored by the loss of the first pick (P = 0) or by the mean interval loss
+(P > 0: time counts, the whole curve matters). The per-dataset values are averaged
+within families (related datasets count once). The *one-standard-error rule* toward the
+single best then keeps ``single-best`` unless the candidate with the lowest mean is
+better than it by more than one standard error of their paired differences over
+families: ``auto`` leaves the single best only when the training data say so clearly
+(Hastie, Tibshirani & Friedman 2009, sec. 7.10; Breiman et al. 1984). Without
+``single-best`` among the candidates, the simplest candidate (the first listed) within
+one standard error of the best is chosen.
+
+The inner orders of the forest learners come from their trees out of bag for each
+family (no refit); those of the nearest-neighbour strategies order the configurations by
+the mean over the neighbours of :math:`\log SR - P \log T`, which is the A3R order of
+Abdulrahman & Brazdil (2014) (ties aside).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metaeval.recommend._condition import SUCCESS_FLOOR
+from metaeval.recommend._curves import loss_curve, mean_interval_loss
+from metaeval.recommend._learners import (
+    Learner,
+    complete_order,
+    family_codes,
+    greedy_portfolio_order,
+    uses_of,
+)
+from metaeval.recommend._strategies import (
+    Fitted,
+    Ranking,
+    Strategy,
+    _a3r_order,
+    _distances,
+)
+
+#: The candidates of ``auto``, simplest first (the one-SE rule leans to the first).
+CANDIDATES = ("single-best", "zero-shot-portfolio", "average-ranking", "knn-metafeatures",
+              "cost-landmarking", "regression", "pairwise")
+#: The log-time interval of the inner mean interval loss (fractions of the pool's time),
+#: the evaluation's default.
+INNER_TIME_RANGE = (0.01, 1.0)
+
+
+class Auto(Strategy):
+    """One strategy per condition, chosen by inner cross-validation with the one-SE rule.
+
+    Parameters
+    ----------
+    candidates : sequence of str, default=:data:`CANDIDATES`
+        Strategies to choose from, simplest first; those whose inputs the knowledge base
+        lacks are left out (a learner reads what is described).
+    k : int, default=5
+        Neighbours of the nearest-neighbour candidates.
+
+    Attributes
+    ----------
+    selection_ : dict
+        Set by the last :meth:`fit`: ``strategy`` (the one chosen), ``criterion``
+        (``"loss@1"`` or ``"MIL"``), ``inner`` (each candidate's mean inner value over
+        families), ``se`` (each candidate's standard error of its paired difference
+        to the best), ``best`` and ``params`` (the chosen strategy's own selection).
+
+    References
+    ----------
+    T. Hastie, R. Tibshirani and J. Friedman, *The Elements of Statistical Learning*,
+    2nd ed., Springer (2009), sec. 7.10 (the one-standard-error rule); B. Bischl et al.,
+    "ASlib", Artificial Intelligence 237 (2016) (the single best as the baseline).
+
+    Examples
+    --------
+    >>> from metaeval.recommend import Condition, KnowledgeBase
+    >>> kb = KnowledgeBase(["d1", "d2", "d3", "d4"], ["A", "B"],
+    ...                    [[.9, .8], [.9, .7], [.8, .9], [.9, .8]], [[1, 1]] * 4)
+    >>> fitted = Auto().fit(kb, Condition())
+    >>> fitted.selection_["strategy"]
+    'single-best'
+    """
+
+    name = "auto"
+
+    def __init__(self, candidates=CANDIDATES, k=5):
+        from metaeval.recommend._registry import STRATEGIES
+
+        candidates = tuple(candidates)
+        unknown = [c for c in candidates if c not in STRATEGIES or c in ("auto", "oracle")]
+        if not candidates or unknown:
+            raise ValueError(f"candidates must name strategies other than auto and oracle, "
+                             f"got {candidates!r}.")
+        self.candidates = candidates
+        self.k = k
+        self.selection_ = {}
+
+    def __repr__(self) -> str:
+        return f"Auto(candidates={self.candidates}, k={self.k})"
+
+    def strategies(self, knowledge) -> list:
+        """The candidate strategies the knowledge base can feed, simplest first."""
+        from metaeval.recommend._registry import get_strategy
+
+        available = {"metafeatures": knowledge.metafeatures is not None,
+                     "landmarks": knowledge.landmarks is not None}
+        out = []
+        for name in self.candidates:
+            params = {"k": self.k} if name in ("knn-metafeatures", "cost-landmarking") else {}
+            strategy = get_strategy(name, **params)
+            uses = uses_of(strategy)
+            have = [u for u in uses if available[u]]
+            if isinstance(strategy, Learner) and have and len(have) < len(uses):
+                strategy = get_strategy(name, **params, features=have)
+            elif len(have) < len(uses):
+                continue
+            out.append(strategy)
+        return out
+
+    def fit(self, knowledge, condition=None, *, seed=0, prefitted=None):
+        """As :meth:`Strategy.fit`; ``prefitted`` maps ``repr(strategy)`` to a candidate
+        already fitted on the same knowledge base with the same seed (an evaluation
+        that also evaluates it), which is then not fitted again."""
+        self._prefitted = prefitted or {}
+        try:
+            fitted = super().fit(knowledge, condition, seed=seed)
+        finally:
+            self._prefitted = {}
+        self.selection_ = fitted.selection_
+        return fitted
+
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        prefitted = getattr(self, "_prefitted", {})
+        strategies = self.strategies(knowledge)
+        fits = [prefitted.get(repr(s)) or s.fit(knowledge, condition, seed=seed)
+                for s in strategies]
+        codes, n_families = family_codes(knowledge)
+        criterion = "loss@1" if condition.time_weight == 0 else "MIL"
+        if n_families < 2 or len(strategies) == 1:  # nothing to hold out
+            values = np.zeros((len(strategies), max(n_families, 1)))
+        else:
+            values = np.array([_by_family(_inner_values(f, knowledge, condition, codes,
+                                                        n_families, criterion), codes,
+                                          n_families) for f in fits])
+        mean = values.mean(axis=1)
+        best = int(np.argmin(mean))
+        diff = values - values[best]
+        n = values.shape[1]
+        se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(fits))
+        names = [s.name for s in strategies]
+        if "single-best" in names:  # the single best unless the best is clearly better
+            sb = names.index("single-best")
+            chosen = sb if mean[sb] - mean[best] <= se[sb] + 1e-15 else best
+        else:  # the simplest within one standard error of the best
+            chosen = next(c for c in range(len(fits))
+                          if mean[c] - mean[best] <= se[c] + 1e-15)
+        selection = {
+            "strategy": names[chosen], "criterion": criterion,
+            "inner": dict(zip(names, map(float, mean), strict=True)),
+            "se": dict(zip(names, map(float, se), strict=True)),
+            "best": names[best], "params": dict(fits[chosen].selection_),
+        }
+        return _FittedAuto(self, knowledge, condition, seed, fits[chosen], selection)
+
+
+class _FittedAuto(Fitted):
+    """The chosen candidate, fitted; ``auto`` ranks as it does."""
+
+    def __init__(self, strategy, knowledge, condition, seed, chosen, selection):
+        super().__init__(strategy, knowledge, condition, seed)
+        self.chosen = chosen
+        self.selection_ = selection
+
+    @property
+    def uses(self):
+        return self.chosen.strategy.uses
+
+    @property
+    def interactive(self) -> bool:
+        return self.chosen.interactive
+
+    def overhead(self, query) -> float:
+        return self.chosen.overhead(query)
+
+    def rank(self, query) -> Ranking:
+        return self.chosen.rank(query)
+
+    def rank_many(self, queries) -> list:
+        return self.chosen.rank_many(queries)
+
+    def run(self, query, test) -> None:
+        self.chosen.run(query, test)
+
+
+def _by_family(values, codes, n_families):
+    """Per-dataset values averaged within each family, shape (n_families,)."""
+    sums = np.bincount(codes, weights=values, minlength=n_families)
+    return sums / np.bincount(codes, minlength=n_families)
+
+
+def _inner_values(fitted, kb, condition, codes, n_families, criterion):
+    """Each training dataset's inner loss@1 or MIL under ``fitted``'s strategy, the
+    dataset ranked by the strategy fitted without its family."""
+    orders = _inner_orders(fitted, kb, condition, codes, n_families)
+    success = kb.success
+    if criterion == "loss@1":
+        rows = np.arange(success.shape[0])
+        return success.max(axis=1) - success[rows, orders[:, 0]]
+    out = np.empty(success.shape[0])
+    for i in range(success.shape[0]):
+        unit = float(kb.times[i].sum())
+        overhead = fitted.overhead(kb.query(i)) / unit if uses_of(fitted.strategy) else 0.0
+        loss, elapsed = loss_curve(success[i], kb.times[i] / unit, orders[i],
+                                   overhead=overhead)
+        loss0 = float(success[i].max() - success[i].min())
+        out[i] = float(mean_interval_loss(loss, elapsed, loss0, INNER_TIME_RANGE))
+    return out
+
+
+def _inner_orders(fitted, kb, condition, codes, n_families):
+    """The inner leave-one-family-out order of every training dataset, (D, A)."""
+    name = fitted.strategy.name
+    if name in ("pairwise", "regression"):
+        return fitted.inner_orders_
+    orders = np.empty(kb.success.shape, dtype=np.int64)
+    for f in range(n_families):
+        out, rows = codes != f, np.flatnonzero(codes == f)
+        if name == "single-best":
+            order = np.argsort(-kb.success[out].mean(axis=0), kind="stable")
+            orders[rows] = order
+        elif name == "average-ranking":
+            orders[rows] = _a3r_order(_View(kb, out), condition)[0]
+        elif name == "zero-shot-portfolio":
+            v = condition.a3r_values(kb.success[out], kb.times[out])
+            head = greedy_portfolio_order(v.max(axis=1, keepdims=True) - v)
+            orders[rows] = complete_order(head, _View(kb, out), condition)
+        elif name in ("knn-metafeatures", "cost-landmarking"):
+            table = kb.metafeatures if name == "knn-metafeatures" else kb.landmarks
+            log_a3r = np.log(np.maximum(kb.success, SUCCESS_FLOOR)) - (
+                condition.time_weight * np.log(kb.times))
+            candidates = np.flatnonzero(out)
+            for i in rows:
+                dist = _distances(table.iloc[candidates], table.iloc[i])
+                nearest = candidates[np.argsort(dist, kind="stable")[: fitted.strategy.k]]
+                orders[i] = np.argsort(-log_a3r[nearest].mean(axis=0), kind="stable")
+        else:  # any other static strategy: fitted without the family
+            sub = kb.subset(out)
+            f_fit = fitted.strategy.fit(sub, condition, seed=fitted.seed)
+            for i, r in zip(rows, f_fit.rank_many([kb.query(i) for i in rows]), strict=True):
+                orders[i] = r.order
+    return orders
+
+
+class _View:
+    """The few attributes of a knowledge base that the A3R order reads, for a subset of
+    its datasets without building one."""
+
+    def __init__(self, kb, mask):
+        self.success = kb.success[mask]
+        self.times = kb.times[mask]
+        self.datasets = tuple(d for d, m in zip(kb.datasets, mask, strict=True) if m)
+        self.algorithms = kb.algorithms
+
+    def long(self, values=None, name="value"):
+        from metaeval.recommend._knowledge import KnowledgeBase
+
+        return KnowledgeBase.long(self, values, name)

@@ -1,0 +1,113 @@
+"""``auto``: the one-SE choice on training data, its report, the default of ``recommend``,
+and the advice sentence from the stored evaluations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tests.test_recommend_learners import _planted
+
+from metaeval.recommend import Condition, KnowledgeBase, evaluate_recommenders, recommend
+from metaeval.recommend._advice import advice, nearest
+from metaeval.recommend._auto import Auto
+from metaeval.recommend._learners import select_one_se
+
+
+def test_one_se_rule_by_hand():
+    """Four families, one dataset each. Losses: simple (0.10, 0.10, 0.10, 0.10), mean 0.10;
+    complex (0.02, 0.18, 0.02, 0.10), mean 0.08. Paired differences simple - complex:
+    (0.08, -0.08, 0.08, 0), mean 0.02, sd 0.0757, se 0.0379 > 0.02: the simple setting."""
+    codes = np.arange(4)
+    losses = {"simple": np.full(4, 0.10), "complex": np.array([0.02, 0.18, 0.02, 0.10])}
+    key, means, se = select_one_se(losses, codes, 4)
+    assert key == "simple"
+    assert means["complex"] == pytest.approx(0.08)
+    assert se["simple"] == pytest.approx(np.std([0.08, -0.08, 0.08, 0.0], ddof=1) / 2)
+    # a clear gain (every family 0.08 better): the complex setting
+    losses["complex"] = np.full(4, 0.02)
+    assert select_one_se(losses, codes, 4)[0] == "complex"
+
+
+CHEAP = ("single-best", "average-ranking", "regression")
+
+
+def test_auto_leaves_the_single_best_only_when_the_training_data_say_so():
+    """Planted: a meta-feature decides the winner, so a learner clearly beats the single
+    best on the inner folds; shuffled meta-features: nothing to learn, the single best."""
+    planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
+    assert planted.selection_["strategy"] == "regression"
+    assert planted.selection_["criterion"] == "loss@1"
+    shuffled = Auto(candidates=CHEAP).fit(_planted(shuffle=True), Condition(), seed=1)
+    assert shuffled.selection_["strategy"] == "single-best"
+    # the chosen strategy ranks: auto's order is the fitted candidate's
+    kb = _planted()
+    q = kb.query(0)
+    np.testing.assert_array_equal(planted.rank(q).order, planted.chosen.rank(q).order)
+
+
+def test_auto_judges_the_whole_curve_when_time_counts():
+    fitted = Auto(candidates=("single-best", "average-ranking")).fit(
+        _planted(n_datasets=12), Condition(time_weight=1 / 64))
+    assert fitted.selection_["criterion"] == "MIL"
+    assert set(fitted.selection_["inner"]) == {"single-best", "average-ranking"}
+
+
+def test_auto_is_evaluated_with_its_choices_reported():
+    kb = _planted(n_datasets=10, n_configs=5)
+    simple = ("single-best", "average-ranking")
+    ev = evaluate_recommenders(kb, strategies=[Auto(candidates=simple), "single-best"],
+                               n_boot=5, n_random=2)
+    document = ev.to_json()
+    assert "auto" in document["strategies"]
+    chosen = document["strategies"]["auto"]["chosen"]
+    assert set(chosen) <= set(simple) and sum(chosen.values()) == len(kb.datasets)
+    primary = ev.comparisons[ev.comparisons["family"] == "primary"]
+    assert set(zip(primary["a"], primary["measure"], strict=True)) == {("auto", "loss_at_1")}
+
+
+def test_recommend_uses_auto_by_default_and_reports_its_choice():
+    from metaeval.datasets import load_dataset
+
+    kb = KnowledgeBase(["d1", "d2", "d3", "d4"], ["A", "B"],
+                       [[.9, .8], [.9, .7], [.8, .9], [.9, .8]], [[1.0, 2.0]] * 4)
+    rec = recommend(load_dataset("labor"), kb)
+    assert rec.strategy == "auto"
+    assert rec.selection["strategy"] in ("single-best", "zero-shot-portfolio",
+                                         "average-ranking")
+    assert any(n.startswith("auto chose ") for n in rec.notes)
+    assert rec.advice == ""  # not the shipped knowledge base: nothing stored to quote
+
+
+def _document():
+    def entry(condition, auto, sb, supported):
+        return {"condition": condition.to_dict(), "label": condition.label,
+                "n_datasets": 51, "n_families": 43,
+                "strategies": {"auto": {"loss_at_1": [auto, auto - .004, auto + .004],
+                                        "loss_at_3": [auto / 2, auto / 3, auto]},
+                               "single-best": {"loss_at_1": [sb, sb - .004, sb + .004],
+                                               "loss_at_3": [sb / 2, sb / 3, sb]}},
+                "versus_single_best": {"auto": {"supported": supported, "p_holm": 0.01}}}
+
+    beta = Condition(measure="hardness:score-driven", cost_beta=(2, 8))
+    return {"conditions": [entry(Condition(), 0.0150, 0.0152, False),
+                           entry(Condition(time_weight=1 / 64), 0.0160, 0.0152, False),
+                           entry(beta, 0.0120, 0.0153, True)]}
+
+
+def test_advice_quotes_the_nearest_evaluated_condition():
+    doc = _document()
+    entry, exact = nearest(doc, Condition(time_weight=1 / 32))
+    assert not exact and entry["condition"]["time_weight"] == 1 / 64
+    entry, exact = nearest(doc, Condition(measure="hardness:score-driven",
+                                          cost_beta=(2, 8)))
+    assert exact and entry["condition"]["cost_beta"] == [2.0, 8.0]
+    # another hardness measure: the nearest is the hardness entry, not accuracy
+    entry, _ = nearest(doc, Condition(measure="hardness:rate-driven", cost=0.3))
+    assert entry["condition"]["measure"] == "hardness:score-driven"
+    text = advice("auto", Condition(measure="hardness:score-driven", cost_beta=(2, 8)), doc)
+    assert "0.0120 [0.0080, 0.0160]" in text and "0.0153 [0.0113, 0.0193]" in text
+    assert "better than the single best with evidence" in text
+    assert text.count(".") >= 1 and "\n" not in text
+    text = advice("auto", Condition(time_weight=1 / 32), doc)
+    assert "nearest evaluated condition" in text and "not shown to be better" in text
+    assert advice("auto", Condition(), {"conditions": []}) == ""
