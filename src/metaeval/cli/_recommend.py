@@ -88,11 +88,13 @@ def recommend_command(
                 raise ValueError(f"{strategy} needs the new dataset's true results; choose "
                                  "another strategy to get a recommendation.")
         dataset = _read(data_file, target, pos_label)
-        with stage("Reading the knowledge base" if store is None
-                   else f"Reading the study {store}"):
-            source = _source(store, knowledge)
-        _recommend(dataset, source, condition, strategy, top, clock,
-                   shipped=store is None and knowledge is None)
+        shipped = store is None and knowledge is None
+        source = None  # the shipped knowledge base, read by recommend() (and its advice)
+        if not shipped:
+            with stage("Reading the knowledge base" if store is None
+                       else f"Reading the study {store}"):
+                source = _source(store, knowledge)
+        _recommend(dataset, source, condition, strategy, top, clock, shipped=shipped)
 
 
 def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top):
@@ -206,7 +208,9 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
     if shipped:
         # what every call would repeat about the shipped knowledge base: said once, by
         # `metaeval knowledge show`
-        known = source.knowledge_base(condition, clock=clock).notes
+        from metaeval.recommend import load_knowledge
+
+        known = load_knowledge().knowledge_base(condition, clock=clock).notes
     _notes([n for n in rec.notes if n not in known])
     width = _width()
     table = rec.table if top == 0 else rec.table.head(top)
