@@ -41,8 +41,8 @@ def recommend_command(
     time_weight: Annotated[str, typer.Option(
         "--time-weight", help="P of A3R: 0 ignores time; e.g. 1/64.")] = "0",
     strategy: Annotated[str | None, typer.Option(
-        help="A strategy (`--evaluate` lists them) [default: the library's; with "
-        "--evaluate: all].")] = None,
+        help="A strategy (`--evaluate` lists them) [default: auto, one chosen for the "
+        "condition on the knowledge base; with --evaluate: all].")] = None,
     top: Annotated[int, typer.Option(
         help="Show the first K algorithms (0: all of them).")] = DEFAULT_TOP,
     clock: Annotated[str, typer.Option(
