@@ -62,6 +62,8 @@ def test_a_dataset_with_an_undeclared_text_column_gets_it_declared():
     assert ds.y is raw.y and ds.name == "churn"
     typed = as_dataset(_frame(), target="churn")
     assert as_dataset(typed) is typed  # nothing to declare
+    with pytest.raises(ValueError, match="already 0/1"):
+        as_dataset(typed, pos_label="yes")
 
 
 @pytest.mark.parametrize("data, kwargs, message", [

@@ -43,7 +43,8 @@ def as_dataset(data, *, target: str = "class", pos_label=None, name: str | None 
         The class column of a frame or a file: an exact match first, then a unique
         case-insensitive one.
     pos_label : scalar, optional
-        The label that becomes class 1 (see :func:`~metaeval.datasets.read_dataset`).
+        The label that becomes class 1 (see :func:`~metaeval.datasets.read_dataset`); not
+        for a Dataset, whose ``y`` is already 0/1.
     name : str, optional
         The dataset's name; default the file's name without its extension, or
         ``"data"`` for a frame.
@@ -81,6 +82,9 @@ def as_dataset(data, *, target: str = "class", pos_label=None, name: str | None 
         raise ValueError("categorical must be a sequence of column names, not a string.")
     forced = [] if categorical is None else [str(c) for c in categorical]
     if isinstance(data, Dataset):
+        if pos_label is not None:
+            raise ValueError("pos_label applies to a DataFrame or a file; a Dataset's y is "
+                             "already 0/1 (1 = class 1).")
         return _declared(data, forced)
     if isinstance(data, (str, os.PathLike)):
         from metaeval.datasets.readers import read_dataset
