@@ -546,17 +546,25 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
         ctx = multiprocessing.get_context("spawn")
         made: dict = {}
 
+        started = threading.Event()
+
         def start():  # in a thread: a signal's handler (main thread) cannot cut it short
             try:
                 made["pool"] = ctx.Pool(min(int(jobs), len(names)),
                                         initializer=_worker_start, initargs=(os.getpid(),))
             except BaseException as exc:  # noqa: BLE001 - raised in the main thread
                 made["error"] = exc
+            finally:
+                started.set()
 
+        before = set(multiprocessing.active_children())
         starter = threading.Thread(target=start, name="metaeval-build-pool")
         try:
             starter.start()
-            starter.join()
+            # an Event, not Thread.join: a join cut short by a signal's exception marks
+            # the thread as ended while it runs (CPython 3.11), and the second join below
+            # would not wait for the pool
+            started.wait()
             if "error" in made:
                 raise made["error"]
             work = [(store.path, n) for n in names]
@@ -567,9 +575,12 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
             # stopped (a signal, Ctrl-C) or failed: no worker goes on with its dataset,
             # also when the stop came while the pool was starting them
             if starter.ident is not None:
-                starter.join()
+                started.wait()
             if "pool" in made:
                 made["pool"].terminate()
+            for worker in set(multiprocessing.active_children()) - before:
+                worker.terminate()  # any the pool did not end (none seen: a safety net)
+                worker.join(5)
             raise
         finally:
             if "pool" in made:
