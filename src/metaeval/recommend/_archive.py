@@ -562,8 +562,8 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
         try:
             starter.start()
             # an Event, not Thread.join: a join cut short by a signal's exception marks
-            # the thread as ended while it runs (CPython 3.11), and the second join below
-            # would not wait for the pool
+            # the thread as ended while it runs (CPython 3.11), and the wait after the
+            # stop would then not wait for the pool
             started.wait()
             if "error" in made:
                 raise made["error"]
