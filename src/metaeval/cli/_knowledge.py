@@ -135,15 +135,20 @@ def describe_command(
                      else "give the study file that lists its path: "
                           f"`metaeval describe --store {store} --study STUDY.toml`")
             raise ValueError(f"dataset {missing[0]!r} of the store is not built in; {where}.")
-        with _progress(quiet) as bar:
-            task = bar.add_task("Describing datasets", total=len(todo))
+        try:
+            with stop_on_signals(), _progress(quiet) as bar:
+                task = bar.add_task("Describing datasets", total=len(todo))
 
-            def advance(name, description):
-                bar.update(task, advance=1, description=f"Described {name}")
+                def advance(name, description):
+                    bar.update(task, advance=1, description=f"Described {name}")
 
-            extra = {} if chosen is None else {"groups": chosen}
-            described = describe_store(st, progress=advance, time_budget=time_budget,
-                                       loader=_loader(own, info) if own else None, **extra)
+                extra = {} if chosen is None else {"groups": chosen}
+                described = describe_store(st, progress=advance, time_budget=time_budget,
+                                           loader=_loader(own, info) if own else None,
+                                           **extra)
+        except KeyboardInterrupt as exc:  # the group's process is ended by describe
+            exit_stopped(exc, "the datasets described so far are cached; run the same "
+                              "command again to describe the others")
     if not len(described):
         out.print(f"Every dataset of {store} was already described.", markup=False)
         return

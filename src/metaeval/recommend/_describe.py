@@ -385,6 +385,13 @@ def _as_float(v):
 
 
 def _child(conn, group, X, y, cat_cols, seed, budget):  # pragma: no cover - child process
+    # the parent's handlers are not this process's: a terminal's Ctrl-C or hang-up (sent
+    # to the whole process group) is the parent's to act on, and the parent's terminate()
+    # (SIGTERM) must end this process at once, even inside compiled code
+    for name, action in (("SIGINT", signal.SIG_IGN), ("SIGHUP", signal.SIG_IGN),
+                         ("SIGTERM", signal.SIG_DFL)):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), action)
     _own_progress_lock()
     # the budget is CPU time: SIGPROF (whose default action ends the process) fires after
     # `budget` seconds of this process's user + system time, also inside compiled code
