@@ -153,18 +153,28 @@ def test_describe_dataset_handles_categorical_and_missing_values():
     assert d.landmark_time > 0 and d.metafeature_time > 0
 
 
-def test_a_failing_or_slow_group_is_recorded_not_fatal():
-    failing = describe_dataset(_toy("t1", 0), groups=["no-such-group"], time_budget=60,
+def test_a_failing_or_slow_group_is_recorded_not_fatal(monkeypatch):
+    import metaeval.recommend._describe as describe_module
+
+    def broken(group, *args):
+        raise RuntimeError(f"group {group!r} broke")
+
+    monkeypatch.setattr(describe_module, "_extract", broken)
+    failing = describe_dataset(_toy("t1", 0), groups=["general"], time_budget=60,
                                landmarkers=())
-    row = failing.groups.set_index("group").loc["no-such-group"]
-    assert row["status"] == "failed" and "no-such-group" in row["error"]
+    row = failing.groups.set_index("group").loc["general"]
+    assert row["status"] == "failed" and "broke" in row["error"]
+    inline = describe_dataset(_toy("t1", 0), groups=["general"], time_budget=None,
+                              landmarkers=())
+    assert inline.groups["status"].tolist() == ["failed"]
+    monkeypatch.undo()
     slow = describe_dataset(_toy("t1", 0), groups=["info-theory"], time_budget=1e-4,
                             landmarkers=())
     assert slow.groups["status"].tolist() == ["timeout"]
     assert len(failing.features) == len(slow.features) == 0
-    inline = describe_dataset(_toy("t1", 0), groups=["no-such-group"], time_budget=None,
-                              landmarkers=())
-    assert inline.groups["status"].tolist() == ["failed"]
+    with pytest.raises(ValueError, match="'no-such-group' is not a pymfe group"):
+        describe_dataset(_toy("t1", 0), groups=["no-such-group"], time_budget=60,
+                         landmarkers=())
 
 
 def test_landmark_features_under_a_hardness_condition_use_whole_data_ranks():

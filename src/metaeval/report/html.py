@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from metaeval._validation import atomic_output
 from metaeval.report import _instance_selection as _isel
 from metaeval.report import _render, _template
 from metaeval.report._builders import has_instance_space
@@ -649,7 +650,7 @@ def _page_file(sections, problems, out_dir, *, title, n_datasets, store_path) ->
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
     counter = iter(range(1 << 30))  # the SVG ids' numbers, in page order
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_output(path, "--out", mode="w", encoding="utf-8") as fh:
         for piece in _render.renumbered_pieces(head, counter):
             fh.write(piece)
         for i, (a, t_, content) in enumerate(sections):
