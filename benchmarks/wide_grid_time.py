@@ -391,6 +391,9 @@ def estimate_kb(args) -> int:
         n, p = _sizes([d]).loc[d]
         print(f"  {d:30s} {n:6d} {p:5d} {here.loc[d, configs].sum():13.1f} "
               f"{sampled_here[d] * ratio.median():11.0f}")
+    failed = tasks[tasks["status"] == "failed"]
+    for (d, a), err in failed.set_index(["dataset", "algorithm"])["error"].items():
+        print(f"  failed: {d} {a}: {str(err).splitlines()[0][:110]}")
     h = lambda x: x / args.cores / 3600  # noqa: E731
     print(f"one repetition: the 51 full datasets {FULL_STUDY_HERE:.0f} s (measured) + the "
           f"{len(new)} new {point_new:.0f} s (estimated)")
@@ -398,6 +401,14 @@ def estimate_kb(args) -> int:
           f"(90% interval {lo:.0f}-{hi:.0f}, drawing each new dataset's ratio from the 51); "
           f"wall with --jobs {args.cores} on {args.cores} dedicated cores ~ {h(point):.2f} h "
           f"({h(lo):.2f}-{h(hi):.2f} h)")
+    # the first repetition of the 51 is the wide study already run: extending its store
+    # runs the second repetition there and both on the new datasets
+    reuse = FULL_STUDY_HERE + args.repetitions * point_new
+    r_lo, r_hi = (FULL_STUDY_HERE + (x - args.repetitions * FULL_STUDY_HERE)
+                  for x in (lo, hi))
+    print(f"extending the first wide study's store instead (its repetition 0 reused): CPU "
+          f"{reuse:.0f} s ({r_lo:.0f}-{r_hi:.0f}); ~ {h(reuse):.2f} h "
+          f"({h(r_lo):.2f}-{h(r_hi):.2f} h) on {args.cores} dedicated cores")
     return 0
 
 
