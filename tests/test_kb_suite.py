@@ -120,7 +120,9 @@ def test_manifests_that_name_a_dataset_twice_are_refused(tmp_path):
 
 def test_without_the_kb_manifest_the_papers_suites_still_load(tmp_path):
     (tmp_path / "manifest.csv").write_bytes(DATA.joinpath("manifest.csv").read_bytes())
-    assert _builtin._names("kb", str(tmp_path)) == _builtin._names("full", str(tmp_path))
+    assert _builtin._names("full", str(tmp_path)) == FULL["name"].tolist()
+    with pytest.raises(ValueError, match="manifest_kb.csv"):  # never the 51 under kb's name
+        _builtin._names("kb", str(tmp_path))
 
 
 def test_the_package_docstring_counts_the_suites():

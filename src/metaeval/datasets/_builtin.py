@@ -87,6 +87,9 @@ def _rows(subset: str, data_dir) -> pd.DataFrame:
         return m[m["subset"] == "quick"]
     if subset == "full":
         return m[m["subset"].isin(("quick", "full"))]
+    if not (m["subset"] == "kb").any():
+        raise ValueError("subset='kb' needs manifest_kb.csv, which is not installed with "
+                         "this copy of metaeval's package data; reinstall metaeval.")
     return m
 
 
