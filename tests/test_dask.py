@@ -6,7 +6,6 @@ import logging
 import subprocess
 import sys
 import textwrap
-import time
 from dataclasses import replace
 
 import pandas as pd
@@ -83,15 +82,14 @@ def test_an_unreachable_scheduler_creates_nothing(tmp_path):
     # a shorter wait than the default 10 s: the outcome is the same, sooner (nothing
     # listens on the port: every try is refused at once, until the wait is over)
     with dask.config.set({SCHEDULER_TIMEOUT_KEY: "0.5s"}):
-        started = time.perf_counter()
         result = CliRunner().invoke(app, ["run", "--datasets", "labor", "--algorithms", "NB",
                                           "--folds", "2", "--scheduler",
                                           f"tcp://127.0.0.1:{port}", "--store", str(store),
                                           "-q"])
-        waited = time.perf_counter() - started
-    assert waited < 9, waited  # the configured wait, not the default
     assert result.exit_code == 2, result.output
     assert "Cannot reach the Dask scheduler" in result.output
+    # the configured wait, not the default 10 s (Dask's own words name the wait)
+    assert "after 0.5 s" in result.output, result.output
     assert not (tmp_path / "new").exists()  # no store, no tasks, no folder
 
 

@@ -281,7 +281,7 @@ def test_cli_recommend_without_a_store_uses_the_shipped_knowledge(tmp_path):
     assert wrong.exit_code == 2
     assert "(closest: 'Outcome')" in wrong.output
     ok = runner.invoke(app, ["recommend", str(path), "--target", "Outcome", "--pos-label",
-                             "good", "--top", "3"])
+                             "good", "--top", "3", "--strategy", "average-ranking"])
     assert ok.exit_code == 0, ok.output
     assert "average-ranking for mine" in ok.output and "score" in ok.output
     assert ok.output.count("\n│ ") == 3

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -235,9 +234,9 @@ def test_time_limit_interrupts_a_fold_in_the_main_thread(helpers):
     # In the main thread (tasks run in this process, or in a worker process) the limit
     # interrupts the running fit: a 30 s sleep under a 0.5 s limit ends after 0.5 s.
     sleepy = custom_algorithm("Sleepy", "metaeval_test_helpers.Sleepy", {"seconds": 30.0})
-    t0 = time.perf_counter()
     result = run_task(Task("labor", sleepy, 0, 3, 0, timeout=0.5))
-    assert time.perf_counter() - t0 < 5.0
+    # interrupted, not waited out: the recorded elapsed time is under a second (the
+    # regular expression below) where the sleep would have taken 30 s
     assert result.status == "failed" and failure_kind(result.error) == "timeout"
     assert re.fullmatch(r"time limit of 0.5 s exceeded \(0\.\d s elapsed; the task was "
                         r"interrupted\)\.", result.error), result.error

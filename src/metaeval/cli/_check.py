@@ -6,9 +6,17 @@ from pathlib import Path
 
 import typer
 
-from metaeval.cli._app import EXIT_DAMAGED, StoreOption, _bad_input, app, err, out, steps
+from metaeval.cli._app import (
+    EXIT_DAMAGED,
+    StoreOption,
+    _bad_input,
+    app,
+    check_store_exists,
+    err,
+    out,
+    steps,
+)
 from metaeval.cli._early import DEFAULT_STORE
-from metaeval.store import Store
 
 
 @app.command()
@@ -17,6 +25,9 @@ def check(store: StoreOption = Path(DEFAULT_STORE)) -> None:
 
     Exit code 0 when the store is sound, 3 when it is damaged (each problem is listed).
     """
+    check_store_exists(store)  # before the store (pandas, DuckDB) is imported
+    from metaeval.store import Store
+
     with _bad_input():
         st = Store(store)
         with steps(f"Checking every table of {store}", 1) as bar:
