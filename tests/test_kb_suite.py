@@ -140,3 +140,22 @@ def test_the_data_readme_lists_every_kb_dataset():
     table = text.split("<!-- end of the kb table -->")[0].split("do not edit it by hand. -->")[-1]
     names = [line.split("|")[1].strip() for line in table.strip().splitlines()[2:]]
     assert names == KB["name"].tolist()
+
+
+def test_a_study_and_the_command_line_know_the_kb_suite(tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+    from metaeval.study import Study
+
+    study = Study(datasets="kb", algorithms=["NB"], store=tmp_path / "s.duckdb")
+    assert list(study.datasets) == list_datasets("kb")
+    # a kb dataset by name, beyond the papers' suite
+    assert list(Study(datasets=["sylva"], algorithms=["NB"],
+                      store=tmp_path / "t.duckdb").datasets) == ["sylva"]
+    shown = CliRunner().invoke(app, ["datasets", "show", "titanic"])
+    assert shown.exit_code == 0, shown.output
+    assert "titanic" in shown.output and "2201" in shown.output
+    listed = CliRunner().invoke(app, ["datasets", "list", "--subset", "kb"])
+    assert listed.exit_code == 0, listed.output
+    assert "(kb: 72)" in listed.output

@@ -23,14 +23,16 @@ def _datasets_default(ctx: typer.Context) -> None:
 
 @datasets_app.command("list")
 def datasets_list(
-    subset: Annotated[str, typer.Option(help="quick (15 datasets) or full (51).")] = "full",
+    subset: Annotated[str, typer.Option(
+        help="quick (15 datasets), full (51) or kb (72, the knowledge base's suite).")
+    ] = "full",
 ) -> None:
     """List the built-in datasets."""
     from metaeval.datasets import list_datasets, manifest
 
     with _bad_input():
         names = list_datasets(subset)
-    m = manifest().set_index("name")
+    m = manifest("kb").set_index("name")
     table = Table("name", "subset", "rows", "features", "categorical", "class 1", "family",
                   title=f"Built-in datasets ({subset}: {len(names)})")
     for name in names:
@@ -48,7 +50,7 @@ def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) ->
 
     from metaeval.datasets import list_datasets, load_dataset, manifest
 
-    known = list_datasets("full")
+    known = list_datasets("kb")
     if name not in known:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f" The closest names: {', '.join(close)}." if close else ""
@@ -57,7 +59,7 @@ def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) ->
         raise typer.Exit(2)
     with _bad_input():
         data = load_dataset(name)
-    m = manifest().set_index("name")
+    m = manifest("kb").set_index("name")
     table = Table("", "", show_header=False, title=name)
     table.add_row("instances", str(data.n_instances))
     table.add_row("features", f"{data.n_features} ({len(data.categorical)} categorical)")

@@ -128,7 +128,7 @@ def describe_command(
 
         done = described_datasets(st.metafeature_groups())
         todo = [n for n in info.index if n not in done]
-        builtin = set(list_datasets("full"))
+        builtin = set(list_datasets("kb"))
         missing = [n for n in todo if n not in builtin and n not in own]
         if missing:
             where = (f"the study file {study_file} does not list it" if study_file is not None

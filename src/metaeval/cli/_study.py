@@ -39,7 +39,7 @@ def run(
         Path | None, typer.Argument(help="A study file (TOML). Options below override it.")
     ] = None,
     suite: Annotated[
-        str | None, typer.Option(help="Built-in suite: quick (15 datasets) or full (51).")
+        str | None, typer.Option(help="Built-in suite: quick (15 datasets), full (51) or kb (72).")
     ] = None,
     datasets: Annotated[
         str | None, typer.Option(help="Comma-separated dataset names (instead of --suite).")

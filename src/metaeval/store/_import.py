@@ -366,7 +366,7 @@ def _stored_labels(con, dataset_id: int, n: int) -> np.ndarray | None:
 def _builtin(name: str):
     from metaeval.datasets import list_datasets, load_dataset
 
-    return load_dataset(name) if name in list_datasets("full") else None
+    return load_dataset(name) if name in list_datasets("kb") else None
 
 
 def _classes(given, class_names, where: str) -> np.ndarray:

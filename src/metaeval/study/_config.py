@@ -6,7 +6,7 @@ reads the same thing from a TOML file and points at the offending lines.
 
 A study file looks like this (every key is optional)::
 
-    datasets = "quick"                  # "quick" | "full" | ["labor", "fertility", ...]
+    datasets = "quick"                  # "quick" | "full" | "kb" | ["labor", "fertility", ...]
     algorithms = ["3NN", "DT", "NB"]    # names from the pool (default: all 8)
     # pool = "wide"                     # instead: 150+ configurations "family:key=value"
     folds = 10                          # stratified k-fold
@@ -72,7 +72,7 @@ DEFAULT_STORE = "metaeval-results/study.duckdb"
 #: The default time limit of one task, in seconds (30 minutes; the slowest task of the
 #: built-in suite takes under two). ``timeout=0`` (or None) sets no limit.
 DEFAULT_TIMEOUT = 1800.0
-SUITES = ("quick", "full")
+SUITES = ("quick", "full", "kb")
 _TOP_KEYS = ("datasets", "algorithms", "folds", "repeats", "seed", "timeout", "store",
              "executor")
 _EXECUTOR_KEYS = ("jobs", "scheduler", "dask_workers")
@@ -91,7 +91,7 @@ class Study:
 
     Parameters
     ----------
-    datasets : "quick", "full" or list of (str or Dataset), default="quick"
+    datasets : "quick", "full", "kb" or list of (str or Dataset), default="quick"
         A built-in suite, or names of built-in datasets (``metaeval datasets list``)
         and/or :class:`metaeval.datasets.Dataset` objects of your own.
     algorithms : list of (str or Algorithm), optional
@@ -448,17 +448,17 @@ def _check_datasets(datasets, problems) -> tuple:
     if isinstance(datasets, str):
         if datasets in SUITES:
             return tuple(list_datasets(datasets))
-        problems.append((("datasets",), f"must be 'quick', 'full' or a list of dataset names, "
-                                        f"got {datasets!r}."))
+        problems.append((("datasets",), "must be 'quick', 'full', 'kb' or a list of dataset "
+                                        f"names, got {datasets!r}."))
         return ()
     if not isinstance(datasets, (list, tuple)):
-        problems.append((("datasets",), f"must be 'quick', 'full' or a list, got "
+        problems.append((("datasets",), f"must be 'quick', 'full', 'kb' or a list, got "
                                         f"{type(datasets).__name__}."))
         return ()
     if not datasets:
         problems.append((("datasets",), "is empty; give at least one dataset."))
         return ()
-    known = list_datasets("full")
+    known = list_datasets("kb")
     out, seen = [], {}
     for i, entry in enumerate(datasets):
         if entry is _INVALID:
