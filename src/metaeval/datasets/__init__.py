@@ -22,6 +22,7 @@ Examples
 
 from metaeval.datasets._base import Dataset
 from metaeval.datasets._builtin import list_datasets, load_dataset, load_suite, manifest
+from metaeval.datasets._frame import as_dataset
 from metaeval.datasets.openml import load_openml, load_openml_suite
 from metaeval.datasets.readers import read_dataset
 
@@ -32,6 +33,7 @@ __all__ = [
     "load_suite",
     "manifest",
     "read_dataset",
+    "as_dataset",
     "load_openml",
     "load_openml_suite",
 ]
