@@ -86,7 +86,8 @@ def _document():
                                         "loss_at_3": [auto / 2, auto / 3, auto]},
                                "single-best": {"loss_at_1": [sb, sb - .004, sb + .004],
                                                "loss_at_3": [sb / 2, sb / 3, sb]}},
-                "versus_single_best": {"auto": {"supported": supported, "p_holm": 0.01}}}
+                "versus_single_best": {"auto": {"loss_at_1": {"supported": supported,
+                                                              "p_holm": 0.01}}}}
 
     beta = Condition(measure="hardness:score-driven", cost_beta=(2, 8))
     return {"conditions": [entry(Condition(), 0.0150, 0.0152, False),
@@ -106,8 +107,16 @@ def test_advice_quotes_the_nearest_evaluated_condition():
     assert entry["condition"]["measure"] == "hardness:score-driven"
     text = advice("auto", Condition(measure="hardness:score-driven", cost_beta=(2, 8)), doc)
     assert "0.0120 [0.0080, 0.0160]" in text and "0.0153 [0.0113, 0.0193]" in text
-    assert "better than the single best with evidence" in text
+    assert "first-pick loss lower with evidence (Holm p = 0.01)" in text
     assert text.count(".") >= 1 and "\n" not in text
     text = advice("auto", Condition(time_weight=1 / 32), doc)
-    assert "nearest evaluated condition" in text and "not shown to be better" in text
+    assert "nearest evaluated condition" in text and "not shown to be lower" in text
+    # where time counts, the MIL comparison too
+    timed = doc["conditions"][1]
+    timed["strategies"]["auto"]["mil"] = [0.0053, 0.0037, 0.0069]
+    timed["strategies"]["single-best"]["mil"] = [0.0832, 0.0683, 0.0957]
+    timed["versus_single_best"]["auto"]["mil"] = {"supported": True, "p_holm": 0.0004}
+    text = advice("auto", Condition(time_weight=1 / 64), doc)
+    assert ("MIL) was 0.0053 [0.0037, 0.0069] against 0.0832 [0.0683, 0.0957], MIL lower "
+            "with evidence (Holm p = 0.0004)") in text
     assert advice("auto", Condition(), {"conditions": []}) == ""

@@ -64,7 +64,10 @@ def nearest(document, condition) -> tuple[dict | None, bool]:
 
 def advice(strategy, condition, document=None) -> str:
     """One plain sentence: how ``strategy`` did against the single best in the stored
-    evaluation of the condition nearest to ``condition`` ("" when none is stored).
+    evaluation of the condition nearest to ``condition`` ("" when none is stored): its
+    first-pick loss and best-of-three loss beside the single best's, and whether the
+    pre-registered comparison found it lower with evidence (where time counts, P > 0,
+    its mean interval loss too).
 
     Examples
     --------
@@ -75,12 +78,13 @@ def advice(strategy, condition, document=None) -> str:
     ...                             "loss_at_3": [0.008, 0.006, 0.01]},
     ...                    "single-best": {"loss_at_1": [0.016, 0.011, 0.021],
     ...                                    "loss_at_3": [0.012, 0.009, 0.016]}},
-    ...     "versus_single_best": {"auto": {"supported": False, "p_holm": 0.4}}}]}
+    ...     "versus_single_best": {"auto": {"loss_at_1": {"supported": False,
+    ...                                                   "p_holm": 0.4}}}}]}
     >>> print(advice("auto", Condition(), doc))  # doctest: +NORMALIZE_WHITESPACE
     On 51 past datasets (43 families) under accuracy, P = 0, auto's first pick lost
     0.0150 [0.0110, 0.0200] and its best of three 0.0080 [0.0060, 0.0100], against the
-    single best's 0.0160 [0.0110, 0.0210] and 0.0120 [0.0090, 0.0160]: not shown to be
-    better than the single best (Holm p = 0.4).
+    single best's 0.0160 [0.0110, 0.0210] and 0.0120 [0.0090, 0.0160]: first-pick loss
+    not shown to be lower (Holm p = 0.4).
     """
     document = stored_evaluations() if document is None else document
     entry, exact = nearest(document, condition)
@@ -101,19 +105,27 @@ def advice(strategy, condition, document=None) -> str:
         return (f"On {entry['n_datasets']} past datasets ({entry['n_families']} families) "
                 f"{where}, the single best's first pick lost {show(mine['loss_at_1'])} and "
                 f"its best of three {show(mine['loss_at_3'])}.")
-    verdict = entry.get("versus_single_best", {}).get(strategy)
-    if verdict is None:
-        judged = "compared with the single best without a pre-registered test"
-    elif verdict["supported"]:
-        judged = (f"better than the single best with evidence (Holm p = "
-                  f"{verdict['p_holm']:.2g})")
-    else:
-        judged = (f"not shown to be better than the single best (Holm p = "
-                  f"{verdict['p_holm']:.2g})")
-    return (f"On {entry['n_datasets']} past datasets ({entry['n_families']} families) "
+    verdicts = entry.get("versus_single_best", {}).get(strategy)
+    if verdicts is not None and "supported" in verdicts:  # loss@1 alone
+        verdicts = {"loss_at_1": verdicts}
+    verdicts = verdicts or {}
+
+    def judged(measure, what):
+        verdict = verdicts.get(measure)
+        if verdict is None:
+            return f"{what} not tested against the single best's"
+        word = "lower with evidence" if verdict["supported"] else "not shown to be lower"
+        return f"{what} {word} (Holm p = {verdict['p_holm']:.2g})"
+
+    text = (f"On {entry['n_datasets']} past datasets ({entry['n_families']} families) "
             f"{where}, {strategy}'s first pick lost {show(mine['loss_at_1'])} and its best "
             f"of three {show(mine['loss_at_3'])}, against the single best's "
-            f"{show(sb['loss_at_1'])} and {show(sb['loss_at_3'])}: {judged}.")
+            f"{show(sb['loss_at_1'])} and {show(sb['loss_at_3'])}: "
+            f"{judged('loss_at_1', 'first-pick loss')}")
+    if "mil" in verdicts and "mil" in mine and "mil" in sb:
+        text += (f"; its mean loss over time (MIL) was {show(mine['mil'])} against "
+                 f"{show(sb['mil'])}, {judged('mil', 'MIL')}")
+    return text + "."
 
 
 def evaluation_entry(ev, comparisons=None) -> dict:
@@ -124,13 +136,13 @@ def evaluation_entry(ev, comparisons=None) -> dict:
     comparisons = ev.comparisons if comparisons is None else comparisons
     verdicts = {}
     if comparisons is not None and len(comparisons):
-        rows = comparisons[(comparisons["b"] == "single-best")
-                           & (comparisons["measure"] == "loss_at_1")]
+        rows = comparisons[comparisons["b"] == "single-best"]
         if "family" in rows.columns:
             rows = rows[rows["family"] == "primary"]
         for r in rows.itertuples(index=False):
-            verdicts[r.a] = {"supported": bool(r.supported), "p_holm": _round(r.p_holm),
-                             "difference": _round(r.difference)}
+            verdicts.setdefault(r.a, {})[r.measure] = {
+                "supported": bool(r.supported), "p_holm": _round(r.p_holm),
+                "difference": _round(r.difference)}
 
     def triple(name, column):
         row = s.loc[name]
