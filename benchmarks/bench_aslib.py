@@ -148,7 +148,24 @@ def main(argv=None):
 
 
 def _markdown(results, costs):
-    lines = []
+    lines = ["| scenario | instances x algorithms | SBS (whole) | VBS | LLAMA's best: gap "
+             "closed | auto: gap closed (whole SBS) | auto: gap closed (training SBS) | "
+             "best other strategy (whole SBS) | time (wall, CPU) |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for name, d, a, ev, llama, total, cli in results:
+        s = ev.summary.set_index("strategy")
+        auto = (f"{_fmt(s.loc['auto', 'gap_closed_whole_sbs'])}",
+                f"{_fmt(s.loc['auto', 'gap_closed'])}") if "auto" in s.index else ("-", "-")
+        others = s.drop(index=[n for n in ("auto", "oracle", "single-best")
+                               if n in s.index])
+        best = others["gap_closed_whole_sbs"].idxmax()
+        timing = f"{total[0]:.0f} s, {total[1]:.0f} CPU-s"
+        if cli is not None:
+            timing = f"{cli[0]:.0f} s, {cli[1]:.0f} CPU-s (command line)"
+        lines.append(f"| {name} | {d} x {a} | {ev.sbs_whole:.6g} | {ev.vbs:.6g} | "
+                     f"{llama[1]} | {auto[0]} | {auto[1]} | {best} "
+                     f"{_fmt(others.loc[best, 'gap_closed_whole_sbs'])} | {timing} |")
+    lines.append("")
     for name, d, a, ev, llama, total, cli in results:
         unit = "PAR10" if ev.scenario.runtime else ev.scenario.measure
         paid = ("feature costs paid" if ev.feature_costs else

@@ -255,3 +255,14 @@ def test_each_cv_fold_is_fitted_once_and_ranks_all_its_instances(tmp_path):
     evaluate_aslib(sc, [Counting()], n_boot=5)
     assert sorted(fits) == [("i1", "i2"), ("i1", "i4"), ("i2", "i3"), ("i3", "i4")]
     assert sorted(ranks) == ["i1", "i1", "i2", "i2", "i3", "i3", "i4", "i4"]
+
+
+def test_auto_s_choice_per_fold_is_reported(tmp_path):
+    sc = read_aslib(_runtime(tmp_path / "rt"))
+    ev = evaluate_aslib(sc, ["auto", "single-best"], n_boot=5)
+    chosen = ev.to_json()["strategies"]["auto"]["chosen"]
+    assert sum(chosen.values()) == 4 and set(chosen) <= set(ev.per_instance["chosen"])
+    assert "chosen" not in ev.to_json()["strategies"]["single-best"]
+    result = _run("recommend", "--evaluate", "--aslib", tmp_path / "rt", "--strategy", "auto")
+    assert result.exit_code == 0, result.output
+    assert "auto chose, per fold on its training instances: " in result.output

@@ -92,6 +92,11 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
               f"{ev.vbs:.6g}{extra}; {paid}. Gap closed = (SBS - s) / (SBS - VBS) on the "
               "mean cost; 'better than SBS' needs the paired interval above 0, the "
               "sign-flip null and Holm-corrected Wilcoxon p below 0.05.", markup=False)
+    for name in ev.strategies:
+        chosen = ev.chosen(name)
+        if chosen:
+            out.print(f"{name} chose, per fold on its training instances: " + ", ".join(
+                f"{k} for {v} instance(s)" for k, v in chosen.items()) + ".", markup=False)
     if json_file is not None:
         with _bad_input():
             _write_json(json_file, document)

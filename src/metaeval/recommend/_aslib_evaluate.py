@@ -84,6 +84,15 @@ class AslibEvaluation:
     sbs_whole_algorithm: str = ""
     feature_costs: bool = False
 
+    def chosen(self, strategy="auto") -> dict:
+        """How many held-out instances (over the repetitions) ``auto`` ranked with each
+        strategy it chose on their fold's training instances ({} for another
+        strategy)."""
+        if "chosen" not in self.per_instance.columns:
+            return {}
+        rows = self.per_instance[self.per_instance["strategy"] == strategy]["chosen"]
+        return {str(k): int(v) for k, v in rows.dropna().value_counts().sort_index().items()}
+
     def to_json(self) -> dict:
         """The ``metaeval recommend --evaluate --aslib DIR --json`` document."""
         sc = self.scenario
@@ -106,6 +115,9 @@ class AslibEvaluation:
             if sc.runtime:
                 entry["par10"] = entry["mean_performance"]
                 entry["solved"] = _num(r["solved"])
+            chosen = self.chosen(r["strategy"])
+            if chosen:
+                entry["chosen"] = chosen
             strategies[r["strategy"]] = entry
             if r["strategy"] not in _NOT_COMPARED:
                 comparisons.append({
