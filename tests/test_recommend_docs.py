@@ -93,8 +93,8 @@ def test_holm_runs_within_the_primary_and_the_exploratory_family(evaluations):
         assert part["p_holm_document"].min() == pytest.approx(min(1.0, m * part["p"].min()))
 
 
-def test_target_rows_compare_auto_and_name_the_best_other_first_pick(monkeypatch):
-    evals = _evaluations(monkeypatch, seed=3)
+def test_target_rows_compare_auto_and_name_the_best_other_first_pick(evaluations):
+    evals = evaluations
     comparisons = _document_comparisons(evals)
     rows = rd.target_rows(evals, comparisons)
     assert len(rows) == len(evals)

@@ -193,9 +193,11 @@ class KnowledgeArchive:
             seconds = self.description_times[clock]
             mf_time = seconds["pymfe"].to_numpy(dtype=np.float64)
             land_time = seconds["landmarker"].to_numpy(dtype=np.float64)
+        # the cells whose time was imputed: an evaluation imputes them again from its
+        # training datasets only
         return KnowledgeBase(self.datasets, self.algorithms, success, times, self.families,
                              self.n_instances, self.metafeatures, mf_time, land, land_time,
-                             condition, tuple(notes))
+                             condition, tuple(notes), bad if bad.any() else None)
 
     def landmark_features(self, condition: Condition) -> pd.DataFrame:
         """Each dataset's cost-sensitive landmark features under ``condition``.
