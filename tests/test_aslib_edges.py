@@ -266,3 +266,22 @@ def test_auto_s_choice_per_fold_is_reported(tmp_path):
     result = _run("recommend", "--evaluate", "--aslib", tmp_path / "rt", "--strategy", "auto")
     assert result.exit_code == 0, result.output
     assert "auto chose, per fold on its training instances: " in result.output
+
+
+def test_no_feature_costs_on_the_command_line_gives_the_numbers_without_them(tmp_path):
+    """The by-hand scenario above: always-B reading features scores 75.75 with the costs
+    and 27.5 without; the command line's --no-feature-costs reaches the library's switch."""
+    root = _write(tmp_path / "rt", description=RUNTIME, algorithm_runs=RUNTIME_RUNS,
+                  feature_costs=COSTS)
+    runs = {}
+    for flag in ("--feature-costs", "--no-feature-costs"):
+        out = tmp_path / f"{flag}.json"
+        result = _run("recommend", "--evaluate", "--aslib", root, "--strategy", "single-best",
+                      flag, "--json", out)
+        assert result.exit_code == 0, result.output
+        runs[flag] = json.loads(out.read_text())
+    assert runs["--feature-costs"]["feature_costs"] is True
+    assert runs["--no-feature-costs"]["feature_costs"] is False
+    wrong = _run("recommend", "x.csv", "--no-feature-costs")
+    assert wrong.exit_code == 2 and "--no-feature-costs goes with --evaluate --aslib" in \
+        wrong.output, wrong.output

@@ -56,6 +56,10 @@ def recommend_command(
         "--aslib", help="With --evaluate: an ASlib scenario folder, evaluated on its own "
         "cv.arff folds (--measure: one of its performance measures, default the first).")
     ] = None,
+    feature_costs: Annotated[bool, typer.Option(
+        "--feature-costs/--no-feature-costs", help="With --evaluate --aslib: add each "
+        "instance's feature costs (feature_costs.arff) to the first pick's runtime of the "
+        "strategies that read features, as ASlib evaluations do.")] = True,
 ) -> None:
     """Recommend the order in which to try algorithms on a new dataset (or --evaluate).
 
@@ -68,8 +72,13 @@ def recommend_command(
         # measure None: not given (the scenario's first measure)
         evaluate_aslib_command(aslib, evaluate=evaluate, data_file=data_file, measure=measure,
                                cost=cost, cost_beta=cost_beta, time_weight=time_weight,
-                               strategy=strategy, json_file=json_file)
+                               strategy=strategy, json_file=json_file,
+                               feature_costs=feature_costs)
         return
+    if not feature_costs:
+        with _bad_input():
+            raise ValueError("--no-feature-costs goes with --evaluate --aslib (an ASlib "
+                             "scenario's feature costs).")
     with _bad_input():
         # the checks of the arguments and files first, before the heavy imports
         _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top)
