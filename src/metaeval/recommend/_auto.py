@@ -26,18 +26,33 @@ from metaeval.recommend._condition import SUCCESS_FLOOR
 from metaeval.recommend._curves import loss_curve, mean_interval_loss
 from metaeval.recommend._learners import (
     Learner,
+    ZeroShotPortfolio,
     complete_order,
     family_codes,
     greedy_portfolio_order,
     uses_of,
 )
+from metaeval.recommend._learners_cf import CollaborativeFiltering
+from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
 from metaeval.recommend._strategies import (
+    ActiveTesting,
+    AverageRanking,
+    CostLandmarking,
     Fitted,
+    KnnMetafeatures,
+    RandomOrder,
     Ranking,
+    SingleBest,
     Strategy,
     _a3r_order,
     _distances,
 )
+
+#: The strategies ``auto`` may choose from, by name.
+_CLASSES = {cls.name: cls for cls in (
+    SingleBest, ZeroShotPortfolio, AverageRanking, KnnMetafeatures, CostLandmarking,
+    ActiveTesting, ConfigurationRegression, PairwiseClassification, CollaborativeFiltering,
+    RandomOrder)}
 
 #: The candidates of ``auto``, simplest first (the one-SE rule leans to the first).
 CANDIDATES = ("single-best", "zero-shot-portfolio", "average-ranking", "knn-metafeatures",
@@ -85,10 +100,8 @@ class Auto(Strategy):
     name = "auto"
 
     def __init__(self, candidates=CANDIDATES, k=5):
-        from metaeval.recommend._registry import STRATEGIES
-
         candidates = tuple(candidates)
-        unknown = [c for c in candidates if c not in STRATEGIES or c in ("auto", "oracle")]
+        unknown = [c for c in candidates if c not in _CLASSES]
         if not candidates or unknown:
             raise ValueError(f"candidates must name strategies other than auto and oracle, "
                              f"got {candidates!r}.")
@@ -101,7 +114,9 @@ class Auto(Strategy):
 
     def strategies(self, knowledge) -> list:
         """The candidate strategies the knowledge base can feed, simplest first."""
-        from metaeval.recommend._registry import get_strategy
+
+        def get_strategy(name, **params):
+            return _CLASSES[name](**params)
 
         available = {"metafeatures": knowledge.metafeatures is not None,
                      "landmarks": knowledge.landmarks is not None}
