@@ -29,21 +29,9 @@ def _blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", TEXT, re.S)
 
 
-def _recommend_takes_a_frame() -> bool:
-    import inspect
-
-    from metaeval.recommend import recommend
-
-    return "target" in inspect.signature(recommend).parameters
-
-
 @pytest.mark.parametrize("index", range(len(_blocks("python"))))
 def test_readme_python_block_runs_as_a_plain_script(index, tmp_path):
     block = _blocks("python")[index]
-    if "recommend(df" in block and not _recommend_takes_a_frame():
-        # TODO(lead): remove this skip once recommend() turns a DataFrame into a Dataset
-        # (metaeval.datasets.as_dataset, wired at the top of recommend())
-        pytest.skip("recommend(df, target=...) is not wired yet")
     script = tmp_path / f"block{index}.py"
     script.write_text(block, encoding="utf-8")
     done = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True,

@@ -96,10 +96,11 @@ def test_section_html_has_both_conditions(tmp_path):
     assert html.count("run `metaeval describe --store` on this store") == 1
     assert re.search(r"knn-metafeatures, cost-landmarking.* not evaluated", html)
     assert ORACLE_NOTE in html.replace("&#x27;", "'")
-    # every comparison of the section counted once in Holm's family: the two conditions'
-    # notes name the same total, and each its own share of it
+    # every comparison of the section counted once, Holm within the primary and the
+    # exploratory family: the two conditions' notes name the same total, each its share
     notes = re.findall(r"Supported claims \((\d+) comparisons of this condition, (\d+) in "
-                       r"the section, Holm-corrected\)", html)
+                       r"the section, Holm-corrected within the primary and the exploratory "
+                       r"family\)", html)
     assert len(notes) == 2 and notes[0][1] == notes[1][1]
     assert sum(int(n) for n, _ in notes) == int(notes[0][1])
     assert "of the pool&#x27;s CPU time" in html or "of the pool's CPU time" in html

@@ -303,3 +303,27 @@ def test_a_child_stopped_inside_pymfe_s_progress_bar_leaves_the_parent_able_to_d
         if got:
             lk.release()
     assert all(free), "the child left the parent's progress-bar lock held"
+
+
+def test_a_description_whose_every_group_failed_is_described_again(tmp_path, monkeypatch):
+    import metaeval.recommend._describe as describe_module
+    from metaeval.recommend import LANDMARKERS
+
+    store, datasets, _ = _write_store(tmp_path / "s.duckdb", ["ecoli1", "sonar1", "iris1"])
+    real = describe_module._extract
+
+    def broken(group, *args):
+        raise RuntimeError(f"group {group!r} broke")
+
+    monkeypatch.setattr(describe_module, "_extract", broken)
+    first = describe_store(store, loader=datasets.__getitem__, groups=["general"],
+                           time_budget=None, landmarkers=LANDMARKERS[:1])
+    assert set(first.loc[first["kind"] == "pymfe", "status"]) == {"failed"}
+    monkeypatch.setattr(describe_module, "_extract", real)
+    # not skipped as "already described": every pymfe group of each had failed
+    again = describe_store(store, loader=datasets.__getitem__, groups=["general"],
+                           time_budget=None, landmarkers=LANDMARKERS[:1])
+    assert sorted(again["dataset"].unique()) == sorted(datasets)
+    assert set(again.loc[again["kind"] == "pymfe", "status"]) == {"ok"}
+    assert len(describe_store(store, loader=datasets.__getitem__, groups=["general"],
+                              time_budget=None, landmarkers=LANDMARKERS[:1])) == 0

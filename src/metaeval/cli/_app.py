@@ -345,8 +345,9 @@ def stage(text: str):
 
     started = time.perf_counter()
     yield
+    # wrapped to the width (COLUMNS), as every other line of the command is
     err.print(f"{text}: done in {time.perf_counter() - started:.1f} s.", markup=False,
-              highlight=False, soft_wrap=True)
+              highlight=False)
 
 
 @contextmanager

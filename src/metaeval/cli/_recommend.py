@@ -195,8 +195,7 @@ def _work(name: str, strategy: str | None) -> str:
             return "Ranking the algorithms"
         strategy = default.default
     if strategy == "auto":
-        return (f"Choosing a strategy and ranking the algorithms (describing {name} if the "
-                "chosen strategy needs it)")
+        return f"Choosing a strategy (describing {name} if it needs to) and ranking"
     uses = get_strategy(strategy).uses or ()
     uses = (uses,) if isinstance(uses, str) else tuple(uses)
     if not uses:
@@ -235,12 +234,8 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
               markup=False, highlight=False, soft_wrap=True)
     meaning = _SCORE_MEANING.get(rec.strategy, "the strategy's score")
     _say(f"score: {meaning} (sets the order).", width)
-    # ---- the strategy's advice (Recommendation.advice, a sentence): printed here, under
-    # the table. TODO(lead): wire the attribute name if it differs from "advice".
-    advice = getattr(rec, "advice", None)
-    if advice:
-        _say(str(advice), width)
-    # ----
+    if rec.advice:  # how far to trust the order: the shipped evaluation's sentence
+        _say(rec.advice, width)
     if len(table) < len(rec.table):
         _say(f"The first {len(table)} of {len(rec.table)} algorithms; --top 0 shows all.",
              width)

@@ -14,9 +14,13 @@ algorithms should I try, in what order?* This room answers it from past results
 - :class:`KnowledgeArchive`: past results under *every* condition, compactly, in one
   file (:func:`build_knowledge` from a store, :func:`load_knowledge`); one ships with
   metaeval, so recommending needs no study of one's own.
-- Strategies (:data:`STRATEGIES`): average ranking, k-NN on meta-features, cost-sensitive
-  landmarking, active testing; meta-learners (pairwise cost-sensitive classification,
-  per-configuration regression, collaborative filtering, a zero-shot portfolio);
+- Strategies (:data:`STRATEGIES`), each fitted once on a knowledge base
+  (``Strategy.fit`` gives a :class:`Fitted` selector) and then asked to rank any number
+  of new datasets: ``auto`` (:class:`Auto`, the default: one strategy chosen per
+  condition by inner cross-validation, leaning to the single best), average ranking,
+  k-NN on meta-features, cost-sensitive landmarking, active testing; meta-learners
+  (pairwise cost-sensitive classification, per-configuration regression, collaborative
+  filtering, a zero-shot portfolio);
   baselines single best, random and oracle.
 - :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
   loss curves against tests and time, mean interval loss, closed gap, bootstrap
@@ -38,6 +42,7 @@ from metaeval.recommend._archive import (
 )
 from metaeval.recommend._aslib import AslibScenario, read_aslib, write_aslib
 from metaeval.recommend._aslib_evaluate import AslibEvaluation, evaluate_aslib
+from metaeval.recommend._auto import Auto
 from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
 from metaeval.recommend._curves import loss_at, loss_by_time, loss_curve, mean_interval_loss
 from metaeval.recommend._describe import (
@@ -65,6 +70,7 @@ from metaeval.recommend._strategies import (
     ActiveTesting,
     AverageRanking,
     CostLandmarking,
+    Fitted,
     KnnMetafeatures,
     Oracle,
     RandomOrder,
@@ -93,6 +99,8 @@ __all__ = [
     "GRID",
     "Query",
     "Strategy",
+    "Fitted",
+    "Auto",
     "Ranking",
     "STRATEGIES",
     "get_strategy",

@@ -18,7 +18,12 @@ import pandas as pd
 
 from metaeval.datasets import Dataset, list_datasets, load_dataset
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._describe import Description, describe_dataset, landmark_features
+from metaeval.recommend._describe import (
+    Description,
+    describe_dataset,
+    described_datasets,
+    landmark_features,
+)
 from metaeval.store import Store
 
 
@@ -359,9 +364,10 @@ def describe_store(store, *, datasets=None, loader=None, progress=None, **descri
     unknown = [n for n in names if n not in info.index]
     if unknown:
         raise ValueError(f"datasets not in the store: {', '.join(unknown)}.")
-    done = set(store.metafeature_groups()["dataset"])
+    # a description whose every group (or every landmarker) failed is described again
+    done = described_datasets(store.metafeature_groups())
     todo = [n for n in names if n not in done]
-    builtin = set(list_datasets("full"))
+    builtin = set(list_datasets("kb"))
     effective = {k: p.default for k, p in inspect.signature(describe_dataset).parameters.items()
                  if p.default is not inspect.Parameter.empty}
     effective.update(describe)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metaeval.datasets import Dataset
+from metaeval.datasets import as_dataset
 from metaeval.recommend._advice import advice
 from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
@@ -59,13 +59,15 @@ class Recommendation:
 
 def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
               top=None, describe_groups=None, time_budget=None,
-              clock="cpu") -> Recommendation:
+              clock="cpu", target="class", pos_label=None) -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
 
     Parameters
     ----------
-    dataset : Dataset
-        The new dataset (e.g. from :func:`metaeval.datasets.read_dataset`).
+    dataset : Dataset, pandas.DataFrame or path
+        The new dataset: a :class:`Dataset`, a DataFrame as it is (text and category
+        columns are typed as the command line types a CSV file), or a data file (read
+        by :func:`metaeval.datasets.read_dataset`).
     source : KnowledgeArchive, KnowledgeBase, Store, path or None
         Past results. None (the default) is the knowledge base shipped with metaeval
         (:func:`load_knowledge`); an archive is scored under ``condition``, and the new
@@ -92,6 +94,11 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
         :func:`describe_dataset`'s).
     clock : {"cpu", "wall"}, default="cpu"
         Which recorded time of past results and of the description to use.
+    target : str, default="class"
+        The class column of a DataFrame or file.
+    pos_label : optional
+        The label of a DataFrame or file that becomes class 1 (default: the minority
+        class).
 
     Returns
     -------
@@ -101,7 +108,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
     ------
     ValueError
         An unknown strategy, the oracle, a store with fewer than 3 datasets, a dataset
-        that is not a Dataset, a bad ``top``.
+        that is neither a Dataset, a DataFrame nor a readable data file, a bad ``top``.
 
     Examples
     --------
@@ -113,8 +120,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
     >>> rec.table["algorithm"].tolist(), rec.table["expected_success"].round(3).tolist()
     (['A', 'B'], [0.8, 0.767])
     """
-    if not isinstance(dataset, Dataset):
-        raise ValueError(f"dataset must be a metaeval Dataset, got {type(dataset).__name__}.")
+    dataset = as_dataset(dataset, target=target, pos_label=pos_label)
     condition = Condition() if condition is None else condition
     if not isinstance(condition, Condition):
         raise ValueError(f"condition must be a Condition, got {condition!r}.")

@@ -327,9 +327,13 @@ class KnnMetafeatures(_Neighbours):
     uses = "metafeatures"
 
     def _features(self, train, query):
-        if train.metafeatures is None or query.metafeatures is None:
+        if train.metafeatures is None:
             raise ValueError(f"{self.name} needs meta-features of every dataset "
-                             "(describe the store first).")
+                             "(describe the store first: `metaeval describe --store ...`).")
+        if query.metafeatures is None:
+            raise ValueError(f"{self.name} could not describe the new dataset (every pymfe "
+                             "group failed on it); use another strategy, e.g. "
+                             "average-ranking.")
         return train.metafeatures, query.metafeatures
 
 
@@ -357,9 +361,13 @@ class CostLandmarking(_Neighbours):
     uses = "landmarks"
 
     def _features(self, train, query):
-        if train.landmarks is None or query.landmarks is None:
+        if train.landmarks is None:
             raise ValueError(f"{self.name} needs landmark features of every dataset "
-                             "(describe the store first).")
+                             "(describe the store first: `metaeval describe --store ...`).")
+        if query.landmarks is None:
+            raise ValueError(f"{self.name} could not describe the new dataset (every "
+                             "landmarker failed on it); use another strategy, e.g. "
+                             "average-ranking.")
         return train.landmarks, query.landmarks
 
 
