@@ -55,6 +55,13 @@ CONDITIONS = (
     ("rate-driven-c0.3", {"measure": "hardness:rate-driven", "cost": 0.3}),
     ("score-driven-beta2-8", {"measure": "hardness:score-driven", "cost_beta": (2, 8)}),
 )
+#: Where the ASlib results live when no scenario is evaluated here.
+ASLIB_POINTER = (
+    "\n## ASlib scenarios\n\n"
+    "Every shared ASlib scenario (Bischl et al. 2016), each evaluated on its own\n"
+    "cross-validation folds beside the published LLAMA results, with and without the\n"
+    "instances' feature costs: [aslib.md](aslib.md) (`python benchmarks/bench_aslib.py\n"
+    "--markdown docs/aslib.md`).\n")
 #: The A3R time weights of the main tables.
 TIME_WEIGHTS = (0.0, 1 / 64)
 #: The weights of the descriptive sweep (not a choice: it is read on the evaluation data).
@@ -506,6 +513,8 @@ def main(argv=None):
                                        figures_dir, None))
     if args.aslib:
         sections.append(aslib_section(args.aslib, args.n_boot))
+    else:
+        sections.append(ASLIB_POINTER)
     text = head(args, time.perf_counter() - start, comparisons) + "\n".join(sections)
     (out / "recommendation.md").write_text(text)
     print(f"wrote {out / 'recommendation.md'}")
