@@ -244,3 +244,23 @@ def test_evaluate_refuses_a_device_as_json_before_evaluating():
     assert result.exit_code == 2, result.output
     assert "--json" in result.output and "/dev/null" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_condition_comes_without_the_strategies_and_every_public_name_resolves():
+    """A bad --measure is answered from the Condition alone: importing it does not import
+    the strategies, learners or ASlib readers (the package imports each name when used)."""
+    code = ("import sys; from metaeval.recommend import Condition; "
+            "print(sorted(m for m in sys.modules if m.startswith('metaeval.recommend.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    loaded = done.stdout
+    assert "metaeval.recommend._condition" in loaded
+    for heavy in ("_evaluate", "_strategies", "_learners_forest", "_aslib", "_auto"):
+        assert f"metaeval.recommend.{heavy}'" not in loaded, loaded
+    import metaeval.recommend as package
+
+    for name in package.__all__:
+        assert getattr(package, name) is not None
+    assert set(package.__all__) <= set(dir(package))
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        package.nothing_here  # noqa: B018

@@ -33,52 +33,67 @@ It reads results through the store's query methods only and never imports the st
 the report or the command line.
 """
 
-from metaeval.recommend._archive import (
-    GRID,
-    KnowledgeArchive,
-    beta_weights,
-    build_knowledge,
-    load_knowledge,
-)
-from metaeval.recommend._aslib import AslibScenario, read_aslib, write_aslib
-from metaeval.recommend._aslib_evaluate import AslibEvaluation, evaluate_aslib
-from metaeval.recommend._auto import Auto
-from metaeval.recommend._condition import SUCCESS_FLOOR, Condition
-from metaeval.recommend._curves import loss_at, loss_by_time, loss_curve, mean_interval_loss
-from metaeval.recommend._describe import (
-    LANDMARKERS,
-    PYMFE_GROUPS,
-    Description,
-    describe_dataset,
-    landmark_features,
-)
-from metaeval.recommend._evaluate import (
-    DEFAULT_TIME_RANGE,
-    LOSS_STEPS,
-    HeldOut,
-    RecommenderEvaluation,
-    evaluate_recommenders,
-    sweep_time_weight,
-)
-from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
-from metaeval.recommend._learners import Learner, ZeroShotPortfolio
-from metaeval.recommend._learners_cf import CollaborativeFiltering
-from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
-from metaeval.recommend._recommend import Recommendation, recommend
-from metaeval.recommend._registry import STRATEGIES, get_strategy
-from metaeval.recommend._strategies import (
-    ActiveTesting,
-    AverageRanking,
-    CostLandmarking,
-    Fitted,
-    KnnMetafeatures,
-    Oracle,
-    RandomOrder,
-    Ranking,
-    SingleBest,
-    Strategy,
-)
-from metaeval.recommend._summary import compare_strategies, holm, paired_comparison
+import importlib
+
+# Each public name is imported from its module when first used (PEP 562), so that
+# `from metaeval.recommend import Condition` does not import the strategies, the
+# learners and the ASlib readers: the command line checks its arguments first.
+_WHERE = {
+    "GRID": "_archive",
+    "KnowledgeArchive": "_archive",
+    "beta_weights": "_archive",
+    "build_knowledge": "_archive",
+    "load_knowledge": "_archive",
+    "AslibScenario": "_aslib",
+    "read_aslib": "_aslib",
+    "write_aslib": "_aslib",
+    "AslibEvaluation": "_aslib_evaluate",
+    "evaluate_aslib": "_aslib_evaluate",
+    "Auto": "_auto",
+    "SUCCESS_FLOOR": "_condition",
+    "Condition": "_condition",
+    "loss_at": "_curves",
+    "loss_by_time": "_curves",
+    "loss_curve": "_curves",
+    "mean_interval_loss": "_curves",
+    "LANDMARKERS": "_describe",
+    "PYMFE_GROUPS": "_describe",
+    "Description": "_describe",
+    "describe_dataset": "_describe",
+    "landmark_features": "_describe",
+    "DEFAULT_TIME_RANGE": "_evaluate",
+    "LOSS_STEPS": "_evaluate",
+    "HeldOut": "_evaluate",
+    "RecommenderEvaluation": "_evaluate",
+    "evaluate_recommenders": "_evaluate",
+    "sweep_time_weight": "_evaluate",
+    "KnowledgeBase": "_knowledge",
+    "Query": "_knowledge",
+    "describe_store": "_knowledge",
+    "Learner": "_learners",
+    "ZeroShotPortfolio": "_learners",
+    "CollaborativeFiltering": "_learners_cf",
+    "ConfigurationRegression": "_learners_forest",
+    "PairwiseClassification": "_learners_forest",
+    "Recommendation": "_recommend",
+    "recommend": "_recommend",
+    "STRATEGIES": "_registry",
+    "get_strategy": "_registry",
+    "ActiveTesting": "_strategies",
+    "AverageRanking": "_strategies",
+    "CostLandmarking": "_strategies",
+    "Fitted": "_strategies",
+    "KnnMetafeatures": "_strategies",
+    "Oracle": "_strategies",
+    "RandomOrder": "_strategies",
+    "Ranking": "_strategies",
+    "SingleBest": "_strategies",
+    "Strategy": "_strategies",
+    "compare_strategies": "_summary",
+    "holm": "_summary",
+    "paired_comparison": "_summary",
+}
+
 
 __all__ = [
     "Condition",
@@ -135,3 +150,16 @@ __all__ = [
     "evaluate_aslib",
     "holm",
 ]
+
+
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'metaeval.recommend' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"metaeval.recommend.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
