@@ -109,3 +109,20 @@ def test_a_report_worker_running_the_program_again_starts_no_server(tmp_path):
     probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True)
     assert probe.stdout.split() == ["started", "True"]
+
+
+def test_the_program_knows_which_module_registers_every_command():
+    """``metaeval CMD`` imports only COMMANDS[CMD]'s module: a command missing from the
+    table would be an unknown command for the program, though the app has it."""
+    import typer.main
+
+    from metaeval import cli
+
+    group = typer.main.get_command(cli.app)
+    assert set(group.commands) == set(cli.COMMANDS)
+    for name, module in cli.COMMANDS.items():
+        callback = group.commands[name]
+        registered = getattr(callback, "callback", None)
+        if registered is not None and getattr(registered, "__module__", "").startswith(
+                "metaeval.cli."):
+            assert registered.__module__ == f"metaeval.cli.{module}", name
