@@ -257,22 +257,7 @@ def print_table(title: str, columns, rows) -> None:
     ``rows``: sequences of cell strings. For commands that print many tables (rich
     measures every cell of every table, tens of milliseconds per table).
     """
-    heads = [h for h, _ in columns]
-    right = [j == "right" for _, j in columns]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
-
-    def line(cells, bar):
-        padded = [c.rjust(w) if r else c.ljust(w)
-                  for c, w, r in zip(cells, widths, right, strict=True)]
-        return bar + bar.join(f" {c} " for c in padded) + bar
-
-    def rule(left, mid, right_end, fill):
-        return left + mid.join(fill * (w + 2) for w in widths) + right_end
-
-    lines = [title, rule("┏", "┳", "┓", "━"), line(heads, "┃"), rule("┡", "╇", "┩", "━")]
-    lines += [line(r, "│") for r in rows]
-    lines.append(rule("└", "┴", "┘", "─"))
-    out.print("\n".join(lines), markup=False, highlight=False)
+    out.print("\n".join(fit_table(title, columns, rows)), markup=False, highlight=False)
 
 
 def wrap_name(name: str, width: int) -> list[str]:
@@ -298,18 +283,20 @@ def wrap_name(name: str, width: int) -> list[str]:
     return lines
 
 
-def fit_table(title: str, columns, rows, *, width: int, wrap: int) -> list[str]:
-    """The lines of a table drawn as :func:`print_table` draws it, at most ``width``
-    characters wide: the cells of column ``wrap`` (names) are wrapped onto more lines
-    (:func:`wrap_name`) rather than cut. A header may hold ``"\\n"`` (two lines)."""
+def fit_table(title: str, columns, rows, *, width: int | None = None,
+              wrap: int | None = None) -> list[str]:
+    """The lines of a table drawn like rich's default table. With ``wrap``, at most
+    ``width`` characters wide: the cells of column ``wrap`` (names) are wrapped onto more
+    lines (:func:`wrap_name`) rather than cut. A header may hold ``"\\n"`` (two lines)."""
     heads = [h.split("\n") for h, _ in columns]
     depth = max(len(h) for h in heads)
     heads = [h + [""] * (depth - len(h)) for h in heads]
     right = [j == "right" for _, j in columns]
     widths = [max([len(x) for x in h] + [len(r[i]) for r in rows])
               for i, h in enumerate(heads)]
-    room = width - (sum(widths) - widths[wrap]) - 3 * len(widths) - 1
-    widths[wrap] = max(min(widths[wrap], room), max(len(x) for x in heads[wrap]), 12)
+    if wrap is not None:
+        room = width - (sum(widths) - widths[wrap]) - 3 * len(widths) - 1
+        widths[wrap] = max(min(widths[wrap], room), max(len(x) for x in heads[wrap]), 12)
 
     def line(cells, bar):
         padded = [c.rjust(w) if r else c.ljust(w)
@@ -323,6 +310,9 @@ def fit_table(title: str, columns, rows, *, width: int, wrap: int) -> list[str]:
     lines += [line([h[k] for h in heads], "┃") for k in range(depth)]
     lines.append(rule("┡", "╇", "┩", "━"))
     for r in rows:
+        if wrap is None:
+            lines.append(line(r, "│"))
+            continue
         parts = wrap_name(r[wrap], widths[wrap])
         lines.append(line([*r[:wrap], parts[0], *r[wrap + 1:]], "│"))
         lines += [line(["" if i != wrap else p for i in range(len(r))], "│")
