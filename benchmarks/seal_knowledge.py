@@ -3,7 +3,9 @@
 Every other member is written back unchanged (the same arrays, the same ``.npy`` bytes,
 in the same deterministic zip layout as ``metaeval knowledge build``); only the
 ``checksum`` member (the SHA-256 over the arrays) is added. Running it again gives the
-same bytes. It refuses a file whose arrays do not validate.
+same bytes. It refuses a file whose arrays do not validate. Files of either format
+(``metaeval-knowledge/1``, one repetition; ``/2``, a repetition axis) are sealed as they
+are: the format is not changed.
 
 Usage: python benchmarks/seal_knowledge.py SOURCE.npz [TARGET.npz]   (default: in place)
 """
@@ -16,9 +18,10 @@ import numpy as np
 
 from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.hardness import METHODS
-from metaeval.recommend._archive import FORMAT, GRID, LINEAR_METHODS, load_knowledge
+from metaeval.recommend._archive import GRID, LINEAR_METHODS, load_knowledge
 from metaeval.recommend._archive_file import (
     CHECKSUM,
+    FORMATS,
     array_checksum,
     check_members,
     read_members,
@@ -31,7 +34,7 @@ def seal(source, target=None) -> str:
     data.pop(CHECKSUM, None)
     data[CHECKSUM] = np.array(array_checksum(data))
     # everything but the checksum must already validate
-    check_members(data, str(source), fmt=FORMAT, methods=METHODS, grid_size=GRID.size,
+    check_members(data, str(source), fmt=FORMATS, methods=METHODS, grid_size=GRID.size,
                   linear_methods=LINEAR_METHODS, metric_names_known=SKLEARN_METRICS)
     write_members(target or source, data, "TARGET")
     load_knowledge(target or source)

@@ -3,7 +3,9 @@
 Every array's shape against the counts the file declares, its values against their range,
 names against columns, and the SHA-256 of its arrays against the checksum it carries: a
 damaged file is refused with one line that names the file and the array, never read as
-wrong numbers, never a traceback.
+wrong numbers, never a traceback. The files checked are of format 2 with two repetitions
+of the cross-validation (a leading repetition axis, quantised grid curves); a file of
+format 1 (one repetition, no such axis) still loads.
 """
 
 from __future__ import annotations
@@ -20,26 +22,36 @@ from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.cli import app
 from metaeval.hardness import METHODS
 from metaeval.recommend import GRID, Condition, KnowledgeArchive, load_knowledge
-from metaeval.recommend._archive import LINEAR_METHODS
+from metaeval.recommend._archive import LINEAR_METHODS, mean_over_repetitions
 from metaeval.recommend._archive_file import (
     CHECKSUM,
+    QUANTUM,
     array_checksum,
     read_members,
     write_members,
 )
 
 runner = CliRunner()
-D, A, L, M = 4, 3, 2, len(SKLEARN_METRICS)
+R, D, A, L, M = 2, 4, 3, 2, len(SKLEARN_METRICS)
 
 
-def _archive() -> KnowledgeArchive:
-    """A small, valid archive: 4 datasets x 3 configurations, 2 landmarkers."""
+def _archive(repetitions=R) -> KnowledgeArchive:
+    """A small, valid archive: 4 datasets x 3 configurations, 2 landmarkers, two
+    repetitions of the cross-validation (one with ``repetitions=1``)."""
     rng = np.random.default_rng(0)
     counts = np.array([[30, 10], [20, 20], [25, 15], [12, 28]])
-    metrics = rng.uniform(0.2, 0.9, (D, A, M))
+    R = repetitions
+    metrics = rng.uniform(0.2, 0.9, (R, D, A, M))
     grid = {m: (2 if m in LINEAR_METHODS else GRID.size) for m in METHODS}
-    curves = {m: rng.uniform(0, 0.5, (D, A, g)) for m, g in grid.items()}
-    times = {c: rng.uniform(0.1, 2.0, (D, A)) for c in ("cpu", "wall")}
+    curves = {m: rng.uniform(0, 0.5, (R, D, A, g)) for m, g in grid.items()}
+    times = {c: rng.uniform(0.1, 2.0, (R, D, A)) for c in ("cpu", "wall")}
+    by_repetition = {"repeats": tuple(range(R)), "metrics": metrics, "curves": curves,
+                     "times": times} if R > 1 else {}
+    if R > 1:
+        metrics, curves, times = mean_over_repetitions(metrics, curves, times)
+    else:
+        metrics, curves = metrics[0], {m: v[0] for m, v in curves.items()}
+        times = {c: v[0] for c, v in times.items()}
     datasets = tuple(f"d{i}" for i in range(D))
     mf = pd.DataFrame(rng.normal(size=(D, 3)), index=list(datasets),
                       columns=["general.a", "general.b", "statistical.c"])
@@ -52,7 +64,8 @@ def _archive() -> KnowledgeArchive:
         rng.uniform(0.3, 0.9, (D, L, M)),
         {m: rng.uniform(0, 0.5, (D, L, 2, g)) for m, g in grid.items()}, desc,
         {"class_counts": counts.tolist(), "landmark_class_counts": counts.tolist(),
-         "grid": {"methods": ["score-driven", "rate-driven"], "points": int(GRID.size)}})
+         "grid": {"methods": ["score-driven", "rate-driven"], "points": int(GRID.size)}},
+        by_repetition)
 
 
 @pytest.fixture(scope="module")
@@ -102,33 +115,54 @@ CASES = {
     # the rate-driven curves on 101 points instead of 201: read at c = 0.6 for c = 0.3
     "half the grid points": (
         lambda d: d.__setitem__("curve:rate-driven", d["curve:rate-driven"][..., ::2]),
-        "'curve:rate-driven' has shape (4, 3, 101), expected (4, 3, 201)"),
+        "'curve:rate-driven' has shape (2, 4, 3, 101), expected (2, 4, 3, 201)"),
     "a metric column dropped": (
         lambda d: d.__setitem__("metrics", d["metrics"][..., 1:]),
-        "'metrics' has shape (4, 3, 9), expected (4, 3, 10)"),
+        "'metrics' has shape (2, 4, 3, 9), expected (2, 4, 3, 10)"),
+    "one repetition of the metrics": (
+        lambda d: d.__setitem__("metrics", d["metrics"][:1]),
+        "'metrics' has shape (1, 4, 3, 10), expected (2, 4, 3, 10) (2 repetitions x"),
+    "no repetitions": (_drop("repetitions"), "no array 'repetitions'"),
+    "a repeat named twice": (_set("repetitions", np.array([0, 0])),
+                             "'repetitions' must name each repeat once"),
+    "a negative repeat": (_set("repetitions", np.array([-1, 0])), "'repetitions' holds -1"),
+    "grid curves as floats": (
+        lambda d: d.__setitem__("curve:score-driven",
+                                np.cumsum(d["curve:score-driven"], axis=-1) * QUANTUM),
+        "'curve:score-driven' must hold int32 differences"),
+    "a failed curve with values": (
+        lambda d: d["curve:rate-driven"].__setitem__((1, 2, 0, 0), -1),
+        "'curve:rate-driven' marks a failed task (-1) whose other differences are not 0"),
+    "a grid curve above 2": (
+        lambda d: d["curve:score-driven"].__setitem__((0, 1, 1, 5), 2**30 + 2**29),
+        "above its greatest possible value 2"),
+    "a grid curve below 0": (
+        lambda d: d["curve:rate-driven"].__setitem__((1, 3, 2, 7), -2**28),
+        "'curve:rate-driven' holds a curve value of -"),
     "negative CPU times": (
         lambda d: d.__setitem__("time:cpu", -d["time:cpu"]),
         "'time:cpu' holds -"),
     "an infinite wall time": (
-        lambda d: d["time:wall"].__setitem__((0, 0), np.inf), "'time:wall' holds infinite"),
+        lambda d: d["time:wall"].__setitem__((1, 0, 0), np.inf), "'time:wall' holds infinite"),
     "an accuracy above 1": (
-        lambda d: d["metrics"].__setitem__((1, 1, 0), 1.5), "accuracy = 1.5, outside [0, 1]"),
+        lambda d: d["metrics"].__setitem__((1, 1, 1, 0), 1.5),
+        "accuracy = 1.5, outside [0, 1]"),
     "a negative hardness": (
-        lambda d: d["curve:score-fixed"].__setitem__((0, 0, 0), -0.2),
+        lambda d: d["curve:score-fixed"].__setitem__((0, 0, 0, 0), -0.2),
         "'curve:score-fixed' holds -0.2"),
     "a missing landmark array": (_drop("landmark_curve:rate-driven"),
                                  "no array 'landmark_curve:rate-driven'"),
     "scalar datasets": (lambda d: d.__setitem__("datasets", np.array("d0")),
                         "'datasets' must be a 1-dimensional array of names"),
-    "times one row short": (lambda d: d.__setitem__("time:cpu", d["time:cpu"][:-1]),
-                            "'time:cpu' has shape (3, 3), expected (4, 3)"),
+    "times one row short": (lambda d: d.__setitem__("time:cpu", d["time:cpu"][:, :-1]),
+                            "'time:cpu' has shape (2, 3, 3), expected (2, 4, 3)"),
     "landmark metrics one row long": (
         lambda d: d.__setitem__("landmark_metrics", np.concatenate(
             [d["landmark_metrics"], d["landmark_metrics"][:1]])),
         "'landmark_metrics' has shape (5, 2, 10)"),
     "a linear curve with one point": (
         lambda d: d.__setitem__("curve:score-uniform", d["curve:score-uniform"][..., :1]),
-        "'curve:score-uniform' has shape (4, 3, 1), expected (4, 3, 2)"),
+        "'curve:score-uniform' has shape (2, 4, 3, 1), expected (2, 4, 3, 2)"),
     "provenance without landmark counts": (_provenance(landmark_class_counts=None),
                                            "lacks 'landmark_class_counts'"),
     "class counts that do not add up": (
@@ -165,7 +199,7 @@ def test_a_damaged_file_is_refused_naming_the_file_and_the_array(good, tmp_path,
 
 def test_a_value_changed_within_its_range_is_caught_by_the_checksum(good, tmp_path):
     def change(d):
-        d["metrics"][0, 0, 0] = 0.5  # a plausible accuracy
+        d["metrics"][1, 0, 0, 0] = 0.5  # a plausible accuracy
     path = _damaged(tmp_path, good, change, reseal=False)
     with pytest.raises(ValueError, match="do not match its checksum"):
         load_knowledge(path)
@@ -210,6 +244,69 @@ def test_save_gives_bytes_that_do_not_depend_on_the_clock(tmp_path):
     second = _archive().save(tmp_path / "b.npz").read_bytes()
     assert first == second
     assert load_knowledge(tmp_path / "a.npz").success(Condition("accuracy")).shape == (D, A)
+
+
+def _format_1(archive, path):
+    """``archive`` (one repetition) written as a file of format 1 was: no repetition
+    axis, float32 grid curves, no ``repetitions``."""
+    arrays = {k: v for k, v in read_members(archive.save(path), "x").items()
+              if k not in (CHECKSUM, "repetitions")}
+    arrays["format"] = np.array("metaeval-knowledge/1")
+    arrays["metrics"] = np.asarray(archive.metrics, dtype=np.float64)
+    for m, v in archive.curves.items():
+        arrays[f"curve:{m}"] = v.astype(np.float32 if m not in LINEAR_METHODS else np.float64)
+    for c, v in archive.times.items():
+        arrays[f"time:{c}"] = v
+    write_members(path, arrays)
+    return path
+
+
+def test_a_file_of_format_1_is_read_as_one_repetition(tmp_path):
+    one = _archive(repetitions=1)
+    path = _format_1(one, tmp_path / "v1.npz")
+    assert str(read_members(path, "x")["format"]) == "metaeval-knowledge/1"
+    back = load_knowledge(path)
+    assert back.n_repetitions == 1 and back.by_repetition == {}
+    np.testing.assert_array_equal(back.metrics, one.metrics)
+    for m in METHODS:  # float32 grid curves: within float32's rounding
+        np.testing.assert_allclose(back.curves[m], one.curves[m], rtol=1e-7, atol=0)
+    kb = back.knowledge_base(Condition("auc"))
+    assert kb.repetitions is None and kb.n_repetitions == 1
+    # its checksum is still checked
+    data = read_members(path, "x")
+    data["metrics"] = data["metrics"].copy()
+    data["metrics"][0, 0, 0] = 0.5
+    np.savez_compressed(tmp_path / "changed.npz", **data)
+    with pytest.raises(ValueError, match="do not match its checksum"):
+        load_knowledge(tmp_path / "changed.npz")
+    # and saved again it becomes format 2, one repetition
+    again = load_knowledge(back.save(tmp_path / "v2.npz"))
+    assert str(read_members(tmp_path / "v2.npz", "x")["format"]) == "metaeval-knowledge/2"
+    assert again.n_repetitions == 1
+    np.testing.assert_array_equal(again.metrics, one.metrics)
+
+
+def test_two_repetitions_round_trip_within_the_quantum(tmp_path):
+    archive = _archive()
+    back = load_knowledge(archive.save(tmp_path / "k.npz"))
+    assert back.n_repetitions == R and back.by_repetition["repeats"] == (0, 1)
+    rep, got = archive.by_repetition, back.by_repetition
+    np.testing.assert_array_equal(got["metrics"], rep["metrics"])
+    for c in ("cpu", "wall"):
+        np.testing.assert_array_equal(got["times"][c], rep["times"][c])
+        np.testing.assert_array_equal(back.times[c], archive.times[c])
+    for m in METHODS:
+        # the grid curves rounded to the nearest multiple of 2**-29: half of it at most
+        tol = 0 if m in LINEAR_METHODS else QUANTUM / 2
+        np.testing.assert_allclose(got["curves"][m], rep["curves"][m], rtol=0, atol=tol)
+    # the mean over the two repetitions is what the knowledge base learns from
+    condition = Condition("hardness:score-driven", cost=0.3)
+    per = back.repetition_success(condition)
+    assert per.shape == (R, D, A)
+    np.testing.assert_allclose(back.success(condition), per.mean(axis=0), atol=1e-15)
+    kb = back.knowledge_base(condition)
+    np.testing.assert_array_equal(kb.repetitions, per)
+    np.testing.assert_allclose(kb.success, per.mean(axis=0), atol=1e-15)
 
 
 def test_save_refuses_devices_and_directories_and_leaves_nothing(tmp_path):

@@ -16,6 +16,14 @@ configuration) a :class:`KnowledgeArchive` keeps
   between grid points (measured on the shipped knowledge base and stated in its
   provenance);
 - CPU and wall seconds of each task (fit and predict over the folds);
+- all of the above for every repetition of the cross-validation the study ran (new
+  folds and seeds: ``repeats`` of the study), each repetition kept that is complete.
+  The archive's ``metrics``, ``curves`` and ``times`` are the means over the
+  repetitions (what strategies learn from and :func:`recommend` uses);
+  :attr:`KnowledgeArchive.by_repetition` keeps each repetition's own, which an
+  evaluation scores held-out datasets against (:func:`evaluate_recommenders`,
+  ``scored_on``). A task that failed in any repetition is failed in the mean; a time
+  is the mean over the repetitions that recorded it;
 - each dataset's pymfe meta-features and the class cost curves and metrics of its cheap
   landmarkers (cost-sensitive landmarking), with the CPU seconds each took.
 
@@ -49,12 +57,22 @@ from metaeval._validation import check_output_file
 from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.hardness import METHODS, class_cost_curve
 from metaeval.recommend._archive_file import (
+    FORMATS,
+    QUANTUM,
     check_members,
+    decode_curves,
+    encode_curves,
+    quantise_curves,
     read_members,
     write_members,
 )
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._knowledge import KnowledgeBase, Query
+from metaeval.recommend._knowledge import (
+    KnowledgeBase,
+    Query,
+    _worst_for_failed,
+    complete_repeats,
+)
 from metaeval.store import Store
 
 #: The cost proportions at which score-driven and rate-driven curves are kept.
@@ -63,8 +81,8 @@ GRID = np.linspace(0.0, 1.0, 201)
 LINEAR_METHODS = ("score-fixed", "score-uniform", "rate-uniform")
 #: Methods kept on :data:`GRID`.
 GRID_METHODS = ("score-driven", "rate-driven")
-#: The file format's version; a file of another version is refused.
-FORMAT = "metaeval-knowledge/1"
+#: The file format written (format 1, one repetition, is read too; any other is refused).
+FORMAT = FORMATS[-1]
 #: The file shipped with the package (package data of ``metaeval.recommend``).
 SHIPPED = "knowledge.npz"
 
@@ -106,6 +124,12 @@ class KnowledgeArchive:
         (``"pymfe:general"``, ``"landmarker:NB"``, ...).
     provenance : dict
         How it was made (study, versions, machine, description settings, accuracy).
+    by_repetition : dict
+        Empty for one repetition of the cross-validation (``metrics``, ``curves`` and
+        ``times`` are then its own). With several: ``"repeats"`` (the study's repeat of
+        each, length R), ``"metrics"`` (R, D, A, M), ``"curves"`` (method -> (R, D, A, G))
+        and ``"times"`` (clock -> (R, D, A)); ``metrics``, ``curves`` and ``times`` are
+        then their means over the repetitions (:func:`mean_over_repetitions`).
     """
 
     datasets: tuple
@@ -122,10 +146,37 @@ class KnowledgeArchive:
     landmark_curves: dict = field(default_factory=dict)
     description_times: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    by_repetition: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        rep = self.by_repetition
+        if not rep:
+            return
+        need = ("repeats", "metrics", "curves", "times")
+        if set(rep) != set(need):
+            raise ValueError(f"by_repetition must have the keys {list(need)}, got "
+                             f"{sorted(rep)}.")
+        R = len(rep["repeats"])
+        D, A = len(self.datasets), len(self.algorithms)
+        shapes = [("metrics", rep["metrics"], (R, D, A, len(self.metric_names)))]
+        shapes += [(f"curves[{m!r}]", v, (R, D, A, np.shape(self.curves[m])[-1]))
+                   for m, v in rep["curves"].items()]
+        shapes += [(f"times[{c!r}]", v, (R, D, A)) for c, v in rep["times"].items()]
+        for name, value, shape in shapes:
+            if np.shape(value) != shape:
+                raise ValueError(f"by_repetition {name} must have shape {shape}, got "
+                                 f"{np.shape(value)}.")
+
+    @property
+    def n_repetitions(self) -> int:
+        """Repetitions of the cross-validation kept (1 for a format-1 file)."""
+        return len(self.by_repetition["repeats"]) if self.by_repetition else 1
 
     def __repr__(self) -> str:
+        reps = (f", {self.n_repetitions} repetitions of the cross-validation"
+                if self.n_repetitions > 1 else "")
         return (f"KnowledgeArchive({len(self.datasets)} datasets x {len(self.algorithms)} "
-                f"configurations, {len(set(self.families))} dataset families, "
+                f"configurations{reps}, {len(set(self.families))} dataset families, "
                 f"{0 if self.metafeatures is None else self.metafeatures.shape[1]} "
                 f"meta-features, {len(self.landmarkers)} landmarkers)")
 
@@ -154,12 +205,28 @@ class KnowledgeArchive:
         """
         return _success(self.metric_names, self.metrics, self.curves, condition)
 
+    def repetition_success(self, condition: Condition) -> np.ndarray:
+        """Success of every (dataset, configuration) under ``condition`` in each
+        repetition of the cross-validation: shape (R, D, A), NaN where the task failed in
+        that repetition. :meth:`success` is its mean over the repetitions (NaN where a
+        task failed in any)."""
+        if not self.by_repetition:
+            return self.success(condition)[None]
+        rep = self.by_repetition
+        return _success(self.metric_names, rep["metrics"], rep["curves"], condition)
+
     def knowledge_base(self, condition: Condition | None = None, *,
                        clock: str = "cpu") -> KnowledgeBase:
         """The :class:`KnowledgeBase` of one condition (success, times, descriptions).
 
         Failed (dataset, configuration) cells get the dataset's worst success and the
         configuration's median time, as :meth:`KnowledgeBase.from_store` does.
+
+        ``success`` is the mean over the repetitions of the cross-validation (a cell
+        that failed in any repetition is failed there); with several repetitions,
+        ``repetitions`` holds each one's success (R, D, A), a cell failed in a
+        repetition scored as the dataset's worst in that repetition. Times are the
+        means over the repetitions that recorded them.
 
         Parameters
         ----------
@@ -178,8 +245,16 @@ class KnowledgeArchive:
         if failed.any():
             notes.append(f"{int(failed.sum())} failed (dataset, configuration) cell(s) "
                          "scored as the dataset's worst configuration")
-            worst = np.nanmin(np.where(failed, np.inf, success), axis=1, keepdims=True)
-            success = np.where(failed, worst, success)
+            success = _worst_for_failed(success)
+        repetitions = None
+        if self.n_repetitions > 1:
+            raw = self.repetition_success(condition)
+            lost = ~np.isfinite(raw)
+            some = int((lost.any(axis=0) & ~lost.all(axis=0)).sum())
+            repetitions = _worst_for_failed(raw)
+            if some:
+                notes.append(f"{some} (dataset, configuration) cell(s) failed in some "
+                             "repetitions of the cross-validation only: failed in the mean")
         bad = ~(times > 0)
         if bad.any():
             with np.errstate(all="ignore"):
@@ -197,7 +272,8 @@ class KnowledgeArchive:
         # training datasets only
         return KnowledgeBase(self.datasets, self.algorithms, success, times, self.families,
                              self.n_instances, self.metafeatures, mf_time, land, land_time,
-                             condition, tuple(notes), bad if bad.any() else None)
+                             condition, tuple(notes), bad if bad.any() else None,
+                             repetitions)
 
     def landmark_features(self, condition: Condition) -> pd.DataFrame:
         """Each dataset's cost-sensitive landmark features under ``condition``.
@@ -236,26 +312,36 @@ class KnowledgeArchive:
     def save(self, path, *, what: str = "path") -> Path:
         """Write the archive as one compressed ``.npz`` file (deterministic bytes).
 
-        The file carries the SHA-256 of its arrays (the ``checksum`` member), checked by
-        :func:`load_knowledge`. Only a regular file is written: a directory, a device or
-        a FIFO at ``path`` is refused (a ``ValueError`` naming ``what``, the option that
-        gave the path), and nothing is left behind when writing fails.
+        The file has format ``metaeval-knowledge/2``: every per-task array with a
+        leading repetition axis (one repetition when the archive has no
+        :attr:`by_repetition`), the grid curves quantised to multiples of 2**-29 (see
+        :mod:`metaeval.recommend._archive_file`). The file carries the SHA-256 of its
+        arrays (the ``checksum`` member), checked by :func:`load_knowledge`. Only a
+        regular file is written: a directory, a device or a FIFO at ``path`` is refused
+        (a ``ValueError`` naming ``what``, the option that gave the path), and nothing
+        is left behind when writing fails.
         """
         path = check_output_file(path, what)
+        rep = self.by_repetition or {
+            "repeats": (int((self.provenance.get("repetitions") or [0])[0]),),
+            "metrics": np.asarray(self.metrics)[None],
+            "curves": {m: np.asarray(v)[None] for m, v in self.curves.items()},
+            "times": {c: np.asarray(v)[None] for c, v in self.times.items()}}
         arrays = {
             "datasets": np.array(self.datasets, dtype=str),
             "families": np.array(self.families, dtype=str),
             "n_instances": np.asarray(self.n_instances, dtype=np.int64),
             "algorithms": np.array(self.algorithms, dtype=str),
             "metric_names": np.array(self.metric_names, dtype=str),
-            "metrics": np.asarray(self.metrics, dtype=np.float64),
+            "metrics": np.asarray(rep["metrics"], dtype=np.float64),
+            "repetitions": np.asarray(rep["repeats"], dtype=np.int64),
             "landmarkers": np.array(self.landmarkers, dtype=str),
             "provenance": np.array(json.dumps(self.provenance, sort_keys=True)),
             "format": np.array(FORMAT),
         }
-        for m, v in self.curves.items():
+        for m, v in rep["curves"].items():
             arrays[f"curve:{m}"] = _curve_dtype(m, v)
-        for clock, v in self.times.items():
+        for clock, v in rep["times"].items():
             arrays[f"time:{clock}"] = np.asarray(v, dtype=np.float64)
         if self.landmark_metrics is not None:
             arrays["landmark_metrics"] = np.asarray(self.landmark_metrics, dtype=np.float64)
@@ -297,8 +383,27 @@ class KnowledgeArchive:
 
 def _curve_dtype(method, values):
     values = np.asarray(values, dtype=np.float64)
-    # the grid methods' curves are the bulk of the file: float32 (relative error 6e-8)
-    return values.astype(np.float32) if method in GRID_METHODS else values
+    # the grid methods' curves are the bulk of the file: quantised int32 differences
+    return encode_curves(values) if method in GRID_METHODS else values
+
+
+def mean_over_repetitions(metrics, curves, times):
+    """The means over the repetitions (axis 0) of per-repetition arrays.
+
+    Metrics and curves: the plain mean, NaN where the task failed in any repetition
+    (a configuration that fails on some splits of a dataset is failed there). Times:
+    the mean over the repetitions that recorded one (NaN when none did).
+    """
+    def mean_times(v):
+        v = np.asarray(v, dtype=np.float64)
+        ok = np.isfinite(v)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(ok.any(axis=0), np.where(ok, v, 0.0).sum(axis=0)
+                            / ok.sum(axis=0), np.nan)
+
+    return (np.asarray(metrics, dtype=np.float64).mean(axis=0),
+            {m: np.asarray(v, dtype=np.float64).mean(axis=0) for m, v in curves.items()},
+            {c: mean_times(v) for c, v in times.items()})
 
 
 def load_knowledge(path=None) -> KnowledgeArchive:
@@ -336,11 +441,24 @@ def load_knowledge(path=None) -> KnowledgeArchive:
 def _read(path, label) -> KnowledgeArchive:
     data = read_members(path, label)
     provenance = check_members(
-        data, label, fmt=FORMAT, methods=METHODS, grid_size=GRID.size,
+        data, label, fmt=FORMATS, methods=METHODS, grid_size=GRID.size,
         linear_methods=LINEAR_METHODS, metric_names_known=SKLEARN_METRICS)
     datasets = tuple(str(d) for d in data["datasets"])
+    metrics = data["metrics"].astype(np.float64)
     curves = {m: data[f"curve:{m}"].astype(np.float64) for m in METHODS}
     times = {clock: data[f"time:{clock}"].astype(np.float64) for clock in ("cpu", "wall")}
+    by_repetition = {}
+    if "repetitions" in data:  # format 2: a leading repetition axis
+        curves = {m: decode_curves(data[f"curve:{m}"]) if m in GRID_METHODS else v
+                  for m, v in curves.items()}
+        repeats = tuple(int(r) for r in data["repetitions"])
+        if len(repeats) > 1:
+            by_repetition = {"repeats": repeats, "metrics": metrics, "curves": curves,
+                             "times": times}
+            metrics, curves, times = mean_over_repetitions(metrics, curves, times)
+        else:
+            metrics, curves = metrics[0], {m: v[0] for m, v in curves.items()}
+            times = {c: v[0] for c, v in times.items()}
     mf = None
     if "metafeatures" in data:
         mf = pd.DataFrame(data["metafeatures"].astype(np.float64), index=list(datasets),
@@ -355,12 +473,12 @@ def _read(path, label) -> KnowledgeArchive:
     return KnowledgeArchive(
         datasets, tuple(str(f) for f in data["families"]),
         data["n_instances"].astype(np.int64), tuple(str(a) for a in data["algorithms"]),
-        tuple(str(m) for m in data["metric_names"]), data["metrics"].astype(np.float64),
+        tuple(str(m) for m in data["metric_names"]), metrics,
         curves, times, mf, landmarkers,
         data["landmark_metrics"].astype(np.float64) if landmarkers else None,
         {m: data[f"landmark_curve:{m}"].astype(np.float64) for m in METHODS}
         if landmarkers else {},
-        desc, provenance,
+        desc, provenance, by_repetition,
     )
 
 
@@ -444,9 +562,10 @@ def summarise_scores(y, S, *, metric_names=SKLEARN_METRICS):
     return metrics, mean, per_class
 
 
-def _summarise_dataset(path, name):
-    """:func:`_summarise` of a dataset read from the store at ``path`` (in a worker)."""
-    return _summarise(name, *Store(path).scores(name))
+def _summarise_dataset(path, name, repeat=0):
+    """:func:`_summarise` of a dataset's repetition read from the store at ``path`` (in a
+    worker)."""
+    return (*_summarise(name, *Store(path).scores(name, repeat=repeat)), repeat)
 
 
 def _summarise_dataset_of(task):
@@ -483,15 +602,20 @@ def build_knowledge(store, *, progress=None, require_descriptions=True,
                     jobs=1) -> KnowledgeArchive:
     """Build a :class:`KnowledgeArchive` from a finished study (deterministic).
 
-    Every dataset with results contributes its repeat-0 out-of-fold scores; failed tasks
-    are kept as NaN. The datasets' descriptions must be cached in the store
-    (``metaeval describe --store``) unless ``require_descriptions=False``.
+    Every dataset with results in repeat 0 contributes its out-of-fold scores of every
+    repetition of the cross-validation that is complete (:func:`complete_repeats`: the
+    same tasks finished, done or failed, as in repeat 0 on every dataset; an incomplete
+    repetition is left out whole and named in the provenance's
+    ``dropped_repetitions``); failed tasks are kept as NaN in their repetition. The grid
+    curves are kept as the file keeps them (multiples of 2**-29). The datasets'
+    descriptions must be cached in the store (``metaeval describe --store``) unless
+    ``require_descriptions=False``.
 
     Parameters
     ----------
     store : Store or path
     progress : callable, optional
-        ``progress(name)`` after each dataset.
+        ``progress(name)`` after each dataset (all its repetitions).
     require_descriptions : bool, default=True
     jobs : int, default=1
         Worker processes summarising datasets in parallel (each reads the store).
@@ -512,34 +636,43 @@ def build_knowledge(store, *, progress=None, require_descriptions=True,
 def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeArchive:
     info = store.datasets()
     algorithms = store.algorithms()["name"].tolist()
-    tasks = store.tasks()
-    tasks = tasks[tasks["repeat"] == 0]
+    all_tasks = store.tasks(include_pending=True)
+    tasks = all_tasks[all_tasks["repeat"] == 0]
     done = set(tasks.loc[tasks["status"] == "done", "dataset"])
     names = [n for n in info["name"] if n in done]
     if len(names) < 3 or len(algorithms) < 2:
         raise ValueError(f"the store {store.path} has results on {len(names)} dataset(s) and "
                          f"{len(algorithms)} algorithm(s); a knowledge base needs at least 3 "
                          "and 2.")
-    D, A, M = len(names), len(algorithms), len(SKLEARN_METRICS)
+    repeats, dropped = complete_repeats(all_tasks, names)
+    R, D, A, M = len(repeats), len(names), len(algorithms), len(SKLEARN_METRICS)
     col = {a: j for j, a in enumerate(algorithms)}
-    metrics = np.full((D, A, M), np.nan)
-    curves = {m: np.full((D, A, _method_grid(m).size), np.nan) for m in METHODS}
-    class_counts = np.zeros((D, 2), dtype=np.int64)
+    at = {r: k for k, r in enumerate(repeats)}
+    metrics = np.full((R, D, A, M), np.nan)
+    curves = {m: np.full((R, D, A, _method_grid(m).size), np.nan) for m in METHODS}
+    class_counts = np.full((D, 2), -1, dtype=np.int64)
     row = {n: i for i, n in enumerate(names)}
+    left = dict.fromkeys(names, R)
 
     def put(result):
-        name, algos, met, mean, counts = result
-        i, cols = row[name], [col[a] for a in algos]
-        metrics[i, cols] = met
+        name, algos, met, mean, counts, repeat = result
+        i, k, cols = row[name], at[repeat], [col[a] for a in algos]
+        metrics[k, i, cols] = met
         for m in METHODS:
-            curves[m][i, cols] = mean[m]
+            curves[m][k, i, cols] = mean[m]
+        if class_counts[i, 0] >= 0 and not np.array_equal(class_counts[i], counts):
+            raise ValueError(f"the store {store.path} is inconsistent: dataset {name!r} has "
+                             f"class counts {class_counts[i].tolist()} in one repetition and "
+                             f"{counts.tolist()} in repeat {repeat}.")
         class_counts[i] = counts
-        if progress is not None:
+        left[name] -= 1
+        if progress is not None and not left[name]:
             progress(name)
 
+    work = [(n, r) for n in names for r in repeats]
     if jobs == 1:
-        for name in names:
-            put(_summarise(name, *store.scores(name)))
+        for name, r in work:
+            put((*_summarise(name, *store.scores(name, repeat=r)), r))
     else:
         import multiprocessing
         import os
@@ -552,7 +685,7 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
 
         def start():  # in a thread: a signal's handler (main thread) cannot cut it short
             try:
-                made["pool"] = ctx.Pool(min(int(jobs), len(names)),
+                made["pool"] = ctx.Pool(min(int(jobs), len(work)),
                                         initializer=_worker_start, initargs=(os.getpid(),))
             except BaseException as exc:  # noqa: BLE001 - raised in the main thread
                 made["error"] = exc
@@ -569,8 +702,8 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
             started.wait()
             if "error" in made:
                 raise made["error"]
-            work = [(store.path, n) for n in names]
-            for result in made["pool"].imap(_summarise_dataset_of, work):
+            for result in made["pool"].imap(_summarise_dataset_of,
+                                            [(store.path, n, r) for n, r in work]):
                 put(result)
             made["pool"].close()
         except BaseException:
@@ -587,13 +720,17 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
         finally:
             if "pool" in made:
                 made["pool"].join()
+    for m in GRID_METHODS:  # as the file keeps them: a build and its file read the same
+        curves[m] = quantise_curves(curves[m])
     times = {}
-    t = tasks[tasks["dataset"].isin(row) & (tasks["status"] == "done")]
+    t = all_tasks[all_tasks["dataset"].isin(row) & (all_tasks["status"] == "done")
+                  & all_tasks["repeat"].isin(at)]
     for clock in ("cpu", "wall"):
-        arr = np.full((D, A), np.nan)
-        arr[t["dataset"].map(row).to_numpy(), t["algorithm"].map(col).to_numpy()] = (
-            t[clock].to_numpy(dtype=np.float64))
+        arr = np.full((R, D, A), np.nan)
+        arr[t["repeat"].map(at).to_numpy(), t["dataset"].map(row).to_numpy(),
+            t["algorithm"].map(col).to_numpy()] = t[clock].to_numpy(dtype=np.float64)
         times[clock] = arr
+    failed = np.isnan(metrics[..., 0])
     meta = info.set_index("name").loc[names]
     (mf, land_names, land_metrics, land_curves, desc_times, settings,
      land_counts) = _descriptions(store, names, require_descriptions)
@@ -605,15 +742,28 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
         "runs": _runs(store),
         "description_settings": settings,
         "described_on": _machine() if settings is not None else None,
-        "grid": {"methods": list(GRID_METHODS), "points": int(GRID.size)},
+        "grid": {"methods": list(GRID_METHODS), "points": int(GRID.size),
+                 "quantum": QUANTUM},
         "class_counts": class_counts.tolist(),
         "landmark_class_counts": land_counts,
-        "failed_cells": int(np.isnan(metrics[..., 0]).sum()),
+        "repetitions": [int(r) for r in repeats],
+        "dropped_repetitions": dropped,
+        # failed in any repetition (failed in the mean), and in each repetition
+        "failed_cells": int(failed.any(axis=0).sum()),
+        "failed_cells_by_repetition": [int(f.sum()) for f in failed],
     }
+    by_repetition = {}
+    if R > 1:
+        by_repetition = {"repeats": tuple(int(r) for r in repeats), "metrics": metrics,
+                         "curves": curves, "times": times}
+        metrics, curves, times = mean_over_repetitions(metrics, curves, times)
+    else:
+        metrics, curves = metrics[0], {m: v[0] for m, v in curves.items()}
+        times = {c: v[0] for c, v in times.items()}
     return KnowledgeArchive(tuple(names), tuple(meta["family"].astype(str)),
                             meta["n_instances"].to_numpy(dtype=np.int64), tuple(algorithms),
                             tuple(SKLEARN_METRICS), metrics, curves, times, mf, land_names,
-                            land_metrics, land_curves, desc_times, provenance)
+                            land_metrics, land_curves, desc_times, provenance, by_repetition)
 
 
 def _machine():

@@ -9,6 +9,17 @@ counts that add up), and its names against the columns they label. Last, the SHA
 over every array (the ``checksum`` member, written by :meth:`KnowledgeArchive.save`)
 must match: a value changed within its range is caught there.
 
+Two formats are read. ``metaeval-knowledge/1`` holds one repetition of the
+cross-validation: ``metrics`` (D, A, M), ``curve:<method>`` (D, A, G) and ``time:<clock>``
+(D, A). ``metaeval-knowledge/2`` (written now) gives every per-task array a leading
+repetition axis -- ``metrics`` (R, D, A, M), ``curve:<method>`` (R, D, A, G),
+``time:<clock>`` (R, D, A) -- and names the study's repeats in ``repetitions`` (R,).
+Its score-driven and rate-driven curves (the bulk of the file) are quantised: each
+value rounded to a multiple of :data:`QUANTUM` (2**-29, an error of at most 2**-30,
+about 9.3e-10, finer than the float32 of format 1), kept as ``int32`` first differences
+along the grid (:func:`encode_curves`, :func:`decode_curves`), which deflate compresses
+to about half of the float32 bytes; a failed task's curve is ``-1`` then zeros.
+
 Anything wrong raises one ``ValueError`` that names the file and the array.
 """
 
@@ -36,6 +47,51 @@ _SLACK = 1e-9
 # hardness is an expected cost with costs 2c and 2(1 - c): at most 2 (float32 curves)
 _HARDNESS_MAX = 2.0
 _CURVE_SLACK = 1e-6
+#: The step of the quantised grid curves of format 2 (values are multiples of it).
+QUANTUM = 2.0**-29
+#: The formats this module reads (the last is the one written).
+FORMATS = ("metaeval-knowledge/1", "metaeval-knowledge/2")
+
+
+def encode_curves(values) -> np.ndarray:
+    """Grid curves ``(..., G)`` in [0, 2] as ``int32`` first differences of the values
+    rounded to multiples of :data:`QUANTUM`; a curve holding NaN (a failed task) becomes
+    ``-1`` followed by zeros.
+
+    Examples
+    --------
+    >>> encode_curves([[0.0, 0.5, 0.25], [np.nan] * 3]).tolist()
+    [[0, 268435456, -134217728], [-1, 0, 0]]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    failed = np.isnan(values).any(axis=-1)
+    q = np.rint(np.where(failed[..., None], 0.0, values) / QUANTUM).astype(np.int64)
+    d = np.diff(q, axis=-1, prepend=0)
+    d[failed] = 0
+    d[failed, 0] = -1
+    if np.abs(d).max(initial=0) > np.iinfo(np.int32).max:
+        raise ValueError("grid curves must lie within [0, 2] to be quantised.")
+    return d.astype(np.int32)
+
+
+def decode_curves(deltas) -> np.ndarray:
+    """The float64 curves of :func:`encode_curves`'s differences (NaN for a failed task).
+
+    Examples
+    --------
+    >>> decode_curves(encode_curves([[0.0, 0.5, 0.25], [np.nan] * 3])).tolist()
+    [[0.0, 0.5, 0.25], [nan, nan, nan]]
+    """
+    deltas = np.asarray(deltas)
+    values = np.cumsum(deltas, axis=-1, dtype=np.int64) * QUANTUM
+    failed = deltas[..., 0] == -1
+    values[failed] = np.nan
+    return values
+
+
+def quantise_curves(values) -> np.ndarray:
+    """``values`` as format 2 keeps them (rounded to multiples of :data:`QUANTUM`)."""
+    return decode_curves(encode_curves(values))
 
 
 def array_checksum(arrays: dict) -> str:
@@ -136,11 +192,37 @@ class _Checker:
             self.fail(name, f"names {seen[0]!r} twice")
         return values
 
+    def quantised(self, name, shape, what):
+        """Grid curves of format 2: int32 differences (:func:`encode_curves`) whose
+        curves lie within [0, 2], a failed task's being ``-1`` then zeros."""
+        a = self.get(name)
+        if a.dtype != np.int32:
+            self.fail(name, f"must hold int32 differences of quantised curves, got dtype "
+                            f"{a.dtype}")
+        if a.shape != tuple(shape):
+            self.fail(name, f"has shape {a.shape}, expected {tuple(shape)} ({what})")
+        if a.size == 0:
+            return a
+        failed = a[..., 0] == -1
+        if np.any(a[failed][:, 1:] != 0):
+            self.fail(name, "marks a failed task (-1) whose other differences are not 0")
+        values = np.cumsum(np.where(failed[..., None], 0, a), axis=-1, dtype=np.int64)
+        least, most = values.min(), values.max()
+        if least < 0:
+            self.fail(name, f"holds a curve value of {least * QUANTUM:g}, below its least "
+                            "possible value 0")
+        if most * QUANTUM > _HARDNESS_MAX:
+            self.fail(name, f"holds a curve value of {most * QUANTUM:g}, above its greatest "
+                            f"possible value {_HARDNESS_MAX:g}")
+        return a
+
     def numbers(self, name, shape, what, *, low=None, high=None, nan=True, kind="f"):
         a = self.get(name)
         if a.dtype.kind not in ("iu" if kind == "i" else "fiu"):
             self.fail(name, f"must hold {'integers' if kind == 'i' else 'numbers'}, got dtype "
                             f"{a.dtype}")
+        if shape is None:
+            shape = a.shape
         if a.shape != tuple(shape):
             self.fail(name, f"has shape {a.shape}, expected {tuple(shape)} ({what})")
         if a.size == 0:
@@ -167,9 +249,12 @@ class _Checker:
         return str(a)
 
 
-def check_members(data: dict, label: str, *, fmt: str, methods, grid_size: int,
+def check_members(data: dict, label: str, *, fmt, methods, grid_size: int,
                   linear_methods, metric_names_known) -> dict:
     """Validate every array of a knowledge base file; return its provenance (a dict).
+
+    ``fmt``: the format read (a string) or the formats read (a tuple of strings, e.g.
+    :data:`FORMATS`); the file's own ``format`` member says which layout it has.
 
     Raises
     ------
@@ -180,10 +265,23 @@ def check_members(data: dict, label: str, *, fmt: str, methods, grid_size: int,
     if "format" not in data:
         raise ValueError(f"{label} has format 'unknown'; this metaeval reads {fmt!r} "
                          "(rebuild it with `metaeval knowledge build`).")
+    formats = (fmt,) if isinstance(fmt, str) else tuple(fmt)
     version = c.text("format")
-    if version != fmt:
+    if version not in formats or version not in FORMATS:
+        reads = " or ".join(repr(f) for f in formats)
         raise ValueError(f"{label} has format {version or 'unknown'!r}; this metaeval reads "
-                         f"{fmt!r} (rebuild it with `metaeval knowledge build`).")
+                         f"{reads} (rebuild it with `metaeval knowledge build`).")
+    lead: tuple = ()
+    if version != FORMATS[0]:
+        repeats = c.numbers("repetitions", None, "the study's repeat of each repetition",
+                            low=0, nan=False, kind="i")
+        if repeats.ndim != 1 or repeats.size == 0:
+            c.fail("repetitions", f"must be a non-empty 1-dimensional array, got shape "
+                                  f"{repeats.shape}")
+        if np.any(np.diff(repeats) <= 0):
+            c.fail("repetitions", "must name each repeat once, in increasing order")
+        lead = (repeats.size,)
+    R = f"{lead[0]} repetitions x " if lead else ""
     datasets = c.names("datasets")
     algorithms = c.names("algorithms")
     D, A = len(datasets), len(algorithms)
@@ -196,8 +294,8 @@ def check_members(data: dict, label: str, *, fmt: str, methods, grid_size: int,
         c.fail("metric_names", f"holds {unknown[0]!r}, which is not a metric of metaeval")
     M = len(metric_names)
     n = c.numbers("n_instances", (D,), "one per dataset", low=1, nan=False, kind="i")
-    metrics = c.numbers("metrics", (D, A, M), f"{D} datasets x {A} configurations x {M} "
-                        "metrics")
+    metrics = c.numbers("metrics", (*lead, D, A, M), f"{R}{D} datasets x {A} configurations "
+                        f"x {M} metrics")
     for j, m in enumerate(metric_names):
         low, high = _METRIC_RANGE.get(m, (0.0, 1.0))
         column = metrics[..., j]
@@ -207,13 +305,16 @@ def check_members(data: dict, label: str, *, fmt: str, methods, grid_size: int,
             c.fail("metrics", f"holds {m} = {worst:g}, outside [{low:g}, {high:g}]")
     for m in methods:
         G = 2 if m in linear_methods else grid_size
-        c.numbers(f"curve:{m}", (D, A, G),
-                  f"{D} datasets x {A} configurations x {G} "
-                  f"{'ends (c = 0 and c = 1)' if G == 2 else 'grid points'}",
-                  low=-_CURVE_SLACK, high=_HARDNESS_MAX + _CURVE_SLACK)
+        what = (f"{R}{D} datasets x {A} configurations x {G} "
+                f"{'ends (c = 0 and c = 1)' if G == 2 else 'grid points'}")
+        if lead and G != 2:
+            c.quantised(f"curve:{m}", (*lead, D, A, G), what)
+        else:
+            c.numbers(f"curve:{m}", (*lead, D, A, G), what,
+                      low=-_CURVE_SLACK, high=_HARDNESS_MAX + _CURVE_SLACK)
     for clock in ("cpu", "wall"):
-        c.numbers(f"time:{clock}", (D, A), f"{D} datasets x {A} configurations; seconds",
-                  low=0.0)
+        c.numbers(f"time:{clock}", (*lead, D, A), f"{R}{D} datasets x {A} configurations; "
+                  "seconds", low=0.0)
     landmarkers = c.names("landmarkers")
     L = len(landmarkers)
     try:
@@ -267,7 +368,8 @@ def check_members(data: dict, label: str, *, fmt: str, methods, grid_size: int,
              "metrics", "landmarkers", "provenance", "landmark_metrics", "metafeatures",
              "metafeature_names", "description_time_columns", CHECKSUM,
              *(f"curve:{m}" for m in methods), *(f"landmark_curve:{m}" for m in methods),
-             "time:cpu", "time:wall", "description_time:cpu", "description_time:wall"}
+             "time:cpu", "time:wall", "description_time:cpu", "description_time:wall",
+             *(("repetitions",) if lead else ())}
     extra = sorted(set(data) - known)
     if extra:
         c.fail(extra[0], "is not part of a knowledge base")

@@ -90,6 +90,11 @@ class KnowledgeBase:
     imputed_times : array-like of bool, shape (D, A), optional
         Cells whose time was not recorded (failed runs) and was imputed; an evaluation
         imputes them again from its training datasets only.
+    repetitions : array-like of shape (R, D, A), optional
+        The success in each of R >= 2 repetitions of the cross-validation (new folds and
+        seeds), complete; ``success`` is then their mean (what strategies learn from).
+        An evaluation can score a held-out dataset on one repetition and choose its
+        oracle on another (:func:`evaluate_recommenders`, ``scored_on``).
 
     Examples
     --------
@@ -113,6 +118,7 @@ class KnowledgeBase:
     condition: Condition | None = None
     notes: tuple = field(default=())
     imputed_times: np.ndarray | None = None
+    repetitions: np.ndarray | None = None
 
     def __post_init__(self):
         datasets = tuple(str(d) for d in self.datasets)
@@ -158,10 +164,26 @@ class KnowledgeBase:
                 raise ValueError(f"imputed_times must have shape {shape}, got "
                                  f"{imputed.shape}.")
             set_(self, "imputed_times", imputed)
+        if self.repetitions is not None:
+            reps = np.asarray(self.repetitions, dtype=np.float64)
+            if reps.ndim != 3 or reps.shape[1:] != shape or reps.shape[0] < 2:
+                raise ValueError(f"repetitions must have shape (R, {shape[0]}, {shape[1]}) "
+                                 f"with R >= 2 repetitions, got {reps.shape}.")
+            if not np.all(np.isfinite(reps)):
+                raise ValueError("repetitions must be finite everywhere (impute failed "
+                                 "cells).")
+            set_(self, "repetitions", reps)
+
+    @property
+    def n_repetitions(self) -> int:
+        """Repetitions of the cross-validation behind ``success`` (1 without
+        :attr:`repetitions`)."""
+        return 1 if self.repetitions is None else int(self.repetitions.shape[0])
 
     def __repr__(self) -> str:
+        reps = (f", {self.n_repetitions} repetitions" if self.n_repetitions > 1 else "")
         return (f"KnowledgeBase({len(self.datasets)} datasets x {len(self.algorithms)} "
-                f"algorithms, {len(set(self.families))} families, metafeatures="
+                f"algorithms{reps}, {len(set(self.families))} families, metafeatures="
                 f"{self.metafeatures is not None}, landmarks={self.landmarks is not None})")
 
     @property
@@ -185,6 +207,7 @@ class KnowledgeBase:
             rows(self.metafeatures), vec(self.metafeature_time), rows(self.landmarks),
             vec(self.landmark_time), self.condition, self.notes,
             None if self.imputed_times is None else self.imputed_times[mask],
+            None if self.repetitions is None else self.repetitions[:, mask],
         )
 
     def query(self, i: int) -> Query:
@@ -214,15 +237,20 @@ class KnowledgeBase:
                    scores=None) -> KnowledgeBase:
         """Read a store one dataset at a time and score it under ``condition``.
 
-        Success comes from the out-of-fold scores of repeat 0; time is the task's
-        ``cpu`` (or ``wall``) seconds, and so are the description times. An algorithm
-        that failed on a dataset gets that dataset's worst success and its recorded time
-        (else the algorithm's median time), and a note says so. Meta-features and
-        landmark features are included when every dataset has them cached (see
+        Success comes from the out-of-fold scores of every complete repetition of the
+        cross-validation (:func:`complete_repeats`; one for a study of one repeat):
+        ``success`` is their mean, and with several, :attr:`repetitions` holds each
+        one's. Time is the task's ``cpu`` (or ``wall``) seconds (the mean over the
+        repetitions that recorded it), and so are the description times. An algorithm
+        that failed on a dataset (in any repetition, for the mean; in that repetition,
+        for its own) gets that dataset's worst success and its recorded time (else the
+        algorithm's median time), and a note says so. Meta-features and landmark
+        features are included when every dataset has them cached (see
         :func:`describe_store`).
 
         ``scores``: optional callable ``name -> (y, S, algorithms)`` read instead of
-        ``store.scores(name)`` (e.g. scores already in memory).
+        ``store.scores(name)`` for repeat 0 (e.g. scores already in memory); other
+        repetitions are read from the store.
 
         Raises
         ------
@@ -246,8 +274,8 @@ class KnowledgeBase:
     def _from_store(cls, store, condition, clock, read) -> KnowledgeBase:
         info = store.datasets()
         algorithms = store.algorithms()["name"].tolist()
-        tasks = store.tasks()
-        tasks = tasks[tasks["repeat"] == 0]
+        all_tasks = store.tasks(include_pending=True)
+        tasks = all_tasks[all_tasks["repeat"] == 0]
         done = tasks[tasks["status"] == "done"]
         names = [n for n in info["name"] if n in set(done["dataset"])]
         if len(names) < 3:
@@ -255,30 +283,50 @@ class KnowledgeBase:
                 f"The store {store.path} has results on {len(names)} dataset(s); "
                 "leave-one-dataset-out recommendation needs at least 3."
             )
+        repeats, dropped_repeats = complete_repeats(all_tasks, names)
         col = {a: j for j, a in enumerate(algorithms)}
-        success = np.full((len(names), len(algorithms)), np.nan)
+        at = {r: k for k, r in enumerate(repeats)}
+        per = np.full((len(repeats), len(names), len(algorithms)), np.nan)
         for i, name in enumerate(names):
-            y, S, algos = read(name)
-            success[i, [col[a] for a in algos]] = condition.success(y, S)
-        times = np.full_like(success, np.nan)
+            for k, r in enumerate(repeats):
+                y, S, algos = read(name) if r == 0 else store.scores(name, repeat=r)
+                per[k, i, [col[a] for a in algos]] = condition.success(y, S)
+        success = per.mean(axis=0)  # NaN where a task failed in any repetition
         row = {n: i for i, n in enumerate(names)}
-        t = tasks[tasks["dataset"].isin(row)]
-        times[t["dataset"].map(row).to_numpy(), t["algorithm"].map(col).to_numpy()] = (
-            t[clock].to_numpy(dtype=np.float64))
-        keep = ~np.all(np.isnan(success), axis=0)
+        t = all_tasks[all_tasks["dataset"].isin(row) & all_tasks["repeat"].isin(at)
+                      & (all_tasks["status"] != "pending")]
+        per_times = np.full_like(per, np.nan)
+        per_times[t["repeat"].map(at).to_numpy(), t["dataset"].map(row).to_numpy(),
+                  t["algorithm"].map(col).to_numpy()] = t[clock].to_numpy(dtype=np.float64)
+        recorded = np.isfinite(per_times)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            times = np.where(recorded.any(axis=0), np.where(recorded, per_times, 0.0).sum(
+                axis=0) / recorded.sum(axis=0), np.nan)
+        keep = ~np.all(np.isnan(per), axis=(0, 1))
         notes = []
+        for d in dropped_repeats:
+            notes.append(f"left out repetition {d['repeat']} of the cross-validation: "
+                         f"{d['why']}")
         if not keep.all():
             dropped = [a for a, k in zip(algorithms, keep, strict=True) if not k]
             notes.append(f"left out {', '.join(dropped)}: no results")
         algorithms = [a for a, k in zip(algorithms, keep, strict=True) if k]
-        success, times = success[:, keep], times[:, keep]
+        success, times, per = success[:, keep], times[:, keep], per[:, :, keep]
         if len(algorithms) < 2:
             raise ValueError(f"The store {store.path} has results for fewer than 2 algorithms.")
         failed = np.isnan(success)
         if failed.any():
             notes.append(f"{int(failed.sum())} failed (dataset, algorithm) cell(s) scored as "
                          "the dataset's worst algorithm")
-            success = np.where(failed, np.nanmin(success, axis=1, keepdims=True), success)
+            success = _worst_for_failed(success)
+        repetitions = None
+        if len(repeats) > 1:
+            lost = np.isnan(per)
+            some = int((lost.any(axis=0) & ~lost.all(axis=0)).sum())
+            if some:
+                notes.append(f"{some} (dataset, algorithm) cell(s) failed in some repetitions "
+                             "of the cross-validation only: failed in the mean")
+            repetitions = _worst_for_failed(per)
         bad = ~(times > 0)
         if bad.any():
             median = np.nanmedian(np.where(times > 0, times, np.nan), axis=0)
@@ -289,7 +337,59 @@ class KnowledgeBase:
                                                             clock)
         return cls(names, algorithms, success, times, info["family"].tolist(),
                    info["n_instances"].to_numpy(), mf, mf_time, land, land_time, condition,
-                   tuple(notes), bad if bad.any() else None)
+                   tuple(notes), bad if bad.any() else None, repetitions)
+
+
+def _worst_for_failed(success):
+    """``success`` (..., D, A) with each NaN cell set to its row's worst success."""
+    failed = ~np.isfinite(success)
+    if not failed.any():
+        return success
+    worst = np.nanmin(np.where(failed, np.inf, success), axis=-1, keepdims=True)
+    return np.where(failed, worst, success)
+
+
+def complete_repeats(tasks, names) -> tuple[list, list]:
+    """The repetitions of the cross-validation a knowledge base keeps, and those it drops.
+
+    Repeat 0 is always kept. Another repeat is kept when, on every dataset of
+    ``names``, the same (dataset, algorithm) tasks are finished in it (done or failed)
+    as in repeat 0, and none of them is pending: a study still running its second
+    repetition, or one whose repetitions ran different tasks, gives the repetitions
+    that are complete, and every dataset has the same number of them. A task done in
+    one repetition and failed in another is kept (failed in that repetition).
+
+    Parameters
+    ----------
+    tasks : DataFrame
+        ``Store.tasks(include_pending=True)``.
+    names : sequence of str
+
+    Returns
+    -------
+    kept : list of int
+        The repeats kept, increasing.
+    dropped : list of dict
+        ``{"repeat": r, "why": text}`` for each repeat left out.
+    """
+    tasks = tasks[tasks["dataset"].isin(set(names))]
+    finished = tasks["status"].isin(("done", "failed"))
+    key = tasks["dataset"].astype(str) + "\x00" + tasks["algorithm"].astype(str)
+    base = set(key[finished & (tasks["repeat"] == 0)])
+    kept, dropped = [0], []
+    for r in sorted(int(x) for x in tasks["repeat"].unique() if int(x) != 0):
+        here = tasks["repeat"] == r
+        have = set(key[finished & here])
+        pending = int((here & (tasks["status"] == "pending")).sum())
+        missing, extra = len(base - have), len(have - base)
+        if not (pending or missing or extra):
+            kept.append(r)
+            continue
+        why = [f"{n} {what}" for n, what in ((pending, "task(s) not finished"),
+                                            (missing, "task(s) of repeat 0 missing"),
+                                            (extra, "task(s) not in repeat 0")) if n]
+        dropped.append({"repeat": r, "why": ", ".join(why)})
+    return kept, dropped
 
 
 def _cached_descriptions(store, names, condition, notes, clock):
