@@ -237,6 +237,18 @@ def describe_archive(archive, path=None) -> list[str]:
              f"({', '.join(archive.metric_names)}) and the mean instance cost curves of "
              f"{plural(len(archive.curves), 'threshold choice method')}; CPU and wall seconds "
              "of each task."]
+    R = archive.n_repetitions
+    if R > 1:
+        repeats = ", ".join(str(r) for r in archive.by_repetition["repeats"])
+        lines.append(f"  {R} repetitions of the cross-validation (repeats {repeats}): "
+                     "strategies learn from their mean; an evaluation scores each held-out "
+                     "dataset on a repetition its oracle did not choose on.")
+    else:
+        lines.append("  1 repetition of the cross-validation: an evaluation scores held-out "
+                     "datasets on the repetition their oracle chooses on.")
+    for d in p.get("dropped_repetitions") or []:
+        lines.append(f"  Left out repetition {d.get('repeat')} of the study: "
+                     f"{d.get('why')}.")
     if archive.metafeatures is not None or archive.landmarkers:
         mf = 0 if archive.metafeatures is None else archive.metafeatures.shape[1]
         lines.append(f"  Descriptions: {plural(mf, 'pymfe meta-feature')}, "

@@ -56,6 +56,12 @@ def recommend_command(
         "--aslib", help="With --evaluate: an ASlib scenario folder, evaluated on its own "
         "cv.arff folds (--measure: one of its performance measures, default the first).")
     ] = None,
+    scored_on: Annotated[str | None, typer.Option(
+        "--scored-on", help="With --evaluate: unseen or same. unseen: each held-out "
+        "dataset is scored on one repetition of the cross-validation while the oracle "
+        "chooses on another (both ways, averaged), so the oracle pays its own noise; "
+        "same: scored on the mean over repetitions [default: unseen when the knowledge "
+        "base has several repetitions, else same].", show_default=False)] = None,
     feature_costs: Annotated[bool, typer.Option(
         "--feature-costs/--no-feature-costs", help="With --evaluate --aslib: add each "
         "instance's feature costs (feature_costs.arff) to the first pick's runtime of the "
@@ -68,6 +74,12 @@ def recommend_command(
     """
     if aslib is not None:
         from metaeval.cli._aslib import evaluate_aslib_command
+
+        if scored_on is not None:
+            with _bad_input():
+                raise ValueError("--scored-on goes with --evaluate on a knowledge base or "
+                                 "a store, not with --aslib (a scenario has one "
+                                 "repetition).")
 
         # measure None: not given (the scenario's first measure)
         evaluate_aslib_command(aslib, evaluate=evaluate, data_file=data_file, measure=measure,
@@ -82,13 +94,14 @@ def recommend_command(
     with _bad_input():
         # the checks of the arguments and files first, before the heavy imports
         _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top)
+        _check_scored_on(scored_on, evaluate)
         from metaeval.recommend import Condition
 
         condition = Condition("accuracy" if measure is None else measure, cost=cost,
                               cost_beta=cost_beta, time_weight=time_weight)
         if evaluate:
             _evaluate(_source(store, knowledge), condition, strategy, json_file, clock,
-                      shipped=store is None and knowledge is None)
+                      shipped=store is None and knowledge is None, scored_on=scored_on)
             return
         if strategy is not None:
             from metaeval.recommend import get_strategy
@@ -137,6 +150,15 @@ def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, to
         from metaeval._validation import check_output_file
 
         check_output_file(json_file, "--json")
+
+
+def _check_scored_on(scored_on, evaluate):
+    if scored_on is None:
+        return
+    if scored_on not in ("unseen", "same"):
+        raise ValueError(f"--scored-on must be unseen or same, got {scored_on!r}.")
+    if not evaluate:
+        raise ValueError("--scored-on goes with --evaluate.")
 
 
 def _read(data_file, target, pos_label):
@@ -268,7 +290,7 @@ def _fmt(value):
     return "-" if value != value else f"{value:.4g}"
 
 
-def _evaluate(source, condition, strategy, json_file, clock, *, shipped):
+def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_on=None):
     from rich.table import Column, Table
 
     from metaeval.recommend import KnowledgeArchive, evaluate_recommenders
@@ -279,7 +301,7 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped):
     known = source.notes if shipped else ()
     with stage("Evaluating the strategies, leaving one family out at a time"):
         ev = evaluate_recommenders(source, condition, strategies=None if strategy is None
-                                   else [strategy], clock=clock)
+                                   else [strategy], clock=clock, scored_on=scored_on)
     _notes([n for n in ev.notes if n not in known])
     lo, hi = ev.time_range
     span = (f"[{lo:.0%}, {hi:.0%}] of the pool's {clock} time on each held-out dataset"
@@ -293,13 +315,22 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped):
         table.add_row(row["strategy"], *(_interval(row, c) for c in (
             "mil", "loss_at_1", "loss_at_3", "loss_at_5", "closed_gap")))
     width = _width()
+    reps = (f"{ev.n_repetitions} repetitions of the cross-validation" if ev.n_repetitions > 1
+            else "one repetition of the cross-validation")
     _say(f"Leave-one-family-out over {ev.per_dataset['dataset'].nunique()} datasets x "
          f"{ev.n_algorithms} algorithms ({condition.label}); MIL over {span}; 95% bootstrap "
-         "intervals", width)
+         f"intervals; {reps}, scored on the {ev.scored_on}", width)
     out.print(table, width=width)
-    _say("Loss: best success on the dataset minus the best tested so far (before the first "
-         "test: best minus worst). The random order's loss@k is exact, its MIL from 10,000 "
-         "orders.", width)
+    if ev.scored_on == "unseen repetition":
+        _say("Loss: on one repetition, the success of the algorithm best on the other "
+             "repetitions (the oracle's pick) minus the best tested so far, averaged over "
+             "the repetitions; it can be negative (the oracle pays its own noise; before "
+             "the first test: that minus the worst). The random order's loss@k is exact, "
+             "its MIL from 10,000 orders.", width)
+    else:
+        _say("Loss: best success on the dataset minus the best tested so far (before the "
+             "first test: best minus worst). The random order's loss@k is exact, its MIL "
+             "from 10,000 orders.", width)
     if ev.comparisons is not None and len(ev.comparisons):
         comp = ev.comparisons
         supported = comp[comp["supported"]]

@@ -5,6 +5,16 @@ same base data: ecoli*, yeast*, ...) is removed from the training part; each str
 then orders the algorithms for the held-out dataset, whose results it receives only
 through a :class:`HeldOut` object, one test at a time, and only after choosing the test.
 The loss curve of the order is computed once the order is complete.
+
+With several repetitions of the cross-validation in the knowledge base (new folds and
+seeds), a held-out dataset is scored on a repetition the oracle did not see: for each
+repetition r, its truth is repetition r, while the oracle's order -- and with it the
+reference of the loss, "the best algorithm" -- is chosen on the other repetitions (their
+mean) and scored on r; the figures are averaged over the repetitions r. The oracle then
+pays its own noise, as every strategy does (they learn from the training datasets' mean
+over repetitions), and a loss can be negative: a strategy that tests an algorithm better
+on r than the oracle's pick. ``scored_on="same repetition"`` scores on the mean
+success, the oracle choosing on the truth itself (loss >= 0), as with one repetition.
 """
 
 from __future__ import annotations
@@ -41,6 +51,10 @@ DEFAULT_SECONDS_RANGE = (0.1, 1000.0)
 LOSS_STEPS = (1, 3, 5)
 #: Fractions of the pool's time at which the loss is reported (relative time axis).
 LOSS_TIMES = (0.01, 0.1, 1.0)
+#: How a held-out dataset is scored (see the module's text).
+SCORED_ON = ("unseen repetition", "same repetition")
+#: Datasets of at least this many rows are counted in the evaluation's JSON.
+LARGE_ROWS = 5000
 
 
 class HeldOut:
@@ -119,6 +133,14 @@ class RecommenderEvaluation:
         pre-registered primary comparisons (``auto`` and each learner against the single
         best on loss@1, and on MIL where P > 0) and the exploratory rest are Holm-corrected
         each within its own family (column ``family``; :func:`compare_strategies`).
+    scored_on : {"unseen repetition", "same repetition"}
+        How held-out datasets were scored (:func:`evaluate_recommenders`).
+    n_repetitions : int
+        Repetitions of the cross-validation in the knowledge base.
+    n_families : int
+        Dataset families held out.
+    n_datasets_5000_rows : int
+        Held-out datasets of at least 5000 rows.
     """
 
     condition: Condition
@@ -134,6 +156,10 @@ class RecommenderEvaluation:
     clock: str = "cpu"
     n_algorithms: int = 0
     comparisons: pd.DataFrame | None = None
+    scored_on: str = "same repetition"
+    n_repetitions: int = 1
+    n_families: int = 0
+    n_datasets_5000_rows: int = 0
 
     def chosen(self, strategy="auto") -> dict:
         """How many held-out datasets ``auto`` ranked with each strategy it chose on their
@@ -177,10 +203,19 @@ class RecommenderEvaluation:
             ],
             "n_datasets": int(self.per_dataset["dataset"].nunique()),
             "n_algorithms": int(self.n_algorithms),
+            "n_repetitions": int(self.n_repetitions),
+            "n_families": int(self.n_families),
+            "n_datasets_5000_rows": int(self.n_datasets_5000_rows),
+            "scored_on": self.scored_on,
             "clock": self.clock,
             "time_axis": self.time_axis,
             "loss_before_first_test": "the loss of the worst algorithm of the pool (best "
                                       "minus worst success): nothing is in hand yet",
+            "loss_reference": (
+                "the success on the scored repetition of the algorithm best on the other "
+                "repetitions (the oracle's first pick): losses can be negative"
+                if self.scored_on == SCORED_ON[0] else
+                "the best success on the held-out dataset (losses are >= 0)"),
             "comparisons": [] if self.comparisons is None else [
                 {k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
                 for rec in self.comparisons.to_dict(orient="records")],
@@ -216,6 +251,7 @@ def evaluate_recommenders(
     folds=None,
     time_axis="relative",
     compare=True,
+    scored_on=None,
 ) -> RecommenderEvaluation:
     """Leave-one-dataset-out evaluation of recommendation strategies.
 
@@ -254,6 +290,18 @@ def evaluate_recommenders(
     compare : bool, default=True
         Paired comparisons of every strategy with the single best and the random
         order, families resampled, Holm-corrected (:attr:`RecommenderEvaluation.comparisons`).
+    scored_on : {"unseen repetition", "same repetition"}, optional
+        Default: ``"unseen repetition"`` when the knowledge base holds R >= 2 repetitions
+        of the cross-validation (:attr:`KnowledgeBase.repetitions`), else ``"same
+        repetition"`` (``"unseen"`` and ``"same"`` are accepted too). Unseen: each
+        held-out dataset is scored R times, its truth being repetition r and the oracle
+        (the loss's reference: the best algorithm) chosen on the mean of the other
+        repetitions, then scored on r; each per-dataset figure is the mean over r, and
+        each curve the mean over r (``algorithm`` None at a step where the orders
+        differ). The strategies learn from the training datasets' mean over
+        repetitions either way. Losses may then be negative (a test better on r than
+        the oracle's pick), and so may MIL; the oracle's loss@1 is 0. Same: scored on
+        the mean success, the figures of a single repetition.
     n_boot : int, default=1000
         Bootstrap resamples of the held-out datasets for the intervals.
     alpha : float, default=0.05
@@ -302,6 +350,8 @@ def evaluate_recommenders(
         if any(get_strategy(n).uses is not None for n in names if n not in ("random",)):
             describe_store(source)
     kb, condition = _knowledge(source, condition, clock)
+    scored_on = _scored_on(scored_on, kb)
+    unseen = scored_on == SCORED_ON[0]
     if time_axis not in ("relative", "seconds"):
         raise ValueError(f"time_axis must be 'relative' or 'seconds', got {time_axis!r}.")
     relative = time_axis == "relative"
@@ -349,40 +399,22 @@ def evaluate_recommenders(
         for m, i in enumerate(members):
             name = kb.datasets[i]
             unit = float(fold.times[i].sum()) if relative else 1.0
+            ways = _ways(kb, i, unseen)
             rows, parts = [], []
             for strategy in chosen:
                 f, ranked = fitted.get(strategy.name, (None, None))
-                order, loss, elapsed, success, overhead = _one(
-                    strategy, f, None if ranked is None else ranked[m], queries[m], fold, i,
-                    seed, unit)
-                loss0 = float(success.max() - success.min())
-                mil = mean_interval_loss(loss, elapsed, loss0, lo_hi)
-                row = {
-                    "dataset": name, "family": families[i], "strategy": strategy.name,
-                    "mil": float(np.mean(mil)),
-                    **{f"loss_at_{s}": float(np.mean(loss_at(loss, s))) for s in LOSS_STEPS},
-                    "first_success": float(np.mean(success[order[..., 0]])),
-                    "overhead": overhead, "loss0": loss0,
-                    "total_time": float(np.mean(elapsed[..., -1])),
-                    "pool_time": float(fold.times[i].sum()),
-                }
-                for t in times_at:
-                    row[_time_column(t)] = float(np.mean(loss_by_time(loss, elapsed, loss0, t)))
-                if loss.ndim == 2:  # the random baseline: exact where a closed form exists
-                    row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
-                    for s_ in LOSS_STEPS:
-                        row[f"loss_at_{s_}"] = random_loss_at(success, s_)
-                    row["first_success"] = float(success.mean())
-                if condition.time_budget is not None:
-                    row["loss_at_budget"] = float(np.mean(
-                        loss_by_time(loss, elapsed * unit, loss0, condition.time_budget)))
+                scored = [_score(strategy, f, None if ranked is None else ranked[m],
+                                 queries[m], fold, i, seed, unit, truth, chooser, lo_hi,
+                                 times_at, condition.time_budget, sb_first)
+                          for truth, chooser in ways]
+                row = {"dataset": name, "family": families[i], "strategy": strategy.name,
+                       **_mean_rows([r for r, _ in scored])}
+                ends = {k: row.pop(k) for k in ("single_best_success", "oracle_success")}
                 if isinstance(strategy, Auto):  # the strategy it chose on this fold
                     row["chosen"] = f.selection_["strategy"]
-                row["single_best_success"] = float(kb.success[i, sb_first])
-                row["oracle_success"] = float(kb.success[i].max())
-                rows.append(row)
-                parts.append(_curve_columns(name, families[i], strategy, train, order,
-                                            loss, elapsed, overhead, loss0, success))
+                rows.append({**row, **ends})
+                parts.append(_curve_columns(name, families[i], strategy, train,
+                                            [c for _, c in scored]))
             rows_of[i], curves_of[i] = rows, parts
     metric_rows = [r for i in range(len(kb.datasets)) for r in rows_of[i]]
     curve_rows = [c for i in range(len(kb.datasets)) for c in curves_of[i]]
@@ -397,7 +429,88 @@ def evaluate_recommenders(
     return RecommenderEvaluation(condition, lo_hi, tuple(names), curves, per_dataset,
                                  summary, versus, cd, tuple(kb.notes) + notes,
                                  time_axis=time_axis, clock=clock,
-                                 n_algorithms=len(kb.algorithms), comparisons=comparisons)
+                                 n_algorithms=len(kb.algorithms), comparisons=comparisons,
+                                 scored_on=scored_on, n_repetitions=kb.n_repetitions,
+                                 n_families=len(set(kb.families)),
+                                 n_datasets_5000_rows=int(np.sum(kb.n_instances
+                                                                 >= LARGE_ROWS)))
+
+
+def _scored_on(scored_on, kb) -> str:
+    """The checked ``scored_on`` (its default from the knowledge base's repetitions)."""
+    if scored_on is None:
+        return SCORED_ON[0] if kb.n_repetitions >= 2 else SCORED_ON[1]
+    short = {"unseen": SCORED_ON[0], "same": SCORED_ON[1]}
+    if not isinstance(scored_on, str) or short.get(scored_on, scored_on) not in SCORED_ON:
+        raise ValueError(f"scored_on must be one of {list(SCORED_ON)} (or 'unseen', "
+                         f"'same'), got {scored_on!r}.")
+    scored_on = short.get(scored_on, scored_on)
+    if scored_on == SCORED_ON[0] and kb.n_repetitions < 2:
+        raise ValueError("scored_on='unseen repetition' needs a knowledge base of at least "
+                         "2 repetitions of the cross-validation; this one has 1 (use "
+                         "'same repetition').")
+    return scored_on
+
+
+def _ways(kb, i, unseen):
+    """How held-out dataset ``i`` is scored: ``(truth, chooser)`` pairs, the success its
+    tests are scored on and the success the oracle chooses on."""
+    if not unseen:
+        return [(kb.success[i], kb.success[i])]
+    reps = kb.repetitions[:, i]
+    R = reps.shape[0]
+    return [(reps[r], np.delete(reps, r, axis=0).mean(axis=0)) for r in range(R)]
+
+
+def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser, lo_hi,
+           times_at, budget, sb_first):
+    """One strategy on one held-out dataset scored on ``truth``, the loss's reference
+    being the success on ``truth`` of the algorithm best on ``chooser`` (the oracle's
+    first pick): the row's figures and the curve's pieces."""
+    order, loss, elapsed, success, overhead = _one(strategy, fitted, ranked, query, fold, i,
+                                                   seed, unit, truth, chooser)
+    best = int(np.lexsort((fold.times[i], -np.asarray(chooser)))[0])
+    reference = float(success[best])
+    shift = float(success.max()) - reference  # >= 0; 0 when chooser is the truth
+    loss = loss - shift
+    loss0 = reference - float(success.min())
+    mil = mean_interval_loss(loss, elapsed, loss0, lo_hi)
+    row = {
+        "mil": float(np.mean(mil)),
+        **{f"loss_at_{s}": float(np.mean(loss_at(loss, s))) for s in LOSS_STEPS},
+        "first_success": float(np.mean(success[order[..., 0]])),
+        "overhead": overhead, "loss0": loss0,
+        "total_time": float(np.mean(elapsed[..., -1])),
+        "pool_time": float(fold.times[i].sum()),
+    }
+    for t in times_at:
+        row[_time_column(t)] = float(np.mean(loss_by_time(loss, elapsed, loss0, t)))
+    expected = None
+    if loss.ndim == 2:  # the random baseline: exact where a closed form exists
+        row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
+        for s_ in LOSS_STEPS:
+            row[f"loss_at_{s_}"] = random_loss_at(success, s_) - shift
+        row["first_success"] = float(success.mean())
+        expected = np.array([random_loss_at(success, k) for k in range(1, loss.shape[-1] + 1)]
+                            ) - shift
+    if budget is not None:
+        row["loss_at_budget"] = float(np.mean(
+            loss_by_time(loss, elapsed * unit, loss0, budget)))
+    row["single_best_success"] = float(success[sb_first])
+    row["oracle_success"] = reference
+    curve = {"order": order, "loss": loss if expected is None else expected,
+             "elapsed": elapsed if expected is None else elapsed.mean(axis=0),
+             "overhead": overhead, "loss0": loss0, "random": expected is not None}
+    return row, curve
+
+
+def _mean_rows(rows) -> dict:
+    """The mean of each figure over the ways a held-out dataset was scored (the random
+    baseline's Monte-Carlo error: the mean of the ways' errors, an upper bound on the
+    error of the mean)."""
+    if len(rows) == 1:
+        return rows[0]
+    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
 
 
 def _time_column(t):
@@ -511,26 +624,30 @@ def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets
     return chosen, tuple(notes)
 
 
-def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0):
+def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0, truth=None, chooser=None):
     """One strategy on one held-out dataset: (order, loss, elapsed, success, overhead).
 
     ``fitted`` is the strategy fitted on the fold's training datasets, and ``ranked``
     its ranking of this dataset (static strategies). Times (tests and overhead) are
     divided by ``unit`` (the pool's time for a relative axis). The random baseline draws
     ``repeats`` seeded permutations at once: it never reads a result, so no test needs
-    to go through :class:`HeldOut`.
+    to go through :class:`HeldOut`. ``truth`` (default ``kb.success[i]``) is the
+    success the tests find; ``chooser`` (default ``truth``) the success the oracle
+    orders by (another repetition's, for an unseen one).
     """
     n = len(kb.algorithms)
+    truth = kb.success[i] if truth is None else np.asarray(truth, dtype=np.float64)
     overhead = (strategy if fitted is None else fitted).overhead(query) / unit
     if isinstance(strategy, RandomOrder):
         rng = np.random.default_rng(_seed(seed, i, 0))
         order = rng.permuted(np.tile(np.arange(n), (strategy.repeats, 1)), axis=1)
-        success, times = kb.success[i].copy(), kb.times[i] / unit
+        success, times = truth.copy(), kb.times[i] / unit
         loss, elapsed = loss_curve(success, times, order, overhead=overhead)
         return order, loss, elapsed, success, overhead
-    held = HeldOut(kb.success[i], kb.times[i])
+    held = HeldOut(truth, kb.times[i])
     if strategy.needs_truth:
-        order = strategy.rank_truth(*held.reveal()).order
+        revealed, times = held.reveal()
+        order = strategy.rank_truth(revealed if chooser is None else chooser, times).order
         held.test_order(order)
     elif fitted.interactive:
         fitted.run(query, held.test)
@@ -571,21 +688,30 @@ def _seed(seed, i, r):
 _LABELS = ("dataset", "family", "strategy", "algorithm")
 
 
-def _curve_columns(name, family, strategy, train, order, loss, elapsed, overhead, loss0,
-                   success) -> dict:
+def _curve_columns(name, family, strategy, train, ways) -> dict:
     """The rows of one strategy's curve on one held-out dataset, column by column: the
-    labels as they would be one frame's columns (Series), the numbers as arrays."""
-    n = loss.shape[-1]
-    if loss.ndim == 2:  # random: the expected curve (exact: E[L_k] and E[elapsed_k])
-        loss = np.array([random_loss_at(success, k) for k in range(1, n + 1)])
-        elapsed, algorithms = elapsed.mean(axis=0), [None] * n
+    labels as they would be one frame's columns (Series), the numbers as arrays.
+
+    ``ways``: the curve pieces of each way the dataset was scored (:func:`_score`); the
+    curve is their mean, step by step, and a step's algorithm is named when every way
+    tested the same one there (the random baseline: the expected curve, no algorithm)."""
+    first = ways[0]
+    n = first["loss"].shape[-1]
+    loss = np.mean([w["loss"] for w in ways], axis=0)
+    elapsed = np.mean([w["elapsed"] for w in ways], axis=0)
+    loss0 = float(np.mean([w["loss0"] for w in ways]))
+    if first["random"]:
+        algorithms = [None] * n
     else:
-        algorithms = [train.algorithms[j] for j in order]
+        orders = np.array([w["order"] for w in ways])
+        same = (orders == orders[0]).all(axis=0)
+        algorithms = [train.algorithms[j] if ok else None
+                      for j, ok in zip(orders[0], same, strict=True)]
     return {"dataset": pd.Series([name] * (n + 1)), "family": pd.Series([family] * (n + 1)),
             "strategy": pd.Series([strategy.name] * (n + 1)),
             "algorithm": pd.Series([None, *algorithms]),
             "step": np.arange(n + 1),
-            "elapsed": np.concatenate([[overhead], elapsed]),
+            "elapsed": np.concatenate([[first["overhead"]], elapsed]),
             "loss": np.concatenate([[loss0], loss])}
 
 
