@@ -337,8 +337,9 @@ def holm_by_family(frame, alpha=0.05, by=("family",)):
     """Holm's correction of ``frame["p"]`` within each group of ``by`` (in place), and
     ``supported``: interval above 0, Holm p below ``alpha``, Wilcoxon p below ``alpha``."""
     frame["p_holm"] = np.nan
-    for _, index in frame.groupby(list(by) if len(by) > 1 else by[0]).groups.items():
-        frame.loc[index, "p_holm"] = holm(frame.loc[index, "p"].to_numpy(dtype=np.float64))
+    # each group's rows by position (no `.groups`: its keys change with pandas 4)
+    for _, part in frame.groupby(list(by), sort=False, dropna=False):
+        frame.loc[part.index, "p_holm"] = holm(part["p"].to_numpy(dtype=np.float64))
     frame["supported"] = ((frame["low"] > 0) & (frame["p_holm"] < alpha)
                           & (frame["p_wilcoxon"] < alpha))
     return frame
