@@ -11,12 +11,15 @@ on the knowledge base shipped with metaeval (51 datasets x 152 configurations; o
 weights P = 0 and P = 1/64; optionally on a study store (``--store``, described if needed in
 a copy) and on an ASlib scenario with its own folds (``--aslib``). Every sentence that
 states a result is computed from the evaluation; every "better than" claim carries its
-paired evidence over families and a sign-flip null. The pre-registered primary
-comparisons (per condition of the shipped knowledge base: ``auto`` and each learner
-against the single best on loss@1, and on MIL where P > 0) are Holm-corrected as one
-family; every other comparison is exploratory, Holm-corrected over its own family. Times
-are CPU seconds, on a relative axis (fractions of the whole pool's time on each held-out
-dataset). No machine path is printed.
+paired evidence over families and a sign-flip null. With a knowledge base of several
+repetitions of the cross-validation, the tables score each held-out dataset on a
+repetition its oracle did not choose on (the default of ``evaluate_recommenders``), and a
+table beside them gives the figures scored on the same repetition (the mean). The
+pre-registered primary comparisons (per condition of the shipped knowledge base: ``auto``
+and each learner against the single best on loss@1, and on MIL where P > 0) are
+Holm-corrected as one family; every other comparison is exploratory, Holm-corrected over
+its own family. Times are CPU seconds, on a relative axis (fractions of the whole pool's
+time on each held-out dataset). No machine path is printed.
 
 With the shipped knowledge base (no ``--knowledge``), it also writes the figures that
 ``recommend`` quotes in its advice, ``src/metaeval/recommend/data/evaluations.json``
@@ -69,6 +72,9 @@ SWEEP = (0.0, 1 / 256, 1 / 64, 1 / 16, 1 / 4)
 ALPHA = 0.05
 #: The share of the single-best -> oracle gap a strategy's first pick must close.
 GAP_TARGET = 0.30
+#: The strategies shown scored both ways (same and unseen repetition): those that learn
+#: nothing costly, so the second evaluation adds little time.
+BOTH_WAYS = ("single-best", "average-ranking", "active-testing", "random", "oracle")
 
 
 def p_text(p):
@@ -299,6 +305,50 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     return "\n".join(lines)
 
 
+def scoring_section(kb, evals, n_boot):
+    """The figures scored on the unseen and on the same repetition, side by side (P = 0).
+
+    ``kb``: condition -> knowledge base; ``evals``: the main tables' evaluations (scored
+    as :func:`evaluate_recommenders` does by default).
+    """
+    first = next(iter(evals.values()))
+    title = "### Scored on an unseen repetition, or on the same one\n"
+    if first.n_repetitions < 2:
+        return (f"{title}\nThis knowledge base holds one repetition of the "
+                "cross-validation, so the tables score each held-out dataset on the same "
+                "results its oracle chose on (the oracle's own noise then favours it). A "
+                "knowledge base of two repetitions is scored on the unseen one by default: "
+                "the truth is one repetition, the oracle chooses on the other, both ways "
+                "averaged.\n")
+    rows = []
+    for tag, spec in CONDITIONS:
+        condition = Condition(**spec)
+        unseen = evals[tag, 0.0].summary.set_index("strategy")
+        names = [n for n in BOTH_WAYS if n in unseen.index]
+        same = evaluate_recommenders(kb(condition), condition, strategies=names,
+                                     n_boot=n_boot, alpha=ALPHA, compare=False,
+                                     scored_on="same repetition").summary.set_index(
+                                         "strategy")
+        for name in names:
+            rows.append({
+                "condition": condition.label, "strategy": name,
+                "loss@1, unseen": interval(unseen.loc[name], "loss_at_1"),
+                "loss@1, same": interval(same.loc[name], "loss_at_1"),
+                "MIL, unseen": interval(unseen.loc[name], "mil"),
+                "MIL, same": interval(same.loc[name], "mil"),
+                "closed gap, unseen": interval(unseen.loc[name], "closed_gap", pct=True),
+                "closed gap, same": interval(same.loc[name], "closed_gap", pct=True)})
+    return (f"{title}\nThe tables above score each held-out dataset on the unseen "
+            f"repetition: with {first.n_repetitions} repetitions of the cross-validation "
+            "(new folds and seeds), the truth is one repetition while the oracle -- the "
+            "loss's reference -- chooses on the others, each way in turn, averaged; the "
+            "oracle pays its own noise and a loss can be negative. Scored on the same "
+            "repetition (the mean over repetitions, the oracle choosing on the truth "
+            "itself) the losses are those of a single repetition. Both, at P = 0, for the "
+            "strategies that learn nothing costly:\n\n"
+            + markdown_table(pd.DataFrame(rows), index=False) + "\n")
+
+
 def prepare_store(path, work):
     """The store to read: ``path`` if its datasets are described, else a described copy."""
     store = Store(path)
@@ -394,7 +444,7 @@ def write_evaluations(path, evals, comparisons):
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
 
 
-def head(args, seconds, comparisons):
+def head(args, seconds, comparisons, scored_on="same repetition", n_repetitions=1):
     versions = ", ".join(f"{p} {importlib.metadata.version(p)}" for p in
                          ("metaeval", "numpy", "scipy", "scikit-learn", "pandas"))
     shown = ["docs/recommend.py"]
@@ -403,6 +453,18 @@ def head(args, seconds, comparisons):
     if args.aslib:
         shown += ["--aslib", Path(args.aslib).name]
     n_null = N_NULL
+    if scored_on == "unseen repetition":
+        scoring = (f"**an unseen repetition** (the tables): the knowledge base holds "
+                   f"{n_repetitions} repetitions of the\n  cross-validation (new folds and "
+                   "seeds); strategies learn from the training datasets' mean, while each\n"
+                   "  held-out dataset's truth is one repetition and its best algorithm (the "
+                   "oracle's pick,\n  the loss's reference) is chosen on the others, each "
+                   "way in turn, averaged. The oracle pays its\n  own noise, and a loss can "
+                   "be negative. The same-repetition figures are given beside them.")
+    else:
+        scoring = ("**the same repetition** (the tables): the knowledge base holds one "
+                   "repetition of the\n  cross-validation, so the oracle chooses on the "
+                   "results it is scored on.")
     n_primary = int((comparisons["family"] == "primary").sum())
     n_exploratory = len(comparisons) - n_primary
     return f"""# Recommending algorithms for a new dataset
@@ -419,6 +481,7 @@ only as the strategy tests them (a test proves it).
   dataset minus that of the best tested so far (Leite, Brazdil & Vanschoren 2012). Before
   the first test completes the loss is that of the pool's worst algorithm (best minus worst
   success): nothing is in hand yet.
+- **Scored on** {scoring}
 - **Time** is CPU seconds, as a **fraction of the pool's time** on the held-out dataset
   (the time every algorithm of the pool takes there together): curves and MIL then compare
   across datasets and machines. It counts the tests and, first, the description of the
@@ -491,7 +554,9 @@ def main(argv=None):
     intro = (
         f"{len(archive.datasets)} datasets ({len(set(archive.families))} families) x "
         f"{len(archive.algorithms)} scikit-learn configurations, "
-        f"{(prov.get('study') or {}).get('folds', '?')}-fold cross-validation; results run "
+        f"{(prov.get('study') or {}).get('folds', '?')}-fold cross-validation "
+        f"({archive.n_repetitions} repetition{'s' if archive.n_repetitions > 1 else ''}); "
+        "results run "
         f"by {env.get('executor', '?')} ({env.get('cpu_model', '?')}, scikit-learn "
         f"{env.get('versions', {}).get('scikit-learn', '?')}), every dataset described "
         f"with pymfe groups and landmarkers under CPU-second budgets "
@@ -502,7 +567,9 @@ def main(argv=None):
                                else f"Knowledge base {name}", intro, evals["knowledge"],
                                comparisons, "knowledge", "knowledge", figures_dir,
                                sweep_table(lambda c: archive.knowledge_base(c)),
-                               noise_paragraph(archive.knowledge_base(Condition())))]
+                               noise_paragraph(archive.knowledge_base(Condition()))),
+                scoring_section(lambda c: archive.knowledge_base(c), evals["knowledge"],
+                                args.n_boot)]
     if store is not None:
         info = store.datasets()
         algos = store.algorithms()["name"].tolist()
@@ -515,7 +582,9 @@ def main(argv=None):
         sections.append(aslib_section(args.aslib, args.n_boot))
     else:
         sections.append(ASLIB_POINTER)
-    text = head(args, time.perf_counter() - start, comparisons) + "\n".join(sections)
+    first = next(iter(evals["knowledge"].values()))
+    text = head(args, time.perf_counter() - start, comparisons, first.scored_on,
+                first.n_repetitions) + "\n".join(sections)
     (out / "recommendation.md").write_text(text)
     print(f"wrote {out / 'recommendation.md'}")
 

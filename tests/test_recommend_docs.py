@@ -136,3 +136,49 @@ def test_noise_paragraph_by_hand():
     assert "standard error of the best configuration's accuracy of 0.0300" in text
     assert "within one standard error of the best on 100%" in text
     assert "a median of 2 configurations" in text
+
+
+def test_scoring_section_gives_both_ways_for_repetitions(monkeypatch):
+    """With two repetitions the tables (unseen) and the same-repetition figures are both
+    given, per cheap strategy; with one, a paragraph says the tables use the same one."""
+    _one_condition(monkeypatch)
+    base = _kb()
+    rng = np.random.default_rng(5)
+    reps = np.clip(base.success[None] + rng.normal(0, 0.02, (2, *base.shape)), 0.01, 1)
+    kb = KnowledgeBase(base.datasets, base.algorithms, reps.mean(axis=0), base.times,
+                       repetitions=reps)
+    cheap = {"strategies": list(rd.BOTH_WAYS), "n_boot": 20, "compare": False,
+             "n_random": 100}
+    evals = {("accuracy", 0.0): rd.evaluate_recommenders(kb, **cheap)}
+    assert evals["accuracy", 0.0].scored_on == "unseen repetition"
+    text = rd.scoring_section(lambda condition: kb, evals, 20)
+    table = [line for line in text.splitlines() if line.startswith("| accuracy")]
+    assert [line.split(" | ")[1] for line in table] == list(rd.BOTH_WAYS)
+    unseen = evals["accuracy", 0.0].summary.set_index("strategy")
+    same = rd.evaluate_recommenders(kb, scored_on="same", **{**cheap, "n_random": 10_000}
+                                    ).summary.set_index("strategy")
+    sb = table[0].split(" | ")
+    assert sb[2] == rd.interval(unseen.loc["single-best"], "loss_at_1")
+    assert sb[3] == rd.interval(same.loc["single-best"], "loss_at_1")
+    # the oracle's loss@1 is 0 both ways
+    oracle = table[-1].split(" | ")
+    assert oracle[2].startswith("0.0000") and oracle[3].startswith("0.0000")
+    one = rd.scoring_section(lambda condition: base, {
+        ("accuracy", 0.0): rd.evaluate_recommenders(base, **cheap)}, 20)
+    assert "holds one repetition" in one and "|" not in one
+
+
+def test_advice_says_when_the_evaluation_scored_an_unseen_repetition():
+    from metaeval.recommend import Condition
+    from metaeval.recommend._advice import advice
+
+    entry = {"condition": Condition().to_dict(), "n_datasets": 72, "n_families": 50,
+             "label": "accuracy, P = 0",
+             "strategies": {"single-best": {"loss_at_1": [0.01, 0.0, 0.02],
+                                            "loss_at_3": [0.0, 0.0, 0.01]}}}
+    plain = advice("single-best", Condition(), {"conditions": [entry]})
+    unseen = advice("single-best", Condition(),
+                    {"conditions": [{**entry, "scored_on": "unseen repetition"}]})
+    assert "repetition" not in plain
+    assert "each scored on a repetition of the cross-validation its oracle did not choose" \
+        in unseen

@@ -101,6 +101,9 @@ def advice(strategy, condition, document=None) -> str:
 
     where = (f"under {entry['label']}" if exact
              else f"under the nearest evaluated condition, {entry['label']}")
+    if entry.get("scored_on") == "unseen repetition":  # a knowledge base of repetitions
+        where += (" (each scored on a repetition of the cross-validation its oracle did "
+                  "not choose on)")
     if strategy == "single-best":
         return (f"On {entry['n_datasets']} past datasets ({entry['n_families']} families) "
                 f"{where}, the single best's first pick lost {show(mine['loss_at_1'])} and "
@@ -159,6 +162,10 @@ def evaluation_entry(ev, comparisons=None) -> dict:
                        for name in s.index},
         "auto_chosen": ev.chosen("auto"),
         "versus_single_best": verdicts,
+        # how the held-out datasets were scored (an evaluation of one repetition: the
+        # same repetition; of several: by default an unseen one)
+        "scored_on": ev.scored_on,
+        "n_repetitions": int(ev.n_repetitions),
     }
 
 
