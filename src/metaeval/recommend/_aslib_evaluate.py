@@ -166,7 +166,7 @@ def _num(v):
     return v if np.isfinite(v) else None
 
 
-def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1000,
+def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_random=1000,
                    n_boot=1000, alpha=0.05, seed=0, feature_costs=True) -> AslibEvaluation:
     r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
 
@@ -198,7 +198,10 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
         Default: every strategy whose inputs the scenario has.
     condition : Condition, optional
         Only its ``time_weight`` (P of A3R) and ``time_budget`` matter; default P = 0.
-    k, seed
+    k : int, optional
+        Neighbours of the nearest-neighbour strategies; default: theirs
+        (``knn-metafeatures`` chooses k on the training instances by the one-SE rule).
+    seed
         As in :func:`evaluate_recommenders`.
     n_random : int, default=1000
         Seeded random orders per instance behind the random baseline's mean interval
@@ -241,6 +244,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
     if not isinstance(condition, Condition):
         raise ValueError(f"condition must be a Condition, got {condition!r}.")
     frames, curves, notes = [], [], list(sc.notes)
+    strategies, skipped = _runtime_strategies(sc, strategies, k)
+    notes += skipped
     names = None
     for rep in sc.cv.columns:
         ev = evaluate_recommenders(kb, condition, strategies=strategies, k=k,
@@ -289,6 +294,45 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=5, n_random=1
                            vbs_solved, curves, tuple(notes), sbs_whole=sbs_whole,
                            sbs_whole_algorithm=kb.algorithms[whole],
                            feature_costs=costs)
+
+
+def _runtime_strategies(sc, strategies, k):
+    r"""The strategies as :func:`evaluate_recommenders` gets them, and notes.
+
+    On a runtime scenario the success is :math:`10\kappa - PAR10`: ``regression`` (alone
+    and as a candidate of ``auto``) is given that ceiling, so that its forests learn log
+    PAR10 as LLAMA's regressions do. Strategies whose inputs the scenario lacks are left
+    out with a note when none were named (as :func:`evaluate_recommenders` does).
+    """
+    from metaeval.recommend._auto import Auto
+    from metaeval.recommend._learners import FEATURE_SOURCES, Learner, uses_of
+    from metaeval.recommend._learners_forest import ConfigurationRegression
+    from metaeval.recommend._registry import STRATEGIES, get_strategy
+
+    if not sc.runtime:
+        return strategies, []
+    kb = sc.knowledge
+    have = tuple(u for u in FEATURE_SOURCES if getattr(kb, u) is not None)
+    if not have:
+        return strategies, []
+    explicit = strategies is not None
+    names = list(STRATEGIES) if strategies is None else (
+        [strategies] if isinstance(strategies, str) else list(strategies))
+    ceiling = {"cost_ceiling": float(sc.shift)}
+    out, notes = [], []
+    for name in names:
+        if name == "regression":
+            out.append(ConfigurationRegression(**ceiling, features=have))
+        elif name == "auto":
+            out.append(Auto(k=k, params={"regression": ceiling}))
+        elif (not explicit and not isinstance(get_strategy(name), Learner)
+              and any(u not in have for u in uses_of(get_strategy(name)))):
+            # what evaluate_recommenders notes when it skips a strategy itself
+            notes.append(_aslib_note(f"skipped {name} needs landmarks of every dataset, "
+                                     "and the knowledge base has none (describe the store"))
+        else:
+            out.append(name)
+    return out, notes
 
 
 def _whole_single_best(sc) -> int:

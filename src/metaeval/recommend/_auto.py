@@ -13,9 +13,10 @@ families: ``auto`` leaves the single best only when the training data say so cle
 one standard error of the best is chosen.
 
 The inner orders of the forest learners come from their trees out of bag for each
-family (no refit); those of the nearest-neighbour strategies order the configurations by
-the mean over the neighbours of :math:`\log SR - P \log T`, which is the A3R order of
-Abdulrahman & Brazdil (2014) (ties aside).
+family (no refit); ``knn-metafeatures`` gives its own (each training dataset's nearest
+datasets of other families, with the k it chose); those of ``cost-landmarking`` order
+the configurations by the mean over the neighbours of :math:`\log SR - P \log T`,
+which is the A3R order of Abdulrahman & Brazdil (2014) (ties aside).
 """
 
 from __future__ import annotations
@@ -70,8 +71,12 @@ class Auto(Strategy):
     candidates : sequence of str, default=:data:`CANDIDATES`
         Strategies to choose from, simplest first; those whose inputs the knowledge base
         lacks are left out (a learner reads what is described).
-    k : int, default=5
-        Neighbours of the nearest-neighbour candidates.
+    k : int, optional
+        Neighbours of the nearest-neighbour candidates; default: theirs
+        (``knn-metafeatures`` chooses k by the one-SE rule, ``cost-landmarking`` 5).
+    params : dict, optional
+        Parameters of candidates by name, e.g. ``{"regression": {"cost_ceiling": 50000}}``
+        (what an ASlib runtime scenario's evaluation gives its regression).
 
     Attributes
     ----------
@@ -99,18 +104,25 @@ class Auto(Strategy):
 
     name = "auto"
 
-    def __init__(self, candidates=CANDIDATES, k=5):
+    def __init__(self, candidates=CANDIDATES, k=None, params=None):
         candidates = tuple(candidates)
         unknown = [c for c in candidates if c not in _CLASSES]
         if not candidates or unknown:
             raise ValueError(f"candidates must name strategies other than auto and oracle, "
                              f"got {candidates!r}.")
+        params = {} if params is None else params
+        if not isinstance(params, dict) or any(
+                n not in candidates or not isinstance(v, dict) for n, v in params.items()):
+            raise ValueError(f"params must map candidate names to dicts of their "
+                             f"parameters, got {params!r}.")
         self.candidates = candidates
         self.k = k
+        self.params = {n: dict(v) for n, v in params.items()}
         self.selection_ = {}
 
     def __repr__(self) -> str:
-        return f"Auto(candidates={self.candidates}, k={self.k})"
+        extra = f", params={self.params}" if self.params else ""
+        return f"Auto(candidates={self.candidates}, k={self.k}{extra})"
 
     def strategies(self, knowledge) -> list:
         """The candidate strategies the knowledge base can feed, simplest first."""
@@ -123,6 +135,7 @@ class Auto(Strategy):
         out = []
         for name in self.candidates:
             params = {"k": self.k} if name in ("knn-metafeatures", "cost-landmarking") else {}
+            params.update(self.params.get(name, {}))
             strategy = get_strategy(name, **params)
             uses = uses_of(strategy)
             have = [u for u in uses if available[u]]
@@ -236,7 +249,7 @@ def _inner_values(fitted, kb, condition, codes, n_families, criterion):
 def _inner_orders(fitted, kb, condition, codes, n_families):
     """The inner leave-one-family-out order of every training dataset, (D, A)."""
     name = fitted.strategy.name
-    if name in ("pairwise", "regression"):
+    if hasattr(fitted, "inner_orders_"):  # learners and k-NN: their own inner orders
         return fitted.inner_orders_
     orders = np.empty(kb.success.shape, dtype=np.int64)
     for f in range(n_families):

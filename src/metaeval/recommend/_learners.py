@@ -258,7 +258,7 @@ def select_one_se(losses, codes, n_families):
             dict(zip(keys, map(float, se), strict=True)))
 
 
-def greedy_portfolio_order(loss):
+def greedy_portfolio_order(loss, head=()):
     r"""Greedy order of configurations minimising the mean loss of the best so far.
 
     Step :math:`k` adds the configuration :math:`a` minimising
@@ -271,18 +271,32 @@ def greedy_portfolio_order(loss):
     Parameters
     ----------
     loss : ndarray of shape (D, A), non-negative
+    head : sequence of int, optional
+        Configurations already chosen, in order: the portfolio starts with them (the
+        first pick of a selector, as SUNNY's portfolio of the neighbours' best
+        configurations follows it; Amadini, Gabbrielli & Mauro 2014).
 
     Returns
     -------
     order : ndarray of int
-        The portfolio, at most A configurations.
+        The portfolio, at most A configurations (``head`` first).
+
+    Examples
+    --------
+    >>> loss = np.array([[0.0, 0.3, 0.1], [0.4, 0.0, 0.2], [0.5, 0.0, 0.1]])
+    >>> greedy_portfolio_order(loss).tolist()
+    [1, 0]
+    >>> greedy_portfolio_order(loss, head=[2]).tolist()
+    [2, 1, 0]
     """
     loss = np.asarray(loss, dtype=np.float64)
     n_datasets, n_configs = loss.shape
-    best = np.full(n_datasets, np.inf)
+    head = [int(j) for j in head]
+    best = loss[:, head].min(axis=1) if head else np.full(n_datasets, np.inf)
     remaining = np.ones(n_configs, dtype=bool)
-    order = []
-    current = np.inf
+    remaining[head] = False
+    order = list(head)
+    current = float(best.mean()) if head else np.inf
     while remaining.any():
         candidates = np.flatnonzero(remaining)
         value = np.minimum(best[:, None], loss[:, candidates]).mean(axis=0)

@@ -20,7 +20,6 @@ from metaeval.recommend._learners import (
     Learner,
     _blend,
     _grid,
-    _positive_int,
     a3r_target,
     complete_order,
     family_bags,
@@ -37,12 +36,12 @@ from metaeval.recommend._trees import TreeBatch
 _MAX_SEED = 2**31 - 1
 
 
-def _tree(seed, min_samples_leaf=1):
+def _tree(seed, min_samples_leaf=1, min_samples_split=2):
     return DecisionTreeRegressor(max_features="sqrt", min_samples_leaf=min_samples_leaf,
-                                 random_state=int(seed))
+                                 min_samples_split=min_samples_split, random_state=int(seed))
 
 
-def _fitted(seed, X, y, w, min_samples_leaf=1):
+def _fitted(seed, X, y, w, min_samples_leaf=1, min_samples_split=2):
     """``_tree(seed, min_samples_leaf).fit(X, y, sample_weight=w)``, without the input
     checks that are half the time of the thousands of small trees a ranking grows.
 
@@ -60,8 +59,8 @@ def _fitted(seed, X, y, w, min_samples_leaf=1):
 
     X = np.ascontiguousarray(X, dtype=np.float32)
     if not np.isfinite(X).all():  # missing values: the checked fit, which handles them
-        return _tree(seed, min_samples_leaf).fit(X, y, sample_weight=w)
-    tree = _tree(seed, min_samples_leaf)
+        return _tree(seed, min_samples_leaf, min_samples_split).fit(X, y, sample_weight=w)
+    tree = _tree(seed, min_samples_leaf, min_samples_split)
     tree.random_state = _seeded(int(seed))
     with config_context(skip_parameter_validation=True):
         tree.fit(X, np.asarray(y, dtype=np.float64),
@@ -285,68 +284,99 @@ def _vote(cand, prob, pair_index):
 
 
 class ConfigurationRegression(Learner):
-    r"""Per-configuration regression of the A3R target from meta-features.
+    r"""One random forest per configuration, each predicting its success on a new dataset.
 
-    One multi-output random forest predicts, for a new dataset, the log A3R of every
-    configuration relative to the dataset's mean,
+    For each configuration :math:`a` a forest of regression trees learns, from the
+    training datasets' descriptions, the log A3R of :math:`a` under the condition,
 
-    .. math:: y_{d a} = \log A3R^d_a - \frac{1}{|A|} \sum_b \log A3R^d_b,
-              \qquad A3R^d_a = SR^d_a / (T^d_a)^P,
+    .. math:: y_{d a} = \log A3R^d_a = \log SR^d_a - P \log T^d_a,
 
-    and the configurations are ordered by the prediction, best first. Each tree is
-    grown on the first principal components of its bootstrap sample's targets (so that
-    152 outputs cost as little as a few), and predicts the mean of the full target
-    vectors of the training datasets in the new dataset's leaf: a multi-output
-    regression tree whose splits are judged on the main directions of variation.
+    and the configurations are ordered by the prediction, best first (the per-algorithm
+    performance models of SATzilla and of LLAMA's regressions). When the success is a
+    ceiling minus a cost, :math:`SR = c - C` (an ASlib runtime scenario: :math:`c = 10
+    \kappa` and :math:`C` the PAR10 score), the forests learn the negated log cost
+    instead, :math:`y_{d a} = -\log C^d_a - P \log T^d_a` (at P = 0: log PAR10, as
+    LLAMA's regressions do; Bischl et al. 2016).
 
-    Hyperparameters chosen by inner leave-one-family-out on the training datasets (loss
-    of the first pick, averaged within families) with the one-standard-error rule toward
-    the simpler setting (less trust in the forest, larger leaves, fewer trees): the
-    minimum number of datasets in a leaf, the number of trees, and how much to trust the
-    forest: the prediction is
-    :math:`\beta \hat y + (1 - \beta) \bar y` with :math:`\bar y` the training mean
-    (:math:`\beta = 0` orders by mean relative log A3R, close to the single best).
+    The trees follow Breiman's random forest: each is grown on a bootstrap sample, here
+    of whole families of training datasets (so that the trees out of bag for a family
+    give its inner leave-one-family-out prediction without a refit), drawing
+    :math:`\lfloor\sqrt{F}\rfloor` features at each node and splitting no node of fewer
+    than 5 training datasets (the regression node size of Liaw & Wiener's randomForest).
+    The trees of one bootstrap sample are shared by the configurations' forests (the
+    same sample, each configuration with its own tree seed).
+
+    One hyperparameter is chosen by inner leave-one-family-out on the training datasets
+    (loss of the first pick, averaged within families) with the one-standard-error rule
+    toward the simpler setting: how much to trust the forests, the prediction being
+    :math:`\beta \hat y_a + (1 - \beta) \bar y_a` with :math:`\bar y_a` the training
+    mean (:math:`\beta = 0` orders by the mean, close to the single best). A grid of
+    leaf sizes or forest sizes may be given, and is chosen by the same rule (larger
+    leaves, fewer trees first).
 
     Parameters
     ----------
-    min_leaf : sequence of int, default=(1, 3)
-    trees : sequence of int, default=(25, 50)
+    min_leaf : sequence of int, default=(1,)
+    trees : sequence of int, default=(50,)
     blend : sequence of float in [0, 1], default=(0.0, 0.5, 1.0)
         The weights :math:`\beta` tried (ties go to the first).
-    components : int, default=8
-        Principal components each tree's splits are judged on.
+    cost_ceiling : float, optional
+        :math:`c` above: the success is ``cost_ceiling`` minus a positive cost whose log
+        the forests learn (costs are floored at ``1e-6 * cost_ceiling``). Default: the
+        log A3R.
     features : tuple of {"metafeatures", "landmarks"}, default=both
 
     References
     ----------
-    L. Breiman, "Random forests", Machine Learning 45 (2001); the per-algorithm
-    performance regression of algorithm selection (Xu, Hutter, Hoos & Leyton-Brown,
-    "SATzilla: portfolio-based algorithm selection for SAT", JAIR 32, 2008; Bischl et
-    al., "ASlib", AIJ 237, 2016); the multi-output tree of H. Blockeel, L. De Raedt
-    and J. Ramon, "Top-down induction of clustering trees", ICML 1998.
+    L. Breiman, "Random forests", Machine Learning 45 (2001); A. Liaw and M. Wiener,
+    "Classification and regression by randomForest", R News 2(3) (2002); L. Xu,
+    F. Hutter, H. H. Hoos and K. Leyton-Brown, "SATzilla: portfolio-based algorithm
+    selection for SAT", JAIR 32 (2008); L. Kotthoff, "LLAMA: leveraging learning to
+    automatically manage algorithms", arXiv:1306.1031 (2013); Bischl et al., "ASlib",
+    AIJ 237 (2016).
     """
 
     name = "regression"
 
-    def __init__(self, min_leaf=(1, 3), trees=(25, 50), components=8,
-                 blend=(0.0, 0.5, 1.0), features=FEATURE_SOURCES):
+    def __init__(self, min_leaf=(1,), trees=(50,), blend=(0.0, 0.5, 1.0),
+                 cost_ceiling=None, features=FEATURE_SOURCES):
         super().__init__(features)
         self.blend = _blend(blend)
+        min_leaf = (min_leaf,) if isinstance(min_leaf, (int, np.integer)) else min_leaf
         self.min_leaf = _grid(min_leaf, "min_leaf")
+        trees = (trees,) if isinstance(trees, (int, np.integer)) else trees
         self.trees = tuple(sorted(set(_grid(trees, "trees"))))
-        self.components = _positive_int(components, "components")
+        if cost_ceiling is not None:
+            if isinstance(cost_ceiling, bool) or not isinstance(
+                    cost_ceiling, (int, float, np.integer, np.floating)) or not (
+                    np.isfinite(cost_ceiling) and cost_ceiling > 0):
+                raise ValueError(f"cost_ceiling must be a positive number, got "
+                                 f"{cost_ceiling!r}.")
+            cost_ceiling = float(cost_ceiling)
+        self.cost_ceiling = cost_ceiling
 
     def __repr__(self) -> str:
+        ceiling = "" if self.cost_ceiling is None else f"cost_ceiling={self.cost_ceiling:g}, "
         return (f"ConfigurationRegression(min_leaf={self.min_leaf}, trees={self.trees}, "
-                f"components={self.components}, blend={self.blend}, "
-                f"features={self.features})")
+                f"blend={self.blend}, {ceiling}features={self.features})")
+
+    def target(self, train, condition) -> np.ndarray:
+        """What the forests learn of each training dataset and configuration, (D, A)."""
+        if self.cost_ceiling is None:
+            return a3r_target(train, condition)
+        cost = np.maximum(self.cost_ceiling - np.asarray(train.success, dtype=np.float64),
+                          1e-6 * self.cost_ceiling)
+        y = -np.log(cost)
+        if condition.time_weight:
+            y = y - condition.time_weight * np.log(np.asarray(train.times, dtype=np.float64))
+        return y
 
     def _fit(self, knowledge, condition, seed) -> Fitted:
         return _FittedRegression(self, knowledge, condition, seed)
 
 
 class _FittedRegression(Fitted):
-    """The chosen forest of multi-output trees, fitted once."""
+    """The forests of the configurations, fitted once."""
 
     @one_blas_thread
     def __init__(self, strategy, train, condition, seed):
@@ -354,8 +384,7 @@ class _FittedRegression(Fitted):
         self._design = design = Design(train, strategy.features, strategy.name)
         rng = np.random.default_rng(seed)
         codes, n_families = family_codes(train)
-        target = a3r_target(train, condition)
-        target = target - target.mean(axis=1, keepdims=True)
+        target = strategy.target(train, condition)
         n_trees = max(strategy.trees)
         weights, in_bag = family_bags(codes, n_families, n_trees, rng)
         points = design.X.astype(np.float32)
@@ -368,8 +397,8 @@ class _FittedRegression(Fitted):
         outside = ((target.sum(axis=0) - totals) / np.maximum(len(codes) - counts, 1))[codes]
         scores, forests, inner_means = {}, {}, {}
         for leaf in strategy.min_leaf:
-            seeds = rng.integers(0, _MAX_SEED, size=n_trees)
-            forest = LeafForest(points, target, weights, seeds, leaf, strategy.components)
+            seeds = rng.integers(0, _MAX_SEED, size=(n_trees, target.shape[1]))
+            forest = ColumnForests(points, target, weights, seeds, leaf)
             forests[leaf] = forest
             inner = _prefix_means(np.moveaxis(forest.train_pred, 2, 0), oob, sizes)
             for s, t in enumerate(sizes):
@@ -382,7 +411,13 @@ class _FittedRegression(Fitted):
                     inner_means[key] = mean
         # simplest first: the training mean alone (blend 0), larger leaves, fewer trees
         simple = sorted(scores, key=lambda k: (k[2], -k[0], k[1]))
-        key, means, se = select_one_se({k: scores[k] for k in simple}, codes, n_families)
+        if n_families > 1:
+            key, means, se = select_one_se({k: scores[k] for k in simple}, codes,
+                                           n_families)
+        else:  # nothing held out: the forests as they are
+            key = max(simple, key=lambda k: (k[2], -k[0], k[1]))
+            means, se = {k: float(scores[k].mean()) for k in simple}, dict.fromkeys(simple,
+                                                                                     0.0)
         leaf, t, blend = key
         self._forest, self._t, self._blend = forests[leaf], t, blend
         self._mean = target.mean(axis=0)
@@ -390,21 +425,62 @@ class _FittedRegression(Fitted):
         self.inner_orders_ = np.argsort(-inner_means[key].T, axis=1, kind="stable")
         self.selection_ = {"params": {"min_leaf": leaf, "trees": t, "blend": blend},
                            "inner_loss": means, "inner_se": se, "rule": "one-SE",
+                           "target": ("log A3R" if strategy.cost_ceiling is None else
+                                      "-log cost"),
                            "inner": _inner_record(train, codes, n_families, in_bag[:t])}
 
     @one_blas_thread
     def rank_many(self, queries) -> list:
         points = np.array([self._design.point(q) for q in queries]).astype(np.float32)
-        pred = self._forest.predict(points, self._t)  # (t, N, A)
+        pred = self._forest.predict(points, self._t).mean(axis=0)  # (N, A)
         out = []
         for n in range(points.shape[0]):
-            predicted = self._blend * pred[:, n].mean(axis=0) + (1.0 - self._blend) * self._mean
+            predicted = self._blend * pred[n] + (1.0 - self._blend) * self._mean
             order = np.argsort(-predicted, kind="stable")
             out.append(Ranking(order, predicted[order], self.knowledge.datasets))
         return out
 
     def rank(self, query) -> Ranking:
         return self.rank_many([query])[0]
+
+
+class ColumnForests:
+    """One regression forest per column of ``target``, the trees of bag ``b`` of every
+    column grown on the same bootstrap sample.
+
+    Tree ``(b, a)`` is ``DecisionTreeRegressor(max_features="sqrt", min_samples_leaf=
+    min_leaf, min_samples_split=min_split, random_state=seeds[b, a])`` fitted on the
+    rows with ``weights[b] > 0``, the bootstrap counts as sample weights, to column
+    ``a``. ``train_pred`` (T, N, A): each tree's prediction of the training points.
+
+    Parameters
+    ----------
+    points : ndarray (N, F), float32
+    target : ndarray (N, A)
+    weights : ndarray (T, N)
+    seeds : ndarray of int (T, A)
+    min_leaf, min_split : int
+    """
+
+    def __init__(self, points, target, weights, seeds, min_leaf=1, min_split=5):
+        points = np.ascontiguousarray(points, dtype=np.float32)
+        target = np.asarray(target, dtype=np.float64)
+        self._trees = []
+        for b in range(seeds.shape[0]):
+            rows = weights[b] > 0
+            X, w = np.ascontiguousarray(points[rows]), weights[b][rows]
+            self._trees.append([_fitted(seeds[b, a], X, target[rows, a], w, min_leaf,
+                                        min_split) for a in range(target.shape[1])])
+        self.train_pred = self.predict(points)
+
+    def predict(self, points, n_trees=None) -> np.ndarray:
+        """The first ``n_trees`` trees of every column's forest at ``points``, (T, N, A)."""
+        points = np.ascontiguousarray(points, dtype=np.float32)
+        trees = self._trees[:n_trees]
+        if not trees:
+            return np.empty((0, points.shape[0], 0))
+        return np.stack([np.stack([tree.predict(points, check_input=False) for tree in row],
+                                  axis=1) for row in trees])
 
 
 class LeafForest:

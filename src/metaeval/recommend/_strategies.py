@@ -255,6 +255,8 @@ class _Neighbours(Strategy):
     k: int = 5
 
     def __init__(self, k=5):
+        if k is None:  # the strategy's default
+            k = 5
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
         self.k = int(k)
@@ -307,24 +309,78 @@ def _distances(table, point):
 
 
 class KnnMetafeatures(_Neighbours):
-    """The k most similar training datasets by normalised pymfe meta-features.
+    r"""The k training datasets nearest by standardised meta-features, SUNNY's portfolio.
 
-    Their results are aggregated by A3R (:func:`metaeval.ranking.a3r`, the geometric mean
-    over the k datasets of the pairwise ratios, then the mean over rivals).
+    The meta-features are imputed with their training medians (features constant over
+    the training datasets left out) and standardised with the training datasets' means
+    and standard deviations only; a new dataset is placed in the same scale (it never
+    changes it) and its neighbours are the k training datasets nearest in Euclidean
+    distance (ties to the earlier dataset). The first pick is the configuration with
+    the best mean over the neighbours of :math:`\log A3R = \log SR - P \log T`
+    (Abdulrahman & Brazdil 2014); then, as SUNNY does, the neighbours' best
+    configurations: the greedy portfolio that most reduces the neighbours' mean loss of
+    the best configuration so far (:func:`greedy_portfolio_order`, started from the first
+    pick), and the other configurations by the neighbours' mean log A3R.
+
+    Without ``k``, it is chosen on the training datasets: each is ranked from its
+    nearest datasets of other families (leave-one-family-out), and the largest k whose
+    mean loss of the first pick (averaged within families) is within one standard error
+    of the lowest is kept (the one-standard-error rule toward the simpler, smoother
+    neighbourhood; Hastie, Tibshirani & Friedman 2009, sec. 7.10). The choice is
+    reported in ``selection_``.
 
     Parameters
     ----------
-    k : int, default=5
+    k : int or sequence of int, optional
+        A fixed number of neighbours, or the sizes to choose from; default
+        :attr:`K_GRID`.
 
     References
     ----------
+    R. Amadini, M. Gabbrielli and J. Mauro, "SUNNY: a lazy portfolio approach for
+    constraint solving", Theory and Practice of Logic Programming 14 (2014);
     P. B. Brazdil, C. Soares and J. P. da Costa, "Ranking learning algorithms: using IBL
     and meta-learning on accuracy and time results", Machine Learning 50(3):251-277
     (2003); Abdulrahman & Brazdil (2014), eq. 2; pymfe: Alcobaça et al., JMLR 21 (2020).
+
+    Examples
+    --------
+    >>> from metaeval.recommend import Condition, KnowledgeBase, Query
+    >>> import pandas as pd
+    >>> kb = KnowledgeBase(["d1", "d2", "d3"], ["A", "B"], [[.9, .5], [.6, .8], [.9, .4]],
+    ...                    [[1, 1]] * 3,
+    ...                    metafeatures=pd.DataFrame({"f": [0.0, 1.0, 5.0]},
+    ...                                              index=["d1", "d2", "d3"]))
+    >>> ranked = KnnMetafeatures(k=2).rank(kb, Query("new", 10, metafeatures=pd.Series(
+    ...     {"f": 0.4})), Condition())
+    >>> ranked.drivers, [kb.algorithms[j] for j in ranked.order]
+    (('d1', 'd2'), ['A', 'B'])
     """
 
     name = "knn-metafeatures"
     uses = "metafeatures"
+    #: The neighbourhood sizes tried when ``k`` is not given, simplest (largest) first.
+    K_GRID = (20, 10, 5, 3, 1)
+
+    def __init__(self, k=None):
+        if k is None:
+            self.k, self.grid = None, self.K_GRID
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            super().__init__(k)
+            self.grid = (self.k,)
+        else:
+            grid = tuple(k)
+            if not grid or any(isinstance(v, bool) or not isinstance(v, (int, np.integer))
+                               or v < 1 for v in grid):
+                raise ValueError(f"k must be a positive integer or a sequence of them, got "
+                                 f"{k!r}.")
+            self.k = None
+            self.grid = tuple(sorted({int(v) for v in grid}, reverse=True))
+
+    def __repr__(self) -> str:
+        if self.k is None and self.grid != self.K_GRID:
+            return f"KnnMetafeatures(k={self.grid})"
+        return f"KnnMetafeatures(k={self.k})"
 
     def _features(self, train, query):
         if train.metafeatures is None:
@@ -335,6 +391,121 @@ class KnnMetafeatures(_Neighbours):
                              "group failed on it); use another strategy, e.g. "
                              "average-ranking.")
         return train.metafeatures, query.metafeatures
+
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        if knowledge.metafeatures is None:
+            self._features(knowledge, None)
+        return _FittedKnn(self, knowledge, condition, seed)
+
+
+class _FittedKnn(Fitted):
+    """The standardised training meta-features, and the chosen number of neighbours."""
+
+    def __init__(self, strategy, train, condition, seed):
+        from metaeval.recommend._learners import (
+            Design,
+            family_codes,
+            first_pick_loss,
+            select_one_se,
+        )
+
+        super().__init__(strategy, train, condition, seed)
+        self._design = design = Design(train, ("metafeatures",), strategy.name)
+        X = design.X
+        self._centre = X.mean(axis=0)
+        scale = X.std(axis=0)
+        self._scale = np.where(scale > 0, scale, 1.0)
+        self._Z = (X - self._centre) / self._scale
+        values = condition.a3r_values(train.success, train.times)
+        self._log = np.log(values)
+        self._loss = values.max(axis=1, keepdims=True) - values
+        self._ar_order = None
+        n = len(train.datasets)
+        codes, n_families = family_codes(train)
+        grid = tuple(dict.fromkeys(min(k, n) for k in strategy.grid))
+        self._codes = codes
+        self._inner_nearest = None
+        if len(grid) == 1 or n_families < 2:
+            k = grid[0] if len(grid) == 1 else min(5, n)
+            self.selection_ = ({} if strategy.k is not None else
+                               {"params": {"k": k}, "rule": "default (one family)"})
+        else:
+            nearest, valid = self._inner_neighbours(max(grid))
+            losses = {}
+            for k in grid:
+                picks = _first_picks(self._log, nearest[:, :k], valid[:, :k])
+                losses[k] = first_pick_loss(train.success, picks)
+            k, means, se = select_one_se(losses, codes, n_families)
+            self.selection_ = {"params": {"k": int(k)}, "inner_loss": means,
+                               "inner_se": se, "rule": "one-SE"}
+        self.k = int(k)
+
+    def _inner_neighbours(self, k):
+        """Each training dataset's ``k`` nearest training datasets of other families,
+        (D, k), and which of them exist (a family may leave fewer than ``k``)."""
+        if self._inner_nearest is None or self._inner_nearest[0].shape[1] < k:
+            Z, codes = self._Z, self._codes
+            sq = (Z**2).sum(axis=1)
+            dist = np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0)
+            dist[codes[:, None] == codes[None, :]] = np.inf
+            k = min(k, dist.shape[1])
+            nearest = np.argsort(dist, axis=1, kind="stable")[:, :k]
+            valid = np.isfinite(np.take_along_axis(dist, nearest, axis=1))
+            self._inner_nearest = nearest, valid
+        return self._inner_nearest
+
+    @property
+    def inner_orders_(self) -> np.ndarray:
+        """Each training dataset's order from its k nearest datasets of other families
+        (the inner leave-one-family-out orders ``auto`` judges it by), (D, A)."""
+        nearest, valid = self._inner_neighbours(self.k)
+        return np.array([self._order(nb[ok])[0] for nb, ok in zip(
+            nearest[:, :self.k], valid[:, :self.k], strict=True)], dtype=np.int64)
+
+    def _order(self, nearest):
+        """SUNNY's order from the neighbours ``nearest``: (order, score)."""
+        from metaeval.recommend._learners import greedy_portfolio_order
+
+        if nearest.size == 0:  # no neighbour: the training datasets' A3R ranking
+            if self._ar_order is None:
+                self._ar_order = _a3r_order(self.knowledge, self.condition)[0]
+            return self._ar_order.copy(), np.full(self._ar_order.size, np.nan)
+        mean = self._log[nearest].mean(axis=0)
+        by_mean = np.argsort(-mean, kind="stable")
+        head = greedy_portfolio_order(self._loss[nearest], head=[int(by_mean[0])])
+        order = np.concatenate([head, by_mean[~np.isin(by_mean, head)]])
+        return order, mean[order]
+
+    def rank_many(self, queries) -> list:
+        for q in queries:
+            if q.metafeatures is None:
+                self.strategy._features(self.knowledge, q)
+        Z = self._Z
+        points = (np.array([self._design.point(q) for q in queries]) - self._centre) \
+            / self._scale
+        dist = ((points**2).sum(axis=1)[:, None] + (Z**2).sum(axis=1)[None, :]
+                - 2.0 * points @ Z.T)
+        nearest = np.argsort(dist, axis=1, kind="stable")[:, :self.k]
+        out = []
+        datasets = self.knowledge.datasets
+        for nb in nearest:
+            order, score = self._order(nb)
+            out.append(Ranking(order, score, tuple(datasets[i] for i in nb)))
+        return out
+
+    def rank(self, query) -> Ranking:
+        return self.rank_many([query])[0]
+
+
+def _first_picks(log_values, nearest, valid):
+    """The configuration with the best mean of ``log_values`` over each row's valid
+    neighbours (ties to the first; none valid: the best mean over all rows)."""
+    counts = valid.sum(axis=1)
+    sums = (log_values[nearest] * valid[:, :, None]).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums / counts[:, None]
+    mean = np.where(counts[:, None] > 0, mean, log_values.mean(axis=0))
+    return np.argmax(mean, axis=1)
 
 
 class CostLandmarking(_Neighbours):
