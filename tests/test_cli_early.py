@@ -126,3 +126,35 @@ def test_the_program_knows_which_module_registers_every_command():
         if registered is not None and getattr(registered, "__module__", "").startswith(
                 "metaeval.cli."):
             assert registered.__module__ == f"metaeval.cli.{module}", name
+
+
+def test_an_unknown_measure_is_refused_before_pandas_scipy_or_scikit_learn(tmp_path):
+    # `metaeval recommend data.csv --measure foo` names the known measures without
+    # importing the metrics (pandas, scikit-learn) or the instance hardness (SciPy)
+    data = tmp_path / "t.csv"
+    data.write_text("a,b,class\n1,2,x\n3,4,y\n5,6,x\n7,8,y\n")
+    code = (
+        "import sys\n"
+        f"sys.argv = ['/x/metaeval', 'recommend', {str(data)!r}, '--measure', 'foo']\n"
+        "from metaeval.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as stop:\n"
+        "    print('exit', stop.code)\n"
+        "heavy = ('pandas', 'scipy', 'sklearn', 'duckdb', 'matplotlib', 'metaeval.benchmark',"
+        " 'metaeval.hardness')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n")
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert probe.stdout.split("\n")[-3:] == ["exit 2", "[]", ""]
+    assert "Unknown measure 'foo'" in probe.stderr
+    assert "hardness:rate-uniform" in probe.stderr
+
+
+def test_the_condition_knows_the_measures_of_the_benchmark_and_the_hardness():
+    from metaeval.benchmark import SKLEARN_METRICS
+    from metaeval.hardness import METHODS
+    from metaeval.recommend import _condition
+
+    assert _condition.SKLEARN_METRICS == SKLEARN_METRICS
+    assert _condition.METHODS == METHODS

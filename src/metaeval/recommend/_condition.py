@@ -16,11 +16,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from metaeval.benchmark import METRICS, SKLEARN_METRICS
-from metaeval.hardness import METHODS, instance_hardness, instance_hardness_at
+# metaeval.benchmark (pandas) and metaeval.hardness (SciPy) are imported where a condition
+# scores or names its measure, not here: the command line checks a condition's arguments
+# (an unknown measure, a negative cost) without either. The names below are theirs
+# (:data:`metaeval.benchmark.SKLEARN_METRICS`, :data:`metaeval.hardness.METHODS`), the
+# same, tested.
 
 #: Success values below this are raised to it before A3R's ratios (which need > 0).
 SUCCESS_FLOOR = 1e-3
+#: the ten metrics of the algorithm-benchmark web page (:data:`metaeval.benchmark.SKLEARN_METRICS`)
+SKLEARN_METRICS = ("accuracy", "balanced_accuracy", "f1", "mcc", "precision", "recall", "auc",
+                   "average_precision", "brier", "log_loss")
+#: the threshold choice methods (:data:`metaeval.hardness.METHODS`)
+METHODS = ("score-fixed", "score-driven", "rate-driven", "score-uniform", "rate-uniform")
 
 _LOSS_TRANSFORMS = {
     "brier": ("1 - Brier score", lambda v: 1.0 - v),
@@ -183,6 +191,8 @@ class Condition:
     def label(self) -> str:
         """The condition in words, e.g. ``"1 - rate-driven hardness at c = 0.3, P = 1/64"``."""
         if self.method is None:
+            from metaeval.benchmark import METRICS
+
             text = _LOSS_TRANSFORMS.get(self.measure, (METRICS[self.measure].label,))[0]
         else:
             text = f"1 - {self.method} hardness"
@@ -241,6 +251,8 @@ class Condition:
                 f"got {S.shape}."
             )
         if self.method is None:
+            from metaeval.benchmark import METRICS
+
             metric = METRICS[self.measure]
             values = np.array([metric(y, S[:, j], threshold=self.threshold)
                                for j in range(S.shape[1])])
@@ -271,6 +283,8 @@ class Condition:
         S = np.asarray(S, dtype=np.float64)
         if S.ndim == 1:
             S = S[:, None]
+        from metaeval.hardness import instance_hardness, instance_hardness_at
+
         if self.cost is not None:
             return instance_hardness_at(y, S, self.method, self.cost, t=self.threshold)
         return instance_hardness(y, S, self.method, t=self.threshold,
