@@ -17,9 +17,21 @@ strategy, ``auto`` (nested: its own inner cross-validation in every fold) includ
 the shipped knowledge base under one condition, twice, and checks that the two JSON
 documents are identical.
 
+With ``--curves`` it times making the evaluation's curves frame (the rows of every
+strategy's curve on every held-out dataset: 51 datasets x 12 strategies x 153 steps, as
+``recommend --evaluate`` on the shipped knowledge base makes) the way the evaluation makes
+it, against the way it was made before (one Series per label and curve, concatenated),
+both in this run, and checks that the two frames are equal.
+
+With ``--repetitions`` it times ``evaluate_recommenders`` of the cheap strategies on a
+synthetic knowledge base of two repetitions scored on the unseen repetition against the
+same scored on the same repetition (the extra cost of scoring both ways).
+
 Usage: python benchmarks/bench_recommend.py [--datasets 50] [--algorithms 300]
        [--instances 100] [--no-metafeatures]
        python benchmarks/bench_recommend.py --shipped [--measure accuracy] [--p 0]
+       python benchmarks/bench_recommend.py --curves
+       python benchmarks/bench_recommend.py --repetitions
 """
 
 from __future__ import annotations
@@ -186,10 +198,83 @@ def shipped(argv=None):
     print("auto chose:", ev.chosen("auto"))
 
 
+def _curves_by_series(parts):
+    """The curves frame as it was made before: one Series per label and curve,
+    concatenated (the baseline of ``--curves``)."""
+    labels = ("dataset", "family", "strategy", "algorithm")
+    series = [{"dataset": pd.Series([p["dataset"]] * p["step"].size),
+               "family": pd.Series([p["family"]] * p["step"].size),
+               "strategy": pd.Series([p["strategy"]] * p["step"].size),
+               "algorithm": pd.Series([None if a is None or a != a else a
+                                       for a in p["algorithm"]])} for p in parts]
+    out = {k: pd.concat([s[k] for s in series], ignore_index=True) for k in labels}
+    out.update({k: np.concatenate([p[k] for p in parts]) for k in ("step", "elapsed", "loss")})
+    return pd.DataFrame(out, columns=["dataset", "family", "strategy", "step", "algorithm",
+                                      "elapsed", "loss"])
+
+
+def curves(argv=None):
+    """The curves frame: as the evaluation makes it, against one Series per curve."""
+    from metaeval.recommend import _evaluate
+    from metaeval.recommend._strategies import RandomOrder, SingleBest
+
+    D, A, S = 51, 152, 12
+    rng = np.random.default_rng(0)
+    train = KnowledgeBase([f"d{i}" for i in range(3)], [f"a{j}" for j in range(A)],
+                          np.ones((3, A)), np.ones((3, A)))
+    strategies = [SingleBest()] * (S - 1) + [RandomOrder(repeats=10)]
+    ways = []
+    for i in range(D):
+        for s in strategies:
+            rand = isinstance(s, RandomOrder)
+            order = np.tile(np.arange(A), (10, 1)) if rand else rng.permutation(A)
+            ways.append((f"d{i}", s, [{"order": order, "loss": rng.random(A),
+                                       "elapsed": np.cumsum(rng.random(A)),
+                                       "overhead": 0.1, "loss0": 1.0, "random": rand}]))
+    timings = {"now": [], "series": []}
+    for _ in range(3):
+        start = _clock()
+        parts = [_evaluate._curve_columns(n, f"f{n}", s, train, w) for n, s, w in ways]
+        now = _evaluate._curves_frame(parts)
+        timings["now"].append(_since(start))
+        start = _clock()
+        parts = [_evaluate._curve_columns(n, f"f{n}", s, train, w) for n, s, w in ways]
+        before = _curves_by_series(parts)
+        timings["series"].append(_since(start))
+    pd.testing.assert_frame_equal(now, before, check_exact=True)
+    for k, v in timings.items():
+        print(f"curves frame ({len(now)} rows), {k:>6}: best wall {min(w for w, _ in v):.3f} s"
+              f"  cpu {min(c for _, c in v):.3f} s")
+    print("equal frames: True; load average", os.getloadavg()[0])
+
+
+def repetitions(argv=None):
+    """Unseen against same repetition: the cost of scoring each way."""
+    rng = np.random.default_rng(0)
+    D, A = 51, 152
+    base = rng.uniform(0.5, 0.9, A) + rng.normal(0, 0.05, (D, A))
+    reps = np.clip(base[None] + rng.normal(0, 0.01, (2, D, A)), 0, 1)
+    kb = KnowledgeBase([f"d{i}" for i in range(D)], [f"a{j}" for j in range(A)],
+                       reps.mean(axis=0), rng.uniform(0.1, 10, (D, A)),
+                       families=[f"f{i // 2}" for i in range(D)], repetitions=reps)
+    names = ["single-best", "average-ranking", "active-testing", "random", "oracle"]
+    for scored_on in ("same repetition", "unseen repetition"):
+        start = _clock()
+        ev = evaluate_recommenders(kb, strategies=names, scored_on=scored_on)
+        wall, cpu = _since(start)
+        print(f"{scored_on:>17}: wall {wall:6.2f} s  cpu {cpu:6.2f} s; loss@1 of the single "
+              f"best {ev.summary.set_index('strategy').loc['single-best', 'loss_at_1']:.4f}")
+    print("load average", os.getloadavg()[0])
+
+
 if __name__ == "__main__":
     import sys
 
     if "--shipped" in sys.argv:
         shipped()
+    elif "--curves" in sys.argv:
+        curves()
+    elif "--repetitions" in sys.argv:
+        repetitions()
     else:
         main()

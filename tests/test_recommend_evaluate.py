@@ -281,10 +281,10 @@ def test_the_curves_are_the_frames_of_every_curve_concatenated(monkeypatch, stra
     ev = evaluate_recommenders(_synthetic(), Condition(time_weight=1 / 16), n_boot=20,
                                strategies=strategies)
     assert len(parts) > 8
-    frames = [pd.DataFrame({"dataset": p["dataset"][0], "family": p["family"][0],
-                            "strategy": p["strategy"][0], "step": p["step"],
-                            "algorithm": list(p["algorithm"]), "elapsed": p["elapsed"],
-                            "loss": p["loss"]}) for p in parts]
+    frames = [pd.DataFrame({"dataset": p["dataset"], "family": p["family"],
+                            "strategy": p["strategy"], "step": p["step"],
+                            "algorithm": pd.Series(list(p["algorithm"])),
+                            "elapsed": p["elapsed"], "loss": p["loss"]}) for p in parts]
     reference = pd.concat(frames, ignore_index=True)
     pd.testing.assert_frame_equal(ev.curves, reference, check_exact=True)
     assert ([type(v) for v in ev.curves["algorithm"]]

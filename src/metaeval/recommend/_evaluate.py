@@ -685,31 +685,31 @@ def _seed(seed, i, r):
     return int(np.random.SeedSequence([seed, i, r]).generate_state(1)[0])
 
 
-_LABELS = ("dataset", "family", "strategy", "algorithm")
-
-
 def _curve_columns(name, family, strategy, train, ways) -> dict:
-    """The rows of one strategy's curve on one held-out dataset, column by column: the
-    labels as they would be one frame's columns (Series), the numbers as arrays.
+    """The rows of one strategy's curve on one held-out dataset: its labels once, the
+    algorithm of each step and the numbers as arrays (:func:`_curves_frame` makes the
+    columns).
 
     ``ways``: the curve pieces of each way the dataset was scored (:func:`_score`); the
     curve is their mean, step by step, and a step's algorithm is named when every way
-    tested the same one there (the random baseline: the expected curve, no algorithm)."""
+    tested the same one there (the random baseline: the expected curve, no algorithm).
+    """
     first = ways[0]
     n = first["loss"].shape[-1]
     loss = np.mean([w["loss"] for w in ways], axis=0)
     elapsed = np.mean([w["elapsed"] for w in ways], axis=0)
     loss0 = float(np.mean([w["loss0"] for w in ways]))
     if first["random"]:
-        algorithms = [None] * n
+        algorithms = [None] * (n + 1)
     else:
         orders = np.array([w["order"] for w in ways])
         same = (orders == orders[0]).all(axis=0)
-        algorithms = [train.algorithms[j] if ok else None
-                      for j, ok in zip(orders[0], same, strict=True)]
-    return {"dataset": pd.Series([name] * (n + 1)), "family": pd.Series([family] * (n + 1)),
-            "strategy": pd.Series([strategy.name] * (n + 1)),
-            "algorithm": pd.Series([None, *algorithms]),
+        names = [train.algorithms[j] if ok else None
+                 for j, ok in zip(orders[0], same, strict=True)]
+        # as a column of names: the steps that name none are missing (NaN)
+        algorithms = [np.nan, *(np.nan if a is None else a for a in names)]
+    return {"dataset": name, "family": family, "strategy": strategy.name,
+            "algorithm": algorithms, "named": not first["random"],
             "step": np.arange(n + 1),
             "elapsed": np.concatenate([[first["overhead"]], elapsed]),
             "loss": np.concatenate([[loss0], loss])}
@@ -717,9 +717,18 @@ def _curve_columns(name, family, strategy, train, ways) -> dict:
 
 def _curves_frame(parts) -> pd.DataFrame:
     """One frame of every curve's rows: what concatenating one frame per curve gives
-    (labels concatenated as Series, so their types come out the same), without making
-    hundreds of frames (tested against that)."""
-    out = {k: pd.concat([p[k] for p in parts], ignore_index=True) for k in _LABELS}
+    (tested against that: the labels as strings, the algorithm a column of names with NaN
+    where a step names none, or of objects with None for the random baseline's curves),
+    each column made once instead of one Series per curve."""
+    sizes = [p["step"].size for p in parts]
+    out = {k: pd.Series(np.repeat(np.array([p[k] for p in parts], dtype=object), sizes)
+                        .tolist())
+           for k in ("dataset", "family", "strategy")}
+    algorithms = [a for p in parts for a in p["algorithm"]]
+    # a curve of None only (random) is a column of objects; concatenated with the others
+    # the whole column is one of objects
+    out["algorithm"] = (pd.Series(algorithms) if all(p["named"] for p in parts)
+                        else pd.Series(algorithms, dtype=object))
     out.update({k: np.concatenate([p[k] for p in parts])
                 for k in ("step", "elapsed", "loss")})
     return pd.DataFrame(out, columns=["dataset", "family", "strategy", "step", "algorithm",
