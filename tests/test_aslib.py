@@ -245,6 +245,27 @@ def test_par10_by_hand(tmp_path):
     np.testing.assert_array_equal(sc.knowledge.times, [[1, 5], [10, 2], [1, 3], [2, 0.5]])
 
 
+def test_a_runtime_scenario_s_regression_learns_log_par10(tmp_path):
+    """The cutoff is 10 s: success = 100 - PAR10, and regression (alone and as auto's
+    candidate) is given the ceiling 100, so that it learns -log PAR10; the scenario has
+    no landmark features, so cost-landmarking is left out with a note."""
+    from metaeval.recommend._aslib_evaluate import _runtime_strategies
+
+    sc = read_aslib(_runtime(tmp_path / "rt"))
+    chosen, notes = _runtime_strategies(sc, None, None)
+    by_name = {getattr(s, "name", s): s for s in chosen}
+    assert by_name["regression"].cost_ceiling == 100.0
+    assert by_name["auto"].params == {"regression": {"cost_ceiling": 100.0}}
+    target = by_name["regression"].target(sc.knowledge, Condition())
+    np.testing.assert_allclose(target, -np.log(sc.performance))
+    assert "cost-landmarking" not in by_name
+    assert any(n.startswith("skipped cost-landmarking") for n in notes)
+    # named strategies are kept as named; a quality scenario's are left as they are
+    assert _runtime_strategies(sc, ["single-best"], None) == (["single-best"], [])
+    quality = read_aslib(_write(tmp_path / "q"))
+    assert _runtime_strategies(quality, None, None) == (None, [])
+
+
 class _Always(Strategy):
     """Test strategy: the same fixed order on every instance."""
 
