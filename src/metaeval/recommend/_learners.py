@@ -209,8 +209,11 @@ def first_pick_loss(success, picks):
     return success.max(axis=1) - success[rows, np.asarray(picks, dtype=np.int64)]
 
 
-def family_bags(codes, n_families, n_bags, rng):
+def family_bags(codes, n_families, n_bags, rng, size=None):
     """Bootstrap samples of whole families (pseudo-replication by family respected).
+
+    Each bag draws ``size`` families with replacement (default: as many as there are;
+    fewer make smaller, faster trees and leave more families out of each bag).
 
     Returns
     -------
@@ -218,9 +221,10 @@ def family_bags(codes, n_families, n_bags, rng):
         How many times each dataset's family was drawn in each bag.
     in_bag : ndarray of bool, shape (n_bags, n_families)
     """
-    draws = rng.integers(0, n_families, size=(n_bags, n_families))
+    size = n_families if size is None else int(size)
+    draws = rng.integers(0, n_families, size=(n_bags, size))
     counts = np.zeros((n_bags, n_families))
-    np.add.at(counts, (np.repeat(np.arange(n_bags), n_families), draws.reshape(-1)), 1.0)
+    np.add.at(counts, (np.repeat(np.arange(n_bags), size), draws.reshape(-1)), 1.0)
     return counts[:, codes], counts > 0
 
 

@@ -20,6 +20,7 @@ from metaeval.recommend._learners import (
     Learner,
     _blend,
     _grid,
+    _positive_int,
     a3r_target,
     complete_order,
     family_bags,
@@ -168,8 +169,11 @@ class PairwiseClassification(Learner):
     #: Candidates when there are more configurations than :attr:`ALL_UP_TO`.
     DEFAULT_CANDIDATES = 20
 
-    def __init__(self, candidates=None, trees=100, features=FEATURE_SOURCES):
+    def __init__(self, candidates=None, trees=100, features=FEATURE_SOURCES,
+                 max_samples=None):
         super().__init__(features)
+        self.max_samples = None if max_samples is None else _positive_int(max_samples,
+                                                                          "max_samples")
         if candidates is not None:
             candidates = (candidates,) if isinstance(candidates, (int, np.integer)) \
                 else candidates
@@ -179,8 +183,9 @@ class PairwiseClassification(Learner):
         self.trees = tuple(sorted(set(_grid(trees, "trees"))))
 
     def __repr__(self) -> str:
+        extra = "" if self.max_samples is None else f", max_samples={self.max_samples}"
         return (f"PairwiseClassification(candidates={self.candidates}, trees={self.trees}, "
-                f"features={self.features})")
+                f"features={self.features}{extra})")
 
     def _fit(self, knowledge, condition, seed) -> Fitted:
         return _FittedPairwise(self, knowledge, condition, seed)
@@ -207,7 +212,9 @@ class _FittedPairwise(Fitted):
         final = _candidates(loss, max(grid))
         pairs = [(int(j), int(k)) for a, j in enumerate(final) for k in final[a + 1:]]
         n_trees = max(strategy.trees)
-        weights, in_bag = family_bags(codes, n_families, n_trees, rng)
+        size = None if strategy.max_samples is None else min(n_families,
+                                                              strategy.max_samples)
+        weights, in_bag = family_bags(codes, n_families, n_trees, rng, size)
         n_pairs = len(pairs)
         first = np.array([j for j, _ in pairs], dtype=np.int64)
         second = np.array([k for _, k in pairs], dtype=np.int64)
