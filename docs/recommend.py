@@ -47,17 +47,13 @@ from metaeval.recommend import (
     evaluate_recommenders,
     load_knowledge,
 )
-from metaeval.recommend._advice import FORMAT as EVALUATIONS_FORMAT
-from metaeval.recommend._advice import evaluation_entry
+from metaeval.recommend._advice import CONDITIONS, TIME_WEIGHTS, evaluations_document
 from metaeval.recommend._summary import N_NULL, best_versus, holm_by_family
 from metaeval.store import Store
 
-#: The operating conditions evaluated: (short name, Condition fields).
-CONDITIONS = (
-    ("accuracy", {"measure": "accuracy"}),
-    ("rate-driven-c0.3", {"measure": "hardness:rate-driven", "cost": 0.3}),
-    ("score-driven-beta2-8", {"measure": "hardness:score-driven", "cost_beta": (2, 8)}),
-)
+# The operating conditions evaluated, (short name, Condition fields), and the A3R time
+# weights of the main tables: CONDITIONS and TIME_WEIGHTS, those whose evaluations
+# recommend's advice quotes (metaeval.recommend._advice).
 #: Where the ASlib results live when no scenario is evaluated here.
 ASLIB_POINTER = (
     "\n## ASlib scenarios\n\n"
@@ -65,8 +61,6 @@ ASLIB_POINTER = (
     "cross-validation folds beside the published LLAMA results, with and without the\n"
     "instances' feature costs: [aslib.md](aslib.md) (`python benchmarks/bench_aslib.py\n"
     "--markdown docs/aslib.md`).\n")
-#: The A3R time weights of the main tables.
-TIME_WEIGHTS = (0.0, 1 / 64)
 #: The weights of the descriptive sweep (not a choice: it is read on the evaluation data).
 SWEEP = (0.0, 1 / 256, 1 / 64, 1 / 16, 1 / 4)
 ALPHA = 0.05
@@ -424,22 +418,16 @@ def write_evaluations(path, evals, comparisons):
     verdicts of the primary comparisons as corrected in this document."""
     import json
 
-    entries = []
-    for (_tag, p), ev in evals.items():
+    by_key = {}
+    for (tag, p), ev in evals.items():
         label = ev.condition.label.split(", P")[0]
         mine = comparisons[(comparisons["source"] == "knowledge")
                            & (comparisons["condition"] == label)
                            & (comparisons["P"] == p_text(p))].copy()
         mine["p_holm"] = mine["p_holm_document"]
         mine["supported"] = mine["supported_document"]
-        entries.append(evaluation_entry(ev, mine))
-    document = {"format": EVALUATIONS_FORMAT,
-                "about": "leave-one-family-out evaluation of the shipped knowledge base "
-                         "(docs/recommend.py); intervals: 95% bootstrap over families; "
-                         "verdicts: the primary comparisons against the single best, "
-                         "Holm-corrected over the primary family",
-                "metaeval": importlib.metadata.version("metaeval"),
-                "conditions": entries}
+        by_key[tag, p] = mine
+    document = evaluations_document(evals, by_key)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
 

@@ -7,6 +7,7 @@ out-of-fold scores), on scores with many ties (thirds and tenths, as k-NN and tr
 from __future__ import annotations
 
 import hashlib
+import json
 
 import numpy as np
 import pandas as pd
@@ -298,8 +299,34 @@ def test_cli_knowledge_build_and_show(built, tmp_path):
     assert "4 datasets x 4 configurations" in result.output
     shown = runner.invoke(app, ["knowledge", "show", str(out)])
     assert shown.exit_code == 0 and "1 failed" in shown.output
+    assert "1 repetition of the cross-validation" in shown.output
     bad = runner.invoke(app, ["knowledge", "build", "--store", str(tmp_path / "no.duckdb")])
     assert bad.exit_code == 2 and "no store" in bad.output
+
+
+def test_cli_knowledge_build_writes_the_evaluations_advice_quotes(built, tmp_path,
+                                                                   monkeypatch):
+    from metaeval.recommend import _advice
+
+    store, _ = built
+    monkeypatch.setattr(_advice, "CONDITIONS", (("auc", {"measure": "auc"}),))
+    monkeypatch.setattr(_advice, "TIME_WEIGHTS", (1 / 64,))
+    out, evaluations = tmp_path / "k.npz", tmp_path / "e" / "evaluations.json"
+    same = runner.invoke(app, ["knowledge", "build", "--store", str(store.path), "--out",
+                               str(out), "--evaluations", str(out), "-q"])
+    assert same.exit_code == 2 and "--evaluations must name another file" in same.output
+    assert not out.exists()
+    result = runner.invoke(app, ["knowledge", "build", "--store", str(store.path), "--out",
+                                 str(out), "--evaluations", str(evaluations), "-q"])
+    assert result.exit_code == 0, result.output
+    assert f"Evaluations of 1 conditions written to {evaluations}" in result.output
+    document = json.loads(evaluations.read_text())
+    assert document["format"] == _advice.FORMAT
+    [entry] = document["conditions"]
+    assert entry["label"] == "AUC, P = 1/64" and entry["scored_on"] == "same repetition"
+    # the advice reads it as it reads the shipped one
+    text = _advice.advice("single-best", Condition("auc", time_weight=1 / 64), document)
+    assert text.startswith("On 4 past datasets (4 families) under AUC, P = 1/64")
 
 
 def test_cli_describe_caches_descriptions(tmp_path):

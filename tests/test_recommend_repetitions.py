@@ -10,6 +10,7 @@ save, load and evaluation.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -228,3 +229,35 @@ def test_an_unfinished_repetition_is_left_out_whole():
     assert dropped == [{"repeat": 2, "why": "1 task(s) not finished, 1 task(s) of repeat 0 "
                                             "missing"},
                        {"repeat": 3, "why": "3 task(s) of repeat 0 missing"}]
+
+
+def test_knowledge_build_evaluations_are_those_the_docs_write(study, tmp_path, monkeypatch):
+    """``evaluate_for_advice`` (``knowledge build --evaluations``) gives the document
+    ``docs/recommend.py`` writes for the advice: the same entries, verdicts included."""
+    import importlib.util
+
+    from metaeval.recommend import _advice
+
+    _, _, loaded, _ = study
+    spec = importlib.util.spec_from_file_location(
+        "docs_recommend_reps", Path(__file__).resolve().parents[1] / "docs" / "recommend.py")
+    rd = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rd)
+    one = (("accuracy", {"measure": "accuracy"}),)
+    for module in (_advice, rd):
+        monkeypatch.setattr(module, "CONDITIONS", one)
+        monkeypatch.setattr(module, "TIME_WEIGHTS", (0.0,))
+    seen = []
+    document = _advice.evaluate_for_advice(loaded, n_boot=20, progress=seen.append)
+    assert seen == ["accuracy, P = 0"]
+    evals = rd.evaluate_all(lambda condition: loaded.knowledge_base(condition), 20, "test")
+    comparisons = rd.comparisons_of(evals, "knowledge")
+    rd.holm_by_family(comparisons, rd.ALPHA)
+    comparisons["p_holm_document"] = comparisons["p_holm"]
+    comparisons["supported_document"] = comparisons["supported"]
+    rd.write_evaluations(tmp_path / "e.json", evals, comparisons)
+    written = json.loads((tmp_path / "e.json").read_text())
+    assert document["conditions"] == written["conditions"]
+    entry = document["conditions"][0]
+    assert entry["scored_on"] == "unseen repetition" and entry["n_repetitions"] == 2
+    assert "single-best" in entry["strategies"] and entry["n_datasets"] == 4

@@ -20,6 +20,20 @@ import numpy as np
 EVALUATIONS = "evaluations.json"
 #: The format's version; another is ignored (no advice rather than a wrong one).
 FORMAT = "metaeval-evaluations/1"
+#: The operating conditions whose evaluations are stored, by short name (the tables of
+#: ``docs/recommendation.md`` evaluate the same ones).
+CONDITIONS = (
+    ("accuracy", {"measure": "accuracy"}),
+    ("rate-driven-c0.3", {"measure": "hardness:rate-driven", "cost": 0.3}),
+    ("score-driven-beta2-8", {"measure": "hardness:score-driven", "cost_beta": (2, 8)}),
+)
+#: The A3R time weights each condition is evaluated at.
+TIME_WEIGHTS = (0.0, 1 / 64)
+#: What the stored document says it holds.
+ABOUT = ("leave-one-family-out evaluation of the shipped knowledge base "
+         "(docs/recommend.py); intervals: 95% bootstrap over families; "
+         "verdicts: the primary comparisons against the single best, "
+         "Holm-corrected over the primary family")
 
 
 @lru_cache(maxsize=1)
@@ -167,6 +181,58 @@ def evaluation_entry(ev, comparisons=None) -> dict:
         "scored_on": ev.scored_on,
         "n_repetitions": int(ev.n_repetitions),
     }
+
+
+def evaluations_document(evals, comparisons, about=ABOUT) -> dict:
+    """The stored evaluations: one entry per evaluation of ``evals`` ({key:
+    RecommenderEvaluation}); ``comparisons`` ({key: DataFrame}) gives each one's primary
+    comparisons with the correction of the whole document."""
+    import importlib.metadata
+
+    return {"format": FORMAT, "about": about,
+            "metaeval": importlib.metadata.version("metaeval"),
+            "conditions": [evaluation_entry(ev, comparisons.get(key))
+                           for key, ev in evals.items()]}
+
+
+def evaluate_for_advice(archive, *, n_boot=1000, progress=None, clock="cpu") -> dict:
+    """Evaluate the strategies on ``archive`` under every stored condition and time
+    weight (:data:`CONDITIONS`, :data:`TIME_WEIGHTS`) and return the document
+    :func:`advice` quotes: what ``docs/recommend.py`` writes as
+    ``data/evaluations.json`` for the shipped knowledge base (the primary comparisons
+    Holm-corrected over all of them together, each family on its own).
+
+    Slow: every strategy, ``auto`` included, six times (about 9 minutes on two cores for
+    the shipped knowledge base). ``progress(label)`` is called after each evaluation.
+    """
+    import pandas as pd
+
+    from metaeval.recommend._condition import Condition
+    from metaeval.recommend._evaluate import evaluate_recommenders
+    from metaeval.recommend._summary import holm_by_family
+
+    evals, frames = {}, []
+    for tag, spec in CONDITIONS:
+        condition = Condition(**spec)
+        kb = archive.knowledge_base(condition, clock=clock)
+        for p in TIME_WEIGHTS:
+            ev = evaluate_recommenders(kb, condition.replace(time_weight=p), n_boot=n_boot,
+                                       alpha=0.05, clock=clock)
+            evals[tag, p] = ev
+            if ev.comparisons is not None and len(ev.comparisons):
+                frames.append(ev.comparisons.assign(key_tag=tag, key_p=p))
+            if progress is not None:
+                progress(ev.condition.label)
+    by_key = {}
+    if frames:
+        comparisons = pd.concat(frames, ignore_index=True)
+        holm_by_family(comparisons, 0.05)
+        by_key = {key: comparisons[(comparisons["key_tag"] == key[0])
+                                   & (comparisons["key_p"] == key[1])] for key in evals}
+    return evaluations_document(evals, by_key, about=(
+        "leave-one-family-out evaluation of a knowledge base (metaeval knowledge build "
+        "--evaluations); intervals: 95% bootstrap over families; verdicts: the primary "
+        "comparisons against the single best, Holm-corrected over the primary family"))
 
 
 def _round(v):
