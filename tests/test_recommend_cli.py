@@ -99,6 +99,23 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     assert {"mil", "closed_gap"} <= set(entry)
     assert set(doc["curves"][0]) >= {"dataset", "strategy", "step", "algorithm", "elapsed",
                                      "loss"}
+    # a study of one repetition: scored on it, and said so
+    assert doc["scored_on"] == "same repetition" and doc["n_repetitions"] == 1
+    assert doc["n_families"] >= 2 and doc["n_datasets_5000_rows"] == 0
+    assert "one repetition of the cross-validation, scored on the same repetition" in \
+        " ".join(result.output.split())
+
+
+def test_scored_on_is_checked_in_one_line(store, data_file):
+    for args, message in (
+            (["--evaluate", "--scored-on", "both"], "--scored-on must be unseen or same"),
+            ([data_file, "--scored-on", "same"], "--scored-on goes with --evaluate"),
+            (["--evaluate", "--scored-on", "unseen"],
+             "needs a knowledge base of at least 2 repetitions")):
+        result = _run("recommend", "--store", store, *args)
+        assert result.exit_code == 2, result.output
+        assert message in result.output and "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("args, message", [

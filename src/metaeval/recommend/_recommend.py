@@ -74,7 +74,9 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
         dataset is described with the settings its datasets were described with. A
         store is read under ``condition``; when the strategy needs meta-features or
         landmarks and the store has none cached, its datasets are described first and
-        the cache written into the store.
+        the cache written into the store. With several repetitions of the
+        cross-validation in the archive or store, the strategy learns from the mean
+        success (and mean time) over the repetitions.
     condition : Condition, optional
         Default accuracy with P = 0.
     strategy : str, default="auto"
