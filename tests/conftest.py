@@ -131,6 +131,62 @@ def quick_report(tmp_path_factory, quick_store) -> Path:
     return _build_once(tmp_path_factory, "quick-report", build)
 
 
+#: The command line's study: three datasets, three algorithms, 3-fold CV, one process.
+CLI_STUDY = ["--datasets", "labor,fertility,haberman", "--algorithms", "NB,DT,3NN",
+             "--folds", "3", "--jobs", "1"]
+
+
+def _cli(*args):
+    """``metaeval ARGS`` in this process (CliRunner), 200 columns wide; its stdout."""
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="session")
+def cli_store(tmp_path_factory) -> Path:
+    """``metaeval run`` of ``CLI_STUDY``, run once per test run (the command line's tests
+    shared one study instead of running it in each of their modules, on each worker).
+
+    Returns the DuckDB file's path. Only read it (the analysis commands, ``Store``): other
+    workers read it at the same time. Copy it to change it or to report it with the cache.
+    """
+    def build(where: Path) -> Path:
+        store = where / "study.duckdb"
+        _clear(store, where / "study.duckdb.wal")
+        _cli("run", *CLI_STUDY, "--quiet", "--store", store)
+        return store
+
+    return _build_once(tmp_path_factory, "cli-store", build)
+
+
+@pytest.fixture(scope="session")
+def cli_report(tmp_path_factory, cli_store) -> dict:
+    """``metaeval report --jobs 1 --quiet --summary`` of a copy of ``cli_store`` (the
+    CLI's default cache on, in the copy), run once per test run.
+
+    ``{"store": the copy, "out": the report's folder, "output": what it printed (stdout)}``;
+    read them, do not change them.
+    """
+    def build(where: Path) -> Path:
+        store = where / "study.duckdb"
+        _clear(store, where / "study.duckdb.wal", where / "study.duckdb.report-cache",
+               where / "report")
+        shutil.copy(cli_store, store)
+        output = _cli("report", "--store", store, "--out", where / "report", "--jobs", "1",
+                      "--quiet", "--summary")
+        (where / "output.txt").write_text(output, encoding="utf-8")
+        return where
+
+    where = _build_once(tmp_path_factory, "cli-report", build)
+    return {"store": where / "study.duckdb", "out": where / "report",
+            "output": (where / "output.txt").read_text(encoding="utf-8")}
+
+
 @pytest.fixture(scope="session")
 def chromium():
     """Open the system Chromium with Playwright: ``with chromium() as browser: ...``.

@@ -26,13 +26,10 @@ def _run(*args):
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """labor, fertility and haberman x NB, DT, 3NN, 3-fold CV: a finished study."""
-    path = tmp_path_factory.mktemp("analytics") / "study.duckdb"
-    result = _run("run", "--datasets", "labor,fertility,haberman", "--algorithms",
-                  "NB,DT,3NN", "--folds", "3", "--jobs", "1", "--quiet", "--store", path)
-    assert result.exit_code == 0, result.output
-    return path
+def store(cli_store):
+    """labor, fertility and haberman x NB, DT, 3NN, 3-fold CV: a finished study (run by
+    ``metaeval run``, once per test run: only read it)."""
+    return cli_store
 
 
 def _table_order(output, title):
@@ -122,10 +119,10 @@ def test_benchmark_greedy_first_pick_is_the_best_value_captured(store):
     assert "Runtime score" in result.output
 
 
-def test_report_writes_a_self_contained_page(store, tmp_path):
-    out = tmp_path / "report"
-    result = _run("report", "--store", store, "--out", out, "--jobs", "1")  # not about pools
-    assert result.exit_code == 0, result.output
+def test_report_writes_a_self_contained_page(cli_report):
+    # `metaeval report --store S --out OUT --jobs 1` (not about pools) of a copy of the
+    # module's study, run once per test run (exit code 0 checked there): its page
+    out = cli_report["out"]
     page = (out / "index.html").read_text(encoding="utf-8")
     assert page.lstrip().lower().startswith("<!doctype html")
     assert "fertility" in page and "haberman" in page

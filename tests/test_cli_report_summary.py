@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pytest
 from typer.testing import CliRunner
 
 from metaeval.cli import app
@@ -27,19 +26,13 @@ def _run(*args):
     return result
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("summary") / "study.duckdb"
-    _run("run", "--datasets", "labor,fertility,haberman", "--algorithms", "NB,DT,3NN",
-         "--folds", "3", "--jobs", "1", "--quiet", "--store", path)
-    return path
-
-
-def test_the_summary_is_short_and_the_report_path_comes_last(store, tmp_path):
-    lines = _run("report", "--store", store, "--out", tmp_path / "r", "--jobs", "1",
-                 "--quiet", "--summary").stdout.strip().splitlines()
+def test_the_summary_is_short_and_the_report_path_comes_last(cli_report):
+    # `metaeval report --store S --out R --jobs 1 --quiet --summary` of a study of labor,
+    # fertility and haberman x NB, DT, 3NN, 3-fold CV, run once per test run: its stdout
+    store = cli_report["store"]
+    lines = cli_report["output"].strip().splitlines()
     assert len(lines) <= 6
-    assert lines[-1] == f"Report written to {tmp_path / 'r' / 'index.html'}"
+    assert lines[-1] == f"Report written to {cli_report['out'] / 'index.html'}"
     assert lines[0].startswith("Tasks: 9 of 9 done (3 datasets x 3 algorithms)")
     assert f"metaeval hardness --store {store}" in lines[-2]
 

@@ -27,12 +27,10 @@ def _run(*args):
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("spread") / "study.duckdb"
-    result = _run("run", "--datasets", "labor,fertility,haberman", "--algorithms",
-                  "NB,DT,3NN", "--folds", "3", "--jobs", "1", "--quiet", "--store", path)
-    assert result.exit_code == 0, result.output
-    return path
+def store(cli_store):
+    """labor, fertility and haberman x NB, DT, 3NN, 3-fold CV, run by ``metaeval run``
+    once per test run: only read it."""
+    return cli_store
 
 
 def _rows(output, title):
