@@ -132,12 +132,12 @@ def test_scored_on_is_checked():
 # ----------------------------------------------------------------------------- a real study
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    """4 small built-in datasets x NB, DT, LR, 3-fold cross-validation repeated twice."""
+    """4 small built-in datasets x NB, DT, LR, 2-fold cross-validation repeated twice."""
     from metaeval.study import LocalExecutor, Study, run_study
 
     path = tmp_path_factory.mktemp("reps") / "study.duckdb"
     run_study(Study(datasets=["labor", "fertility", "appendicitis", "hepatitis"],
-                    algorithms=["NB", "DT", "LR"], folds=3, repeats=2, store=str(path),
+                    algorithms=["NB", "DT", "LR"], folds=2, repeats=2, store=str(path),
                     executor=LocalExecutor(jobs=1)))
     store = Store(path)
     archive = build_knowledge(store, require_descriptions=False)
