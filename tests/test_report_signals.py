@@ -22,13 +22,10 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    from metaeval.study import LocalExecutor, Study, run_study
-
-    path = tmp_path_factory.mktemp("signals") / "study.duckdb"
-    run_study(Study(datasets=["labor", "fertility", "haberman"], algorithms=["NB", "DT", "LR"],
-                    folds=3, executor=LocalExecutor(jobs=1), store=str(path)))
-    return path
+def store(cli_store):
+    """labor, fertility and haberman x NB, DT, 3NN, 3-fold CV, run once per test run: the
+    reports only read it (``--no-cache``)."""
+    return cli_store
 
 
 def _stat(pid: int):
