@@ -296,7 +296,7 @@ def test_two_repetitions_round_trip_within_the_quantum(tmp_path):
         np.testing.assert_array_equal(got["times"][c], rep["times"][c])
         np.testing.assert_array_equal(back.times[c], archive.times[c])
     for m in METHODS:
-        # the grid curves rounded to the nearest multiple of 2**-29: half of it at most
+        # the grid curves rounded to the nearest multiple of 2**-28: half of it at most
         tol = 0 if m in LINEAR_METHODS else QUANTUM / 2
         np.testing.assert_allclose(got["curves"][m], rep["curves"][m], rtol=0, atol=tol)
     # the mean over the two repetitions is what the knowledge base learns from

@@ -105,7 +105,7 @@ def _exactness(condition):
     if condition.method in ("score-driven", "rate-driven"):
         on_grid = condition.cost is not None and np.any(np.isclose(GRID, condition.cost,
                                                                     rtol=0, atol=1e-12))
-        # curves kept to multiples of 2**-29 (9.3e-10 at most); off the grid: interpolated
+        # curves kept to multiples of 2**-28 (1.9e-9 at most); off the grid: interpolated
         return 1e-6 if on_grid else None
     return 1e-12
 

@@ -314,7 +314,7 @@ class KnowledgeArchive:
 
         The file has format ``metaeval-knowledge/2``: every per-task array with a
         leading repetition axis (one repetition when the archive has no
-        :attr:`by_repetition`), the grid curves quantised to multiples of 2**-29 (see
+        :attr:`by_repetition`), the grid curves quantised to multiples of 2**-28 (see
         :mod:`metaeval.recommend._archive_file`). The file carries the SHA-256 of its
         arrays (the ``checksum`` member), checked by :func:`load_knowledge`. Only a
         regular file is written: a directory, a device or a FIFO at ``path`` is refused
@@ -607,7 +607,7 @@ def build_knowledge(store, *, progress=None, require_descriptions=True,
     same tasks finished, done or failed, as in repeat 0 on every dataset; an incomplete
     repetition is left out whole and named in the provenance's
     ``dropped_repetitions``); failed tasks are kept as NaN in their repetition. The grid
-    curves are kept as the file keeps them (multiples of 2**-29). The datasets'
+    curves are kept as the file keeps them (multiples of 2**-28). The datasets'
     descriptions must be cached in the store (``metaeval describe --store``) unless
     ``require_descriptions=False``.
 
