@@ -1,4 +1,5 @@
-"""The Dask executor on a real LocalCluster gives the local executor's scores, bit for bit."""
+"""The Dask executor on a real LocalCluster gives the local executor's scores, bit for bit
+(the seeds' algorithms, and a slice of the wide pool)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,20 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from metaeval.algorithms import get_algorithm
+from metaeval.algorithms import family_of, get_algorithm
 from metaeval.store import Store
 from metaeval.study import DaskExecutor, LocalExecutor, Study, run_study
+
+#: a slice of the wide pool, one configuration of five families
+WIDE_SLICE = ["lr:C=1,penalty=l1", "rf:trees=25,features=sqrt,leaf=5",
+              "knn:k=5,weights=distance,metric=manhattan", "svm_rbf:C=1,gamma=0.1",
+              "sgd:loss=hinge,alpha=0.001", "knn:k=35"]  # the last cannot fit 28 rows
 
 
 @pytest.mark.slow
 def test_dask_local_cluster_matches_the_local_executor(tmp_path):
+    # two studies on one LocalCluster (starting one costs some 5 CPU-s): the seeds'
+    # algorithms with one that fails, then a slice of the wide pool
     distributed = pytest.importorskip("dask.distributed")
     bad = replace(get_algorithm("LR", C=-1.0), name="LR_bad")
     local = Study(datasets=["labor", "fertility", "haberman"],
@@ -25,6 +33,9 @@ def test_dask_local_cluster_matches_the_local_executor(tmp_path):
                   executor=LocalExecutor(jobs=1), store=tmp_path / "local.duckdb")
     expected = run_study(local)
     assert (expected.n_done, expected.n_failed) == (9, 3)
+    wide = Study(datasets=["labor", "fertility"], algorithms=WIDE_SLICE, folds=2, seed=5,
+                 executor=LocalExecutor(jobs=1), store=tmp_path / "wide-local.duckdb")
+    wide_expected = run_study(wide)
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None,
@@ -32,6 +43,11 @@ def test_dask_local_cluster_matches_the_local_executor(tmp_path):
         on_dask = replace(local, executor=DaskExecutor(scheduler=cluster.scheduler_address),
                           store=tmp_path / "dask.duckdb")
         summary = run_study(on_dask)
+        wide_on_dask = replace(wide,
+                               executor=DaskExecutor(scheduler=cluster.scheduler_address),
+                               store=tmp_path / "wide-dask.duckdb")
+        wide_summary = run_study(wide_on_dask)
+    _the_wide_slice_matches(wide, wide_expected, wide_on_dask, wide_summary)
     assert (summary.n_done, summary.n_failed, summary.exit_code) == (9, 3, 1)
     assert {a for _, a, _, _ in summary.failed} == {"LR_bad"}
     want, got = Store(local.store), Store(on_dask.store)
@@ -42,6 +58,16 @@ def test_dask_local_cluster_matches_the_local_executor(tmp_path):
     assert len(timings) == 9 * 3 and (timings[["fit_wall", "fit_cpu"]] >= 0).all().all()
     failed = got.tasks().set_index(["dataset", "algorithm"])
     assert "InvalidParameterError" in failed.at[("labor", "LR_bad"), "error"]
+
+
+def _the_wide_slice_matches(local, expected, on_dask, summary):
+    """The wide pool on a real Dask LocalCluster: a small slice gives the local scores."""
+    assert (summary.n_done, summary.n_failed) == (expected.n_done, expected.n_failed)
+    # labor's 2-fold training sets hold 28 rows: k = 35 fails there, and the study goes on
+    assert {(d, a) for d, a, _, _ in summary.failed} == {("labor", "knn:k=35")}
+    want, got = Store(local.store).scores_frame(), Store(on_dask.store).scores_frame()
+    pd.testing.assert_frame_equal(got, want)
+    assert {family_of(a) for a in got["algorithm"]} == {"lr", "rf", "knn", "svm_rbf", "sgd"}
 
 
 @pytest.mark.slow
