@@ -13,7 +13,6 @@ import html
 import re
 import shutil
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -29,48 +28,36 @@ def _run(*args):
 
 
 @pytest.fixture(scope="module")
-def store(build_once, cli_store):
-    """The study (a copy of the command line's: labor, fertility, haberman x NB, DT, 3NN,
-    3-fold CV) with times of its own, built once per test run (``build_once``): only
-    read it."""
-    def build(where):
-        path = where / "study.duckdb"
-        for stale in (path, where / "study.duckdb.wal"):
-            stale.unlink(missing_ok=True)
-        shutil.copy(cli_store, path)
-        con = duckdb.connect(str(path))
-        # times of their own, the same on every machine: by CPU time NB is the fastest, by
-        # wall-clock time (as if it had waited for a busy disk) the slowest by far
-        for name, cpu, wall in (("NB", 0.01, 5.0), ("DT", 0.02, 0.02), ("3NN", 0.04, 0.04)):
-            con.execute("UPDATE timings SET fit_cpu = ?, predict_cpu = 0.001, fit_wall = ?, "
-                        "predict_wall = 0.001 WHERE algorithm_id = "
-                        "(SELECT id FROM algorithms WHERE name = ?)", [cpu, wall, name])
-        con.close()
-        return path
-
-    return build_once("clock-store", build)
+def store(cli_report):
+    """The study of the command line's tests (labor, fertility, haberman x NB, DT, 3NN,
+    3-fold CV) with times of its own (conftest's ``CLI_REPORT_TIMES``: by CPU time NB is
+    the fastest, by wall-clock time the slowest by far), reported on CPU time with the
+    cache by ``cli_report``, once per test run: only read it."""
+    return cli_report["store"]
 
 
 @pytest.fixture(scope="module")
-def pages(store, build_once):
-    """``{"cpu": page, "wall": page}``: a copy of the store reported with the cache (the
-    CLI's default), first on CPU time, then with ``--time wall``, so that the second
-    report finds the first one's cache. Built once per test run."""
+def pages(cli_report, build_once):
+    """``{"cpu": page, "wall": page}``: the store reported with the cache (the CLI's
+    default), first on CPU time (``cli_report``: ``metaeval report --jobs 1 --quiet``, and
+    ``--summary``), then, on a copy of the store and of the cache that report left beside
+    it, with ``--time wall``, so that the second report finds the first one's cache.
+    Built once per test run."""
     def build(where):
         copy = where / "study.duckdb"
         for stale in (copy, where / "study.duckdb.wal"):
             stale.unlink(missing_ok=True)
         shutil.rmtree(where / "study.duckdb.report-cache", ignore_errors=True)
-        shutil.copy(store, copy)
-        for clock, time in (("cpu", ()), ("wall", ("--time", "wall"))):
-            shutil.rmtree(where / clock, ignore_errors=True)
-            page = _report(copy, where / clock, *time)
-            (where / f"{clock}.html").write_text(page, encoding="utf-8")
+        shutil.rmtree(where / "wall", ignore_errors=True)
+        shutil.copy(cli_report["store"], copy)
+        shutil.copytree(f"{cli_report['store']}.report-cache", f"{copy}.report-cache")
+        page = _report(copy, where / "wall", "--time", "wall")
+        (where / "wall.html").write_text(page, encoding="utf-8")
         return where
 
     where = build_once("clock-pages", build)
-    return {clock: (where / f"{clock}.html").read_text(encoding="utf-8")
-            for clock in ("cpu", "wall")}
+    return {"cpu": (cli_report["out"] / "index.html").read_text(encoding="utf-8"),
+            "wall": (where / "wall.html").read_text(encoding="utf-8")}
 
 
 def _rows(output, title):
