@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from metaeval.cli import app
 from metaeval.store import Store
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("reads") / "s.duckdb"
-    result = CliRunner().invoke(app, ["run", "--datasets", "labor,fertility,haberman",
-                                      "--algorithms", "NB,DT", "--folds", "3", "--jobs", "1",
-                                      "--quiet", "--store", str(path)])
-    assert result.exit_code == 0, result.output
-    return Store(path)
+def store(cli_store):
+    """labor, fertility and haberman x NB, DT, 3NN, 3-fold CV (``metaeval run``, once per
+    test run): only read."""
+    return Store(cli_store)
 
 
 @pytest.mark.parametrize("batch_rows", [1, 200, 2_000_000])
