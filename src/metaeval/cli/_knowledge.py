@@ -274,8 +274,9 @@ def describe_archive(archive, path=None) -> list[str]:
     if R > 1:
         repeats = ", ".join(str(r) for r in archive.by_repetition["repeats"])
         lines.append(f"  {R} repetitions of the cross-validation (repeats {repeats}): "
-                     "strategies learn from their mean; an evaluation scores each held-out "
-                     "dataset on a repetition its oracle did not choose on.")
+                     "strategies learn from their mean (success and seconds); an "
+                     "evaluation scores each held-out dataset on a repetition its oracle "
+                     "did not choose on.")
     else:
         lines.append("  1 repetition of the cross-validation: an evaluation scores held-out "
                      "datasets on the repetition their oracle chooses on.")
