@@ -16,14 +16,11 @@ configuration) a :class:`KnowledgeArchive` keeps
   between grid points (measured on the shipped knowledge base and stated in its
   provenance);
 - CPU and wall seconds of each task (fit and predict over the folds);
-- all of the above for every repetition of the cross-validation the study ran (new
-  folds and seeds: ``repeats`` of the study), each repetition kept that is complete.
-  The archive's ``metrics``, ``curves`` and ``times`` are the means over the
-  repetitions (what strategies learn from and :func:`recommend` uses);
-  :attr:`KnowledgeArchive.by_repetition` keeps each repetition's own, which an
-  evaluation scores held-out datasets against (:func:`evaluate_recommenders`,
-  ``scored_on``). A task that failed in any repetition is failed in the mean; a time
-  is the mean over the repetitions that recorded it;
+- all of the above for every complete repetition of the cross-validation (the study's
+  ``repeats``): ``metrics``, ``curves`` and ``times`` are their means (a task failed in
+  any repetition is failed in the mean; a time, the mean of those recorded), what
+  strategies learn from; ``by_repetition`` keeps each one's, which an evaluation scores
+  held-out datasets on (:func:`evaluate_recommenders`, ``scored_on``);
 - each dataset's pymfe meta-features and the class cost curves and metrics of its cheap
   landmarkers (cost-sensitive landmarking), with the CPU seconds each took.
 
@@ -46,7 +43,7 @@ from __future__ import annotations
 import json
 import platform
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -62,8 +59,11 @@ from metaeval.recommend._archive_file import (
     check_members,
     decode_curves,
     encode_curves,
+    machine,
+    package_version,
     quantise_curves,
     read_members,
+    study_runs,
     write_members,
 )
 from metaeval.recommend._condition import Condition
@@ -72,6 +72,7 @@ from metaeval.recommend._knowledge import (
     Query,
     _worst_for_failed,
     complete_repeats,
+    mean_over_repetitions,
 )
 from metaeval.store import Store
 
@@ -152,17 +153,15 @@ class KnowledgeArchive:
         rep = self.by_repetition
         if not rep:
             return
-        need = ("repeats", "metrics", "curves", "times")
-        if set(rep) != set(need):
-            raise ValueError(f"by_repetition must have the keys {list(need)}, got "
-                             f"{sorted(rep)}.")
-        R = len(rep["repeats"])
-        D, A = len(self.datasets), len(self.algorithms)
-        shapes = [("metrics", rep["metrics"], (R, D, A, len(self.metric_names)))]
-        shapes += [(f"curves[{m!r}]", v, (R, D, A, np.shape(self.curves[m])[-1]))
-                   for m, v in rep["curves"].items()]
-        shapes += [(f"times[{c!r}]", v, (R, D, A)) for c, v in rep["times"].items()]
-        for name, value, shape in shapes:
+        if set(rep) != {"repeats", "metrics", "curves", "times"}:
+            raise ValueError(f"by_repetition must have the keys repeats, metrics, curves "
+                             f"and times, got {sorted(rep)}.")
+        RDA = (len(rep["repeats"]), len(self.datasets), len(self.algorithms))
+        for name, value, shape in [
+                ("metrics", rep["metrics"], (*RDA, len(self.metric_names))),
+                *((f"curves[{m!r}]", v, (*RDA, np.shape(self.curves[m])[-1]))
+                  for m, v in rep["curves"].items()),
+                *((f"times[{c!r}]", v, RDA) for c, v in rep["times"].items())]:
             if np.shape(value) != shape:
                 raise ValueError(f"by_repetition {name} must have shape {shape}, got "
                                  f"{np.shape(value)}.")
@@ -210,10 +209,9 @@ class KnowledgeArchive:
         repetition of the cross-validation: shape (R, D, A), NaN where the task failed in
         that repetition. :meth:`success` is its mean over the repetitions (NaN where a
         task failed in any)."""
-        if not self.by_repetition:
-            return self.success(condition)[None]
         rep = self.by_repetition
-        return _success(self.metric_names, rep["metrics"], rep["curves"], condition)
+        return (_success(self.metric_names, rep["metrics"], rep["curves"], condition)
+                if rep else self.success(condition)[None])
 
     def knowledge_base(self, condition: Condition | None = None, *,
                        clock: str = "cpu") -> KnowledgeBase:
@@ -222,11 +220,10 @@ class KnowledgeArchive:
         Failed (dataset, configuration) cells get the dataset's worst success and the
         configuration's median time, as :meth:`KnowledgeBase.from_store` does.
 
-        ``success`` is the mean over the repetitions of the cross-validation (a cell
-        that failed in any repetition is failed there); with several repetitions,
-        ``repetitions`` holds each one's success (R, D, A), a cell failed in a
-        repetition scored as the dataset's worst in that repetition. Times are the
-        means over the repetitions that recorded them.
+        ``success`` is the mean over the repetitions of the cross-validation (failed
+        where failed in any); with several, ``repetitions`` holds each one's (R, D, A),
+        a cell failed in a repetition scored as the dataset's worst in it. Times are
+        the means over the repetitions that recorded them.
 
         Parameters
         ----------
@@ -340,7 +337,9 @@ class KnowledgeArchive:
             "format": np.array(FORMAT),
         }
         for m, v in rep["curves"].items():
-            arrays[f"curve:{m}"] = _curve_dtype(m, v)
+            # the grid curves are the bulk of the file: quantised int32 differences
+            arrays[f"curve:{m}"] = (encode_curves(v) if m in GRID_METHODS
+                                    else np.asarray(v, dtype=np.float64))
         for clock, v in rep["times"].items():
             arrays[f"time:{clock}"] = np.asarray(v, dtype=np.float64)
         if self.landmark_metrics is not None:
@@ -370,7 +369,7 @@ class KnowledgeArchive:
         provenance = dict(self.provenance)
         provenance["description_settings"] = settings
         provenance["landmark_class_counts"] = land_counts
-        provenance["described_on"] = _machine()
+        provenance["described_on"] = machine()
         return dataclasses.replace(self, metafeatures=mf, landmarkers=land_names,
                                    landmark_metrics=land_metrics, landmark_curves=land_curves,
                                    description_times=desc_times, provenance=provenance)
@@ -379,31 +378,6 @@ class KnowledgeArchive:
     def load(cls, path=None) -> KnowledgeArchive:
         """Read an archive written by :meth:`save` (default: the shipped one)."""
         return load_knowledge(path)
-
-
-def _curve_dtype(method, values):
-    values = np.asarray(values, dtype=np.float64)
-    # the grid methods' curves are the bulk of the file: quantised int32 differences
-    return encode_curves(values) if method in GRID_METHODS else values
-
-
-def mean_over_repetitions(metrics, curves, times):
-    """The means over the repetitions (axis 0) of per-repetition arrays.
-
-    Metrics and curves: the plain mean, NaN where the task failed in any repetition
-    (a configuration that fails on some splits of a dataset is failed there). Times:
-    the mean over the repetitions that recorded one (NaN when none did).
-    """
-    def mean_times(v):
-        v = np.asarray(v, dtype=np.float64)
-        ok = np.isfinite(v)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(ok.any(axis=0), np.where(ok, v, 0.0).sum(axis=0)
-                            / ok.sum(axis=0), np.nan)
-
-    return (np.asarray(metrics, dtype=np.float64).mean(axis=0),
-            {m: np.asarray(v, dtype=np.float64).mean(axis=0) for m, v in curves.items()},
-            {c: mean_times(v) for c, v in times.items()})
 
 
 def load_knowledge(path=None) -> KnowledgeArchive:
@@ -603,12 +577,11 @@ def build_knowledge(store, *, progress=None, require_descriptions=True,
     """Build a :class:`KnowledgeArchive` from a finished study (deterministic).
 
     Every dataset with results in repeat 0 contributes its out-of-fold scores of every
-    repetition of the cross-validation that is complete (:func:`complete_repeats`: the
-    same tasks finished, done or failed, as in repeat 0 on every dataset; an incomplete
-    repetition is left out whole and named in the provenance's
-    ``dropped_repetitions``); failed tasks are kept as NaN in their repetition. The grid
-    curves are kept as the file keeps them (multiples of 2**-28). The datasets'
-    descriptions must be cached in the store (``metaeval describe --store``) unless
+    complete repetition of the cross-validation (:func:`complete_repeats`: the same
+    tasks finished as in repeat 0 on every dataset; another is left out whole, named in
+    the provenance's ``dropped_repetitions``); failed tasks are NaN in their repetition,
+    grid curves kept as the file keeps them (multiples of 2**-28). The descriptions must
+    be cached in the store (``metaeval describe --store``) unless
     ``require_descriptions=False``.
 
     Parameters
@@ -736,12 +709,12 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
      land_counts) = _descriptions(store, names, require_descriptions)
     provenance = {
         "format": FORMAT,
-        "built_with": {"metaeval": _version("metaeval"), "numpy": np.__version__,
+        "built_with": {"metaeval": package_version("metaeval"), "numpy": np.__version__,
                        "python": platform.python_version()},
         "study": store.study_config(),
-        "runs": _runs(store),
+        "runs": study_runs(store),
         "description_settings": settings,
-        "described_on": _machine() if settings is not None else None,
+        "described_on": machine() if settings is not None else None,
         "grid": {"methods": list(GRID_METHODS), "points": int(GRID.size),
                  "quantum": QUANTUM},
         "class_counts": class_counts.tolist(),
@@ -764,30 +737,6 @@ def _build_knowledge(store, progress, require_descriptions, jobs) -> KnowledgeAr
                             meta["n_instances"].to_numpy(dtype=np.int64), tuple(algorithms),
                             tuple(SKLEARN_METRICS), metrics, curves, times, mf, land_names,
                             land_metrics, land_curves, desc_times, provenance, by_repetition)
-
-
-def _machine():
-    import os
-
-    return {"platform": platform.platform(), "processor": platform.processor() or None,
-            "cores": os.cpu_count(), "python": platform.python_version()}
-
-
-def _version(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
-        return None
-
-
-def _runs(store):
-    runs = store.runs()
-    out = []
-    for r in runs.itertuples(index=False):
-        env = r.environment if isinstance(r.environment, dict) else {}
-        out.append({"started": str(r.started), "finished": str(r.finished),
-                    "environment": env})
-    return out
 
 
 def _descriptions(store, names, required):

@@ -55,6 +55,35 @@ QUANTUM = 2.0**-28
 FORMATS = ("metaeval-knowledge/1", "metaeval-knowledge/2")
 
 
+def machine() -> dict:
+    """The machine a knowledge base is built or described on (its provenance)."""
+    import os
+    import platform
+
+    return {"platform": platform.platform(), "processor": platform.processor() or None,
+            "cores": os.cpu_count(), "python": platform.python_version()}
+
+
+def package_version(name):
+    """An installed package's version (None when it is not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
+        return None
+
+
+def study_runs(store) -> list:
+    """The runs of the study behind a knowledge base (its provenance)."""
+    out = []
+    for r in store.runs().itertuples(index=False):
+        env = r.environment if isinstance(r.environment, dict) else {}
+        out.append({"started": str(r.started), "finished": str(r.finished),
+                    "environment": env})
+    return out
+
+
 def encode_curves(values) -> np.ndarray:
     """Grid curves ``(..., G)`` in [0, 2] as ``int32`` second differences of the values
     rounded to multiples of :data:`QUANTUM` (the first value, then the first difference,

@@ -298,10 +298,7 @@ class KnowledgeBase:
         per_times = np.full_like(per, np.nan)
         per_times[t["repeat"].map(at).to_numpy(), t["dataset"].map(row).to_numpy(),
                   t["algorithm"].map(col).to_numpy()] = t[clock].to_numpy(dtype=np.float64)
-        recorded = np.isfinite(per_times)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            times = np.where(recorded.any(axis=0), np.where(recorded, per_times, 0.0).sum(
-                axis=0) / recorded.sum(axis=0), np.nan)
+        times = _mean_recorded(per_times)  # over the repetitions that recorded one
         keep = ~np.all(np.isnan(per), axis=(0, 1))
         notes = []
         for d in dropped_repeats:
@@ -338,6 +335,27 @@ class KnowledgeBase:
         return cls(names, algorithms, success, times, info["family"].tolist(),
                    info["n_instances"].to_numpy(), mf, mf_time, land, land_time, condition,
                    tuple(notes), bad if bad.any() else None, repetitions)
+
+
+def mean_over_repetitions(metrics, curves, times):
+    """The means over the repetitions (axis 0) of per-repetition arrays.
+
+    Metrics and curves: the plain mean, NaN where the task failed in any repetition
+    (a configuration that fails on some splits of a dataset is failed there). Times:
+    the mean over the repetitions that recorded one (NaN when none did).
+    """
+    return (np.asarray(metrics, dtype=np.float64).mean(axis=0),
+            {m: np.asarray(v, dtype=np.float64).mean(axis=0) for m, v in curves.items()},
+            {c: _mean_recorded(v) for c, v in times.items()})
+
+
+def _mean_recorded(v):
+    """The mean over axis 0 of the finite values (NaN where none is)."""
+    v = np.asarray(v, dtype=np.float64)
+    ok = np.isfinite(v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok.any(axis=0), np.where(ok, v, 0.0).sum(axis=0) / ok.sum(axis=0),
+                        np.nan)
 
 
 def _worst_for_failed(success):
