@@ -98,7 +98,10 @@ def interval(row, column, pct=False):
     if not np.isfinite(v):
         return "–"
     if pct:
-        return f"{100 * v:+.1f}% [{100 * lo:+.1f}%, {100 * hi:+.1f}%]"
+        def cent(x):  # never "-0.0%" (rounding of a gap that is zero by construction)
+            text = f"{100 * x:+.1f}%"
+            return "+0.0%" if text == "-0.0%" else text
+        return f"{cent(v)} [{cent(lo)}, {cent(hi)}]"
     return f"{v:.4f} [{lo:.4f}, {hi:.4f}]"
 
 
