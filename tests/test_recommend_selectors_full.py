@@ -161,3 +161,23 @@ def test_family_bags_draw_the_size_asked():
     assert (per_family.sum(axis=1) == 2).all()
     np.testing.assert_array_equal(weights[:, 0], weights[:, 1])
     np.testing.assert_array_equal(in_bag, per_family > 0)
+
+
+def test_auto_s_inner_average_rankings_are_those_of_each_training_part():
+    """The inner A3R average ranking of each family, computed from the totals of the
+    ranks, is the ranking of the datasets outside it (ties included: integer successes)."""
+    from metaeval.recommend._auto import _family_a3r_orders, _View
+    from metaeval.recommend._learners import family_codes
+    from metaeval.recommend._strategies import _a3r_order
+
+    rng = np.random.default_rng(7)
+    success = rng.integers(1, 4, size=(13, 5)).astype(np.float64)
+    times = rng.integers(1, 3, size=(13, 5)).astype(np.float64)
+    families = [f"f{i % 4}" for i in range(13)]
+    kb = _kb(success, {"f": np.arange(13.0)}, families=families, times=times)
+    codes, n_families = family_codes(kb)
+    for condition in (Condition(), Condition(time_weight=1.0)):
+        fast = _family_a3r_orders(kb, condition, codes, n_families)
+        for f in range(n_families):
+            slow = _a3r_order(_View(kb, codes != f), condition)[0]
+            np.testing.assert_array_equal(fast[f], slow)
