@@ -12,7 +12,9 @@ import time
 
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
+from metaeval.cli import app
 from metaeval.store import Store
 from metaeval.study import LocalExecutor, Study, run_study
 
@@ -63,8 +65,9 @@ def test_sigkill_then_rerun_loses_and_duplicates_nothing(tmp_path):
     for (dataset, _), n in rows.items():
         assert n == sizes[dataset]
 
-    rerun = subprocess.run(_command(store_path), capture_output=True, text=True, timeout=300)
-    assert rerun.returncode == 0, rerun.stderr
+    # run again: the same command, in this process (the killed one was a real process)
+    rerun = CliRunner().invoke(app, _command(store_path)[3:])
+    assert rerun.exit_code == 0, rerun.output
     n_left = 9 - len(finished)
     assert f"Ran {n_left} task{'s' if n_left > 1 else ''} " in rerun.stdout
     assert f"({len(finished)} finished earlier)" in rerun.stdout

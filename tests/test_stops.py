@@ -19,7 +19,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from typer.testing import CliRunner
 
+from metaeval.cli import app
 from metaeval.store import Store
 
 _HELPER = '''
@@ -112,7 +114,7 @@ def _gone_within(processes, seconds: float = HANG) -> float:
 
 
 @pytest.mark.slow
-def test_sigterm_stops_like_ctrl_c_and_the_run_resumes(setup, tmp_path):
+def test_sigterm_stops_like_ctrl_c_and_the_run_resumes(setup, tmp_path, monkeypatch):
     study, env, marks = setup
     proc = _start([study, "--jobs", "2"], env, cwd=tmp_path)
     _wait_for_fits(proc, marks, 2)  # both workers are inside a 60 s fit
@@ -130,10 +132,18 @@ def test_sigterm_stops_like_ctrl_c_and_the_run_resumes(setup, tmp_path):
     tasks = Store(store).tasks(include_pending=True)
     assert sorted(tasks["status"]) == ["done", "done", "pending", "pending"]
 
-    env["SLEEPY_SECONDS"] = "0"
-    rerun = _start([study, "--jobs", "1"], env, cwd=tmp_path)
-    out, err = rerun.communicate(timeout=120)
-    assert rerun.returncode == 0, err
+    # run again, without sleeping: the same command, in this process (the stopped run
+    # was a real process, and its workers too)
+    monkeypatch.setenv("SLEEPY_SECONDS", "0")
+    monkeypatch.setenv("SLEEPY_DIR", str(marks))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # stops_helpers
+    try:
+        rerun = CliRunner().invoke(app, ["run", str(study), "--jobs", "1"])
+    finally:
+        sys.modules.pop("stops_helpers", None)
+    assert rerun.exit_code == 0, rerun.output
+    out = rerun.stdout
     assert "Ran 2 tasks" in out and "(2 finished earlier)" in out
     scores = Store(store).scores_frame()
     assert len(scores) == 2 * (57 + 100)
