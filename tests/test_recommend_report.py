@@ -141,3 +141,20 @@ def test_notes_of_undescribed_datasets_are_one_and_name_the_command():
 def test_a_zero_interval_never_prints_minus_zero():
     assert _with_interval(-0.0, -1e-12, 0.0) == "0.0000 [0.0000, 0.0000]"
     assert _with_interval(0.25, -0.5, 1e-9) == "0.2500 [-0.5000, 0.0000]"
+
+
+def test_the_section_says_when_held_out_datasets_are_scored_on_an_unseen_repetition():
+    from metaeval.recommend import KnowledgeBase, evaluate_recommenders
+    from metaeval.report._recommend import scoring_note
+
+    success = [[.9, .8, .7], [.8, .9, .7], [.9, .7, .8], [.9, .8, .6]]
+    reps = np.array([success, np.array(success)[:, ::-1]])  # the second repetition reversed
+    kb = KnowledgeBase(["d1", "d2", "d3", "d4"], ["A", "B", "C"], success=reps.mean(axis=0),
+                       times=[[1, 2, 3]] * 4, repetitions=reps)
+    unseen = evaluate_recommenders(kb, strategies=["single-best"], n_boot=5, compare=False)
+    same = evaluate_recommenders(kb, strategies=["single-best"], n_boot=5, compare=False,
+                                 scored_on="same")
+    assert unseen.scored_on == "unseen repetition"
+    note = scoring_note(unseen)
+    assert "2 repetitions" in note and "negative" in note
+    assert scoring_note(same) == ""

@@ -319,8 +319,8 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
         "the store: each dataset is held out with its whole family, and each strategy orders "
         "the algorithms for it. Loss = success of the best algorithm on the held-out "
         "dataset minus that of the best algorithm tested so far (before the first test: "
-        "best minus worst); time is CPU seconds as a fraction of the whole pool's time on "
-        "the held-out dataset, counting the tests and the description of the dataset "
+        "best minus worst){SCORING}; time is CPU seconds as a fraction of the whole pool's "
+        "time on the held-out dataset, counting the tests and the description of the dataset "
         "(meta-features, landmarkers). MIL is the mean loss over the log-time interval from "
         "1 % to 100 % of the pool's time; intervals are 95% bootstrap intervals over "
         "held-out datasets. Each strategy is compared with the single best and with the "
@@ -336,6 +336,8 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
         condition = Condition(**spec)
         kb = KnowledgeBase.from_store(store, condition, scores=scores)
         evaluations.append(evaluate_recommenders(kb, condition, seed=seed))
+    parts[0] = parts[0].replace(
+        "{SCORING}", escape(scoring_note(evaluations[0])) if evaluations else "")
     comparisons = pd.concat([ev.comparisons.assign(condition=ev.condition.label)
                              for ev in evaluations if ev.comparisons is not None],
                             ignore_index=True)
@@ -380,6 +382,21 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
                 f"(Friedman p = {cd.friedman.p_value:.2g})"))
         parts.append('<div class="row">' + "".join(figures) + "</div>")
     return "\n".join(parts)
+
+
+def scoring_note(evaluation) -> str:
+    """How the held-out datasets were scored, as a clause of the section's first sentence.
+
+    With a study of several cross-validation repetitions the truth is one repetition and
+    "the best algorithm" is chosen on the others (both ways averaged), so the oracle pays
+    for its own noise and a loss can be negative; with one repetition, the same one.
+    """
+    if evaluation.scored_on == "unseen repetition":
+        return (f" - with the study's {evaluation.n_repetitions} repetitions of the "
+                "cross-validation, each held-out dataset is scored on one repetition while "
+                "its best algorithm is chosen on the others, both ways averaged, so a "
+                "strategy can beat that reference and a loss can be negative")
+    return ""
 
 
 def page_section(page) -> str:
