@@ -96,6 +96,8 @@ def test_section_html_has_both_conditions(tmp_path):
     assert html.count("run `metaeval describe --store` on this store") == 1
     assert re.search(r"knn-metafeatures, cost-landmarking.* not evaluated", html)
     assert ORACLE_NOTE in html.replace("&#x27;", "'")
+    # one repetition: scored on it, and no placeholder left in the text
+    assert "best minus worst); time is CPU seconds" in html and "{SCORING}" not in html
     # every comparison of the section counted once, Holm within the primary and the
     # exploratory family: the two conditions' notes name the same total, each its share
     notes = re.findall(r"Supported claims \((\d+) comparisons of this condition, (\d+) in "
