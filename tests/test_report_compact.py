@@ -141,10 +141,10 @@ def test_a_png_quantised_from_the_canvas_buffer_is_opaque_and_as_faithful():
 
 
 def test_texts_measured_once_per_process_give_the_markup_of_savefig():
-    # the SVG renderer keeps the extents of the texts it measured for the next figure:
-    # the markup is still savefig's, figure after figure, for other fonts and settings
-    # too (a setting that changes the font measures anew), and mathtext is measured as
-    # before
+    # the SVG renderer keeps the extents of the texts it measured for the next figure,
+    # mathtext ones too: the markup is still savefig's, figure after figure, for other
+    # fonts and settings too (a font or mathtext setting that changes the font measures
+    # anew: the alpha of the stix fonts is not DejaVu's)
     import io
 
     import matplotlib
@@ -170,8 +170,9 @@ def test_texts_measured_once_per_process_give_the_markup_of_savefig():
 
     strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
     _encode._EXTENTS.clear()
-    for family in ("sans-serif", "serif"):
-        with matplotlib.rc_context({"font.family": family}):
+    for setting in ({"font.family": "sans-serif"}, {"font.family": "serif"},
+                    {"mathtext.fontset": "stix"}):
+        with matplotlib.rc_context(setting):
             for again, (size, weight) in enumerate(((8, "normal"), (10, "bold"),
                                                     (8, "normal"))):
                 before = sum(map(len, _encode._EXTENTS.values()))
@@ -179,4 +180,4 @@ def test_texts_measured_once_per_process_give_the_markup_of_savefig():
                     savefig(make(size, weight)))
                 grown = sum(map(len, _encode._EXTENTS.values())) - before
                 assert grown == 0 if again == 2 else grown > 0  # the third: all known
-    assert len(_encode._EXTENTS) == 2  # one set of extents per font family setting
+    assert len(_encode._EXTENTS) == 3  # one set of extents per font or mathtext setting

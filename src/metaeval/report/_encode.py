@@ -119,13 +119,15 @@ _CLASSES: list = []
 
 def _font_settings() -> tuple:
     """What, besides a text and its font properties, decides the font it is measured in:
-    the font settings, and the fonts matplotlib knows (a font added later may be found)."""
+    the font and mathtext settings, and the fonts matplotlib knows (a font added later may
+    be found)."""
     import matplotlib
     from matplotlib.font_manager import fontManager
 
     params = matplotlib.rcParams
     return (len(fontManager.ttflist), len(fontManager.afmlist),
-            *((k, repr(params[k])) for k in sorted(params) if k.startswith("font.")))
+            *((k, repr(params[k])) for k in sorted(params)
+              if k.startswith(("font.", "mathtext."))))
 
 
 def _measuring_canvas():
@@ -155,14 +157,14 @@ def _measuring_canvas():
             self.known = _EXTENTS.setdefault(_font_settings(), {})
 
         def get_text_width_height_descent(self, s, prop, ismath):
-            if ismath:  # mathtext and TeX: measured each time
+            if ismath == "TeX":  # TeX: measured each time
                 return super().get_text_width_height_descent(s, prop, ismath)
             # FontProperties hash (and compare) by their value; a copy is kept as the
             # key, the one given may change later
-            got = self.known.get((s, prop))
+            got = self.known.get((s, prop, ismath))
             if got is None:
                 got = super().get_text_width_height_descent(s, prop, ismath)
-                self.known[(s, prop.copy())] = got
+                self.known[(s, prop.copy(), ismath)] = got
             return got
 
     class MeasuringCanvas(FigureCanvasSVG):
