@@ -181,3 +181,29 @@ def test_texts_measured_once_per_process_give_the_markup_of_savefig():
                 grown = sum(map(len, _encode._EXTENTS.values())) - before
                 assert grown == 0 if again == 2 else grown > 0  # the third: all known
     assert len(_encode._EXTENTS) == 3  # one set of extents per font or mathtext setting
+
+
+def test_recommendation_figures_in_the_drawing_style_have_the_same_markup():
+    # the recommendation section is made in the report's drawing style (titles at the
+    # top of their axes, not measured over the tick labels): its figures, a log time
+    # axis, a step axis and a critical-difference diagram, with and without titles,
+    # are drawn as they were without it
+    import pandas as pd
+
+    from metaeval.report._recommend import loss_curves_figure
+    from metaeval.report.figures import critical_difference_diagram, drawing_style
+
+    x = np.geomspace(0.01, 1, 12)
+    data = pd.DataFrame({"strategy": np.repeat(["A3R", "average-ranking"], 12),
+                         "x": np.tile(x, 2), "loss": np.r_[0.3 * (1 - x), 0.2 * (1 - x)]})
+    data.attrs["time_axis"] = "relative"
+    makers = [lambda title=title, axis=axis: loss_curves_figure(data, axis=axis, title=title)
+              for title in (None, "Loss against time") for axis in ("time", "tests")]
+    makers.append(lambda: critical_difference_diagram(
+        pd.Series({"NB": 1.4, "DT": 2.1, "3NN": 2.5}), 0.9, groups=[("NB", "DT")]))
+    strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
+    for make in makers:
+        plain = figure_to_svg(make(), page_font=True)
+        with drawing_style():
+            styled = figure_to_svg(make(), page_font=True)
+        assert "<text" in plain and strip(styled) == strip(plain)

