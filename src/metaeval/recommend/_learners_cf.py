@@ -56,8 +56,9 @@ class CollaborativeFiltering(Learner):
     .. math:: Y_{d a} \approx \mu_a + z_d^\top v_a .
 
     The new dataset's latent vector :math:`z` is first predicted from its meta-features:
-    a random forest of family-bootstrapped multi-output regression trees (as in
-    :class:`ConfigurationRegression`) predicts its row relative to the row's mean, to
+    a random forest of family-bootstrapped multi-output regression trees (each split on
+    the first principal components of its sample's rows, as Blockeel, De Raedt & Ramon
+    1998's clustering trees) predicts its row relative to the row's mean, to
     which the training datasets' mean level is added, :math:`\hat y`, and
     :math:`z_0 = V^\top (\hat y - \mu)`; the Gaussian prior :math:`N(z_0, \Sigma_0)` has
     the covariance of the same prediction's errors on the training datasets (each
@@ -109,7 +110,8 @@ class CollaborativeFiltering(Learner):
     AutoML model selection", KDD 2019; N. Fusi, R. Sheth and M. Elibol, "Probabilistic
     matrix factorization for automated machine learning", NeurIPS 2018; D. R. Jones,
     M. Schonlau and W. J. Welch, "Efficient global optimization of expensive black-box
-    functions", J. Global Optimization 13 (1998) (expected improvement).
+    functions", J. Global Optimization 13 (1998) (expected improvement); H. Blockeel,
+    L. De Raedt and J. Ramon, "Top-down induction of clustering trees", ICML 1998.
     """
 
     name = "collaborative"
