@@ -17,7 +17,7 @@ from metaeval.recommend._auto import Auto
 from metaeval.recommend._condition import SUCCESS_FLOOR
 from metaeval.recommend._learners import family_bags
 from metaeval.recommend._learners_forest import ColumnForests, ConfigurationRegression
-from metaeval.recommend._strategies import KnnMetafeatures
+from metaeval.recommend._neighbours import KnnMetafeatures
 
 
 def _kb(success, features, families=None, times=None):

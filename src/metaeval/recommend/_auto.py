@@ -35,18 +35,16 @@ from metaeval.recommend._learners import (
 )
 from metaeval.recommend._learners_cf import CollaborativeFiltering
 from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
+from metaeval.recommend._neighbours import CostLandmarking, KnnMetafeatures, _distances
 from metaeval.recommend._strategies import (
     ActiveTesting,
     AverageRanking,
-    CostLandmarking,
     Fitted,
-    KnnMetafeatures,
     RandomOrder,
     Ranking,
     SingleBest,
     Strategy,
     _a3r_order,
-    _distances,
 )
 
 #: The strategies ``auto`` may choose from, by name.

@@ -7,11 +7,10 @@ from metaeval.recommend._auto import Auto
 from metaeval.recommend._learners import ZeroShotPortfolio
 from metaeval.recommend._learners_cf import CollaborativeFiltering
 from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
+from metaeval.recommend._neighbours import CostLandmarking, KnnMetafeatures
 from metaeval.recommend._strategies import (
     ActiveTesting,
     AverageRanking,
-    CostLandmarking,
-    KnnMetafeatures,
     Oracle,
     RandomOrder,
     SingleBest,
