@@ -240,7 +240,7 @@ def evaluate_recommenders(
     condition=None,
     *,
     strategies=None,
-    k=5,
+    k=None,
     n_random=10_000,
     time_range=None,
     n_boot=1000,
@@ -273,8 +273,11 @@ def evaluate_recommenders(
     strategies : sequence of str or Strategy, optional
         Default: every strategy of :data:`STRATEGIES` whose inputs exist (strategies
         needing meta-features are skipped, with a note, when the store has none).
-    k : int, default=5
-        Neighbours of ``knn-metafeatures`` and ``cost-landmarking``.
+    k : int, optional
+        Neighbours of ``knn-metafeatures`` and ``cost-landmarking``. Default: each
+        strategy's own (``knn-metafeatures`` chooses k among 20, 10, 5, 3 and 1 by an
+        inner leave-one-family-out with the one-standard-error rule toward more
+        neighbours; ``cost-landmarking`` uses 5).
     n_random : int, default=10000
         Seeded random orders behind the random baseline's mean interval loss and loss at
         a time (their Monte-Carlo standard error is reported); its loss after ``k``

@@ -57,7 +57,7 @@ class Recommendation:
     selection: dict = field(default_factory=dict)
 
 
-def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
+def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
               top=None, describe_groups=None, time_budget=None,
               clock="cpu", target="class", pos_label=None) -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
@@ -84,8 +84,11 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=5,
         cross-validation on the knowledge base, leaning to the single best (one-SE
         rule); ``active-testing`` without test results gives its first pick and then
         the candidates by their expected gain over it; ``random`` a seeded random order.
-    k : int, default=5
-        Neighbours of the nearest-neighbour strategies.
+    k : int, optional
+        Neighbours of ``knn-metafeatures`` and ``cost-landmarking``. Default: each
+        strategy's own (``knn-metafeatures`` chooses k among 20, 10, 5, 3 and 1 by an
+        inner leave-one-family-out with the one-standard-error rule toward more
+        neighbours; ``cost-landmarking`` uses 5).
     top : int, optional
         Keep the first ``top`` algorithms.
     describe_groups : sequence of str, optional
