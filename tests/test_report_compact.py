@@ -207,3 +207,27 @@ def test_recommendation_figures_in_the_drawing_style_have_the_same_markup():
         with drawing_style():
             styled = figure_to_svg(make(), page_font=True)
         assert "<text" in plain and strip(styled) == strip(plain)
+
+
+@pytest.mark.parametrize("n", [4, 70])  # leaves labelled, and a strip of colours instead
+def test_family_dendrograms_in_the_drawing_style_have_the_same_markup(n):
+    # the family section's dendrograms (titled, leaves below the axes) are made in the
+    # report's drawing style too: drawn as they were without it
+    from metaeval.report._families import family_dendrogram
+    from metaeval.report.figures import drawing_style
+
+    rng = np.random.default_rng(3)
+    points = rng.random((n, 2))
+    D = np.abs(points[:, None, 0] - points[None, :, 0]) + 0.1 * (1 - np.eye(n))
+    np.fill_diagonal(D, 0.0)
+    algs = [f"{'NB' if i % 3 else 'DT'}:{i}" for i in range(n)]
+    fams = {a: a.split(":")[0] for a in algs}
+
+    def make():
+        return family_dendrogram(D, algs, fams, title="SD · mean over 3 datasets")
+
+    strip = lambda s: re.sub(r'(id="|url\(#|href="#)f[0-9a-f]{12}-', r"\1", s)  # noqa: E731
+    plain = figure_to_svg(make(), page_font=True)
+    with drawing_style():
+        styled = figure_to_svg(make(), page_font=True)
+    assert "mean over 3 datasets" in plain and strip(styled) == strip(plain)

@@ -193,7 +193,7 @@ def families_section(page, *, k: int = 20) -> str:
     from metaeval.algorithms import families as family_map
     from metaeval.report._encode import figure_to_svg
     from metaeval.report._markup import _table
-    from metaeval.report.figures import METHOD_ABBREVIATIONS
+    from metaeval.report.figures import METHOD_ABBREVIATIONS, drawing_style
 
     view = page.view
     names = view.usable_datasets()
@@ -242,9 +242,12 @@ def families_section(page, *, k: int = 20) -> str:
             (lambda: _family_level_figure(D[method], order, fams, label),
              "Dendrogram of the families: mean dissimilarity between their members."),
         ):
-            fig = page.attempt("family dendrogram", build)
-            if fig is not None:
-                svg = figure_to_svg(fig, page_font=True)
+            # made and drawn in the report's drawing style, as its other figures: nothing
+            # sits above these axes, the same markup, the title not measured over the ticks
+            with drawing_style():
+                fig = page.attempt("family dendrogram", build)
+                svg = None if fig is None else figure_to_svg(fig, page_font=True)
+            if svg is not None:
                 figs.append(f"<figure>{svg}<figcaption>{_esc(caption)}"
                             "</figcaption></figure>")
         out.append('<div class="row">' + "".join(figs) + "</div>")
