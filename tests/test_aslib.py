@@ -481,8 +481,8 @@ def test_write_then_read_gives_the_same_knowledge_base_and_losses(tmp_path):
                   "active-testing", "single-best", "random", "oracle"]
     direct = evaluate_recommenders(flat, condition, strategies=strategies, n_boot=10,
                                    n_random=5, folds=np.array(kb.families))
-    exported = evaluate_aslib(sc, strategies, condition=condition, k=5, n_boot=10,
-                              n_random=5)  # evaluate_recommenders' k
+    exported = evaluate_aslib(sc, strategies, condition=condition, n_boot=10,
+                              n_random=5)  # both default k: knn-metafeatures chooses it
     assert exported.strategies == direct.strategies
     _same_losses(direct.per_dataset, exported.per_instance)
 

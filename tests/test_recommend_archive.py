@@ -262,7 +262,7 @@ def test_the_shipped_archive_covers_the_wide_pool_and_states_its_accuracy():
 
 def test_recommend_from_the_shipped_archive_describes_like_its_datasets():
     data = load_dataset("labor")
-    rec = recommend(data, strategy="knn-metafeatures",
+    rec = recommend(data, strategy="knn-metafeatures", k=5,
                     condition=Condition("hardness:rate-driven", cost=0.3))
     assert len(rec.table) == 152
     assert rec.overhead > 0
