@@ -209,12 +209,13 @@ def test_oracle_orders_by_true_success_then_time():
         Oracle().rank(_kb(), Query("new", 10), Condition())
 
 
-def test_knn_metafeatures_uses_the_nearest_datasets_by_range_normalised_l1():
+def test_knn_metafeatures_uses_the_nearest_datasets_by_standardised_features():
     mf = pd.DataFrame({"f": [0.0, 10.0, 9.0], "g": [1.0, 1.0, 1.0]}, index=["d1", "d2", "d3"])
     kb = _kb(metafeatures=mf)
     query = Query("new", 10, metafeatures=pd.Series({"f": 9.5, "g": 1.0}))
     ranking = KnnMetafeatures(k=2).rank(kb, query, Condition())
-    # distances |9.5 - f| / 10: d1 0.95, d2 0.05, d3 0.05; g is constant and left out
+    # f standardised on the training datasets: mean 19/3, sd sqrt(182/9) = 4.497, so
+    # |9.5 - f| / 4.497 is d1 2.11, d2 0.111, d3 0.111; g is constant and left out
     assert ranking.drivers == ("d2", "d3")
     sub = kb.subset([False, True, True])
     expected = a3r(sub.long(), sub.long(sub.times, "time"), p=0.0)["algorithm"].tolist()
