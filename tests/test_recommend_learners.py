@@ -26,8 +26,9 @@ from metaeval.recommend._learners_forest import _vote
 
 LEARNERS = ("pairwise", "regression", "collaborative")
 #: Smaller forests where a test is not about the defaults (the suite's time budget): the
-#: pairwise learner's defaults grow 100 trees for each of up to 435 pairs.
-SMALL = {"pairwise": {"candidates": 8, "trees": 50}}
+#: pairwise learner's defaults grow 100 trees for each of up to 435 pairs, the regression's
+#: 50 for each configuration.
+SMALL = {"pairwise": {"candidates": 8, "trees": 50}, "regression": {"trees": 20}}
 
 
 def _strategies(names):
