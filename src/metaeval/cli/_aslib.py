@@ -23,13 +23,13 @@ def _one_line():
 
 def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measure,
                            cost, cost_beta, time_weight: str, strategy, json_file,
-                           feature_costs: bool = True) -> None:
+                           feature_costs: bool = True, n_jobs=None) -> None:
     """``metaeval recommend --evaluate --aslib DIR [--json OUT]``.
 
     ``measure`` None means not given (the scenario's first performance measure); any
     other value, ``accuracy`` included, must be one of the scenario's measures.
     ``feature_costs`` False (``--no-feature-costs``) leaves the feature costs out of
-    the first picks' runtimes.
+    the first picks' runtimes. ``n_jobs``: worker processes over the folds (``--jobs``).
     """
     from metaeval.recommend import Condition, evaluate_aslib, read_aslib
 
@@ -45,9 +45,16 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         condition = Condition(time_weight=time_weight)
         with working(f"Reading the ASlib scenario {directory}"):
             scenario = read_aslib(directory, measure=measure)
-        with working("Evaluating the strategies on the scenario's cv.arff folds"):
-            ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
-                                condition=condition, feature_costs=bool(feature_costs))
+        from metaeval.cli._signals import exit_stopped, stop_on_signals
+
+        try:  # a signal stops the workers too
+            with stop_on_signals(), working("Evaluating the strategies on the scenario's "
+                                            "cv.arff folds"):
+                ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
+                                    condition=condition, feature_costs=bool(feature_costs),
+                                    n_jobs=n_jobs)
+        except KeyboardInterrupt as exc:
+            exit_stopped(exc, "nothing was written")
         document = ev.to_json() if json_file is not None else None
     for note in ev.notes:
         err.print(f"Note: {note}", markup=False)

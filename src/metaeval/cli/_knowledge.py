@@ -164,7 +164,9 @@ def build_command(
     out_file: Annotated[Path, typer.Option(
         "--out", help="The knowledge base file to write (.npz).")] = Path(
         "metaeval-results/knowledge.npz"),
-    jobs: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    jobs: Annotated[int, typer.Option(
+        help="Worker processes (summarising the datasets, and with --evaluations each "
+        "fitting the strategies for one held-out family at a time).")] = 1,
     evaluations: Annotated[Path | None, typer.Option(
         "--evaluations", help="Also evaluate the strategies on it under the conditions "
         "recommend's advice quotes and write them (JSON) to this file (slow: about 9 "
@@ -206,12 +208,15 @@ def build_command(
     out.print(f"{archive!r} written to {path} ({path.stat().st_size / 2**20:.1f} MiB).",
               markup=False)
     if evaluations is not None:
-        _write_evaluations(archive, evaluations, quiet)
+        _write_evaluations(archive, evaluations, quiet, jobs)
 
 
-def _write_evaluations(archive, path, quiet):
-    """Evaluate the strategies as recommend's advice quotes them and write the JSON."""
+def _write_evaluations(archive, path, quiet, jobs=1):
+    """Evaluate the strategies as recommend's advice quotes them and write the JSON, the
+    held-out families spread over ``jobs`` worker processes."""
     import json
+
+    from joblib import parallel_config
 
     from metaeval._validation import write_atomic
     from metaeval.recommend._advice import CONDITIONS, TIME_WEIGHTS, evaluate_for_advice
@@ -221,8 +226,10 @@ def _write_evaluations(archive, path, quiet):
             with stop_on_signals(), _progress(quiet) as bar:
                 task = bar.add_task("Evaluating the strategies",
                                     total=len(CONDITIONS) * len(TIME_WEIGHTS))
-                document = evaluate_for_advice(
-                    archive, progress=lambda label: bar.update(task, advance=1))
+                # evaluate_recommenders' n_jobs=None: the n_jobs of this context
+                with parallel_config(n_jobs=jobs):
+                    document = evaluate_for_advice(
+                        archive, progress=lambda label: bar.update(task, advance=1))
         except KeyboardInterrupt as exc:
             exit_stopped(exc, f"no evaluations were written ({path} is as it was)")
         write_atomic(path, json.dumps(document, indent=1, sort_keys=True) + "\n",

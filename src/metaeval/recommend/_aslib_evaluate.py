@@ -26,7 +26,7 @@ import pandas as pd
 
 from metaeval.recommend._aslib import AslibScenario
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._evaluate import LOSS_STEPS, evaluate_recommenders
+from metaeval.recommend._evaluate import LOSS_STEPS, _n_jobs, evaluate_recommenders
 from metaeval.recommend._summary import holm, paired_comparison
 
 #: Baselines left out of the comparisons with the SBS (one is the SBS, one reads the truth).
@@ -167,7 +167,8 @@ def _num(v):
 
 
 def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_random=1000,
-                   n_boot=1000, alpha=0.05, seed=0, feature_costs=True) -> AslibEvaluation:
+                   n_boot=1000, alpha=0.05, seed=0, feature_costs=True, n_jobs=None
+                   ) -> AslibEvaluation:
     r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
 
     Feature costs (runtime scenarios with ``feature_costs.arff``). A strategy that reads
@@ -217,6 +218,10 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     feature_costs : bool, default=True
         Add the feature costs as above; False leaves them out (also when the scenario
         has none, or measures quality).
+    n_jobs : int, optional
+        Worker processes over which the folds of each ``cv.arff`` repetition are spread,
+        as in :func:`evaluate_recommenders` (None: 1; -1: every usable core); the
+        figures are the same for any number.
 
     Returns
     -------
@@ -238,6 +243,7 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
 
     if not isinstance(feature_costs, (bool, np.bool_)):
         raise ValueError(f"feature_costs must be True or False, got {feature_costs!r}.")
+    _n_jobs(n_jobs, 1)  # checked before reading the scenario
     sc = scenario if isinstance(scenario, AslibScenario) else read_aslib(scenario)
     kb = sc.knowledge
     condition = Condition() if condition is None else condition
@@ -250,7 +256,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     for rep in sc.cv.columns:
         ev = evaluate_recommenders(kb, condition, strategies=strategies, k=k,
                                    n_random=n_random, n_boot=2, alpha=alpha, seed=seed,
-                                   folds=sc.cv[rep].to_numpy(), compare=False)
+                                   folds=sc.cv[rep].to_numpy(), compare=False,
+                                   n_jobs=n_jobs)
         names = ev.strategies
         frames.append(ev.per_dataset.assign(repetition=rep))
         curves.append(ev.curves.assign(repetition=rep))

@@ -252,6 +252,7 @@ def evaluate_recommenders(
     time_axis="relative",
     compare=True,
     scored_on=None,
+    n_jobs=None,
 ) -> RecommenderEvaluation:
     """Leave-one-dataset-out evaluation of recommendation strategies.
 
@@ -307,6 +308,13 @@ def evaluate_recommenders(
         the mean success, the figures of a single repetition.
     n_boot : int, default=1000
         Bootstrap resamples of the held-out datasets for the intervals.
+    n_jobs : int, optional
+        Worker processes over which the outer folds (families, or ``folds``) are spread,
+        each fitting every strategy on its training datasets and scoring its held-out
+        ones, with one BLAS/OpenMP thread (as the folds run without workers); the
+        figures are the same for any number. scikit-learn's convention: None is 1
+        unless an enclosing ``joblib.parallel_config`` sets ``n_jobs``, -1 is every
+        usable core, -2 all but one.
     alpha : float, default=0.05
         1 - coverage of the intervals; level of the Nemenyi test.
     seed : int, default=0
@@ -330,7 +338,7 @@ def evaluate_recommenders(
     ValueError
         Fewer than 3 datasets or 2 families, an unknown strategy, a strategy whose
         inputs the knowledge base lacks, a condition the knowledge base was not scored
-        under.
+        under, an ``n_jobs`` that is not a nonzero integer or None.
 
     References
     ----------
@@ -347,6 +355,7 @@ def evaluate_recommenders(
     >>> ev.summary.set_index("strategy").loc["oracle", "loss_at_1"]
     np.float64(0.0)
     """
+    _n_jobs(n_jobs, 1)  # checked before any work
     if describe and not isinstance(source, (KnowledgeBase, KnowledgeArchive)):
         names = list(STRATEGIES) if strategies is None else strategies
         names = [names] if isinstance(names, (str, Strategy)) else names
@@ -380,44 +389,21 @@ def evaluate_recommenders(
         raise ValueError("every dataset belongs to one family (or fold); holding it out "
                          "would leave nothing to learn from.")
     times_at = LOSS_TIMES if relative else ()
+    order = list(dict.fromkeys(groups))  # each fold once: fit, then rank all its datasets
+    work = {"kb": kb, "groups": groups, "families": families, "chosen": chosen,
+            "condition": condition, "seed": seed, "unseen": unseen, "relative": relative,
+            "lo_hi": lo_hi, "times_at": times_at}
+    n_jobs = _n_jobs(n_jobs, len(order))
+    if n_jobs == 1:  # no pool: the folds in turn, in this process
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):  # as in a worker (the same sums)
+            done = [_fold(group, **work) for group in order]
+    else:
+        done = _folds_in_workers(order, work, n_jobs)
     rows_of, curves_of = {}, {}
-    single_best = SingleBest()
-    for group in dict.fromkeys(groups):  # each fold once: fit, then rank all its datasets
-        members = np.flatnonzero(groups == group)
-        mask = groups != group
-        fold = _impute_times(kb, mask)
-        train = fold.subset(mask)
-        fold_seed = _seed(seed, int(members[0]), 0)
-        queries = [fold.query(i) for i in members]
-        fitted, cache = {}, {}
-        for strategy in sorted(chosen, key=lambda s: isinstance(s, Auto)):  # auto last
-            if isinstance(strategy, RandomOrder) or strategy.needs_truth:
-                continue
-            extra = {"prefitted": cache} if isinstance(strategy, Auto) else {}
-            f = strategy.fit(train, condition, seed=None if strategy.interactive else fold_seed,
-                             **extra)
-            cache[repr(strategy)] = f
-            fitted[strategy.name] = (f, None if f.interactive else f.rank_many(queries))
-        sb_first = single_best.fit(train, condition).rank(queries[0]).order[0]
-        for m, i in enumerate(members):
-            name = kb.datasets[i]
-            unit = float(fold.times[i].sum()) if relative else 1.0
-            ways = _ways(kb, i, unseen)
-            rows, parts = [], []
-            for strategy in chosen:
-                f, ranked = fitted.get(strategy.name, (None, None))
-                scored = [_score(strategy, f, None if ranked is None else ranked[m],
-                                 queries[m], fold, i, seed, unit, truth, chooser, lo_hi,
-                                 times_at, condition.time_budget, sb_first)
-                          for truth, chooser in ways]
-                row = {"dataset": name, "family": families[i], "strategy": strategy.name,
-                       **_mean_rows([r for r, _ in scored])}
-                ends = {k: row.pop(k) for k in ("single_best_success", "oracle_success")}
-                if isinstance(strategy, Auto):  # the strategy it chose on this fold
-                    row["chosen"] = f.selection_["strategy"]
-                rows.append({**row, **ends})
-                parts.append(_curve_columns(name, families[i], strategy, train,
-                                            [c for _, c in scored]))
+    for fold_rows in done:
+        for i, rows, parts in fold_rows:
             rows_of[i], curves_of[i] = rows, parts
     metric_rows = [r for i in range(len(kb.datasets)) for r in rows_of[i]]
     curve_rows = [c for i in range(len(kb.datasets)) for c in curves_of[i]]
@@ -437,6 +423,94 @@ def evaluate_recommenders(
                                  n_families=len(set(kb.families)),
                                  n_datasets_5000_rows=int(np.sum(kb.n_instances
                                                                  >= LARGE_ROWS)))
+
+
+def _n_jobs(n_jobs, n_folds) -> int:
+    """The worker processes for ``n_folds`` folds: scikit-learn's convention (None: 1,
+    or the ``n_jobs`` of an enclosing :func:`joblib.parallel_config`; -1: every usable
+    core; -2: all but one), never more than the folds."""
+    if n_jobs is not None and (isinstance(n_jobs, bool)
+                               or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a nonzero integer (-1: every core) or None, got "
+                         f"{n_jobs!r}.")
+    if n_jobs == 1 or n_folds < 2:
+        return 1
+    import joblib
+
+    return max(1, min(int(joblib.effective_n_jobs(n_jobs)), n_folds))
+
+
+def _folds_in_workers(order, work, n_jobs) -> list:
+    """:func:`_fold` of each fold of ``order``, in ``n_jobs`` worker processes (joblib's
+    process backend), returned in the order of ``order``; the largest folds are handed
+    out first, so that the last one to finish is a small one."""
+    from joblib import Parallel, delayed
+
+    groups = work["groups"]
+    sizes = {g: int(np.sum(groups == g)) for g in order}
+    start = sorted(range(len(order)), key=lambda j: -sizes[order[j]])  # stable: ties kept
+    # no memory mapping: every worker gets its own writable copy of the knowledge base
+    out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1, max_nbytes=None)(
+        delayed(_fold_in_worker)(order[j], **work) for j in start)
+    done = [None] * len(order)
+    for j, result in zip(start, out, strict=True):
+        done[j] = result
+    return done
+
+
+def _fold_in_worker(group, **work) -> list:
+    """:func:`_fold` in a worker process, BLAS and OpenMP on one thread (as the caller
+    runs the folds itself)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return _fold(group, **work)
+
+
+def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relative, lo_hi,
+          times_at) -> list:
+    """One outer fold: every strategy fitted once on the datasets outside ``group``, then
+    each of the group's datasets ranked and scored; ``[(i, rows, curve parts)]`` in the
+    datasets' order. The seeds come from the fold's first dataset (and the held-out
+    dataset), so a fold gives the same in a worker process as in the caller's."""
+    members = np.flatnonzero(groups == group)
+    mask = groups != group
+    fold = _impute_times(kb, mask)
+    train = fold.subset(mask)
+    fold_seed = _seed(seed, int(members[0]), 0)
+    queries = [fold.query(i) for i in members]
+    fitted, cache = {}, {}
+    for strategy in sorted(chosen, key=lambda s: isinstance(s, Auto)):  # auto last
+        if isinstance(strategy, RandomOrder) or strategy.needs_truth:
+            continue
+        extra = {"prefitted": cache} if isinstance(strategy, Auto) else {}
+        f = strategy.fit(train, condition, seed=None if strategy.interactive else fold_seed,
+                         **extra)
+        cache[repr(strategy)] = f
+        fitted[strategy.name] = (f, None if f.interactive else f.rank_many(queries))
+    sb_first = SingleBest().fit(train, condition).rank(queries[0]).order[0]
+    out = []
+    for m, i in enumerate(members):
+        name = kb.datasets[i]
+        unit = float(fold.times[i].sum()) if relative else 1.0
+        ways = _ways(kb, i, unseen)
+        rows, parts = [], []
+        for strategy in chosen:
+            f, ranked = fitted.get(strategy.name, (None, None))
+            scored = [_score(strategy, f, None if ranked is None else ranked[m],
+                             queries[m], fold, i, seed, unit, truth, chooser, lo_hi,
+                             times_at, condition.time_budget, sb_first)
+                      for truth, chooser in ways]
+            row = {"dataset": name, "family": families[i], "strategy": strategy.name,
+                   **_mean_rows([r for r, _ in scored])}
+            ends = {k: row.pop(k) for k in ("single_best_success", "oracle_success")}
+            if isinstance(strategy, Auto):  # the strategy it chose on this fold
+                row["chosen"] = f.selection_["strategy"]
+            rows.append({**row, **ends})
+            parts.append(_curve_columns(name, families[i], strategy, train,
+                                        [c for _, c in scored]))
+        out.append((int(i), rows, parts))
+    return out
 
 
 def _scored_on(scored_on, kb) -> str:

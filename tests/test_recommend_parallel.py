@@ -1,0 +1,168 @@
+"""The held-out folds in worker processes (``n_jobs``): the same evaluation as in one."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from metaeval.cli import app
+from metaeval.recommend import KnowledgeBase, SingleBest, evaluate_recommenders, get_strategy
+from metaeval.recommend._evaluate import _n_jobs
+
+#: the frames of an evaluation that must not depend on the number of workers
+FRAMES = ("per_dataset", "curves", "summary", "versus_random", "comparisons")
+#: seven families of one to four datasets
+FAMILIES = ["a", "a", "a", "a", "b", "c", "c", "d", "d", "d", "e", "f", "g", "g"]
+
+
+def _knowledge(repetitions=1, seed=1):
+    """Successes on a 0.05 grid (ties between algorithms and between datasets), times
+    with ties too, meta-features and landmarks; ``repetitions`` >= 2 adds that many
+    noisy repetitions (``success`` their mean)."""
+    rng = np.random.default_rng(seed)
+    D, A = len(FAMILIES), 6
+    skill = rng.uniform(0.6, 0.9, A)
+    reps = np.round((skill + rng.normal(0, 0.05, (max(repetitions, 1), D, A))) / 0.05) * 0.05
+    reps = np.clip(reps, 0.05, 1.0)
+    times = np.round(rng.uniform(0.5, 5, A) * rng.uniform(1, 4, (D, 1)))
+    names = [f"d{i}" for i in range(D)]
+    extra = {"repetitions": reps} if repetitions >= 2 else {}
+    return KnowledgeBase(
+        names, [f"a{j}" for j in range(A)], reps.mean(axis=0), times, families=FAMILIES,
+        n_instances=np.full(D, 100),
+        metafeatures=pd.DataFrame(rng.normal(size=(D, 3)), index=names,
+                                  columns=["general.a", "general.b", "general.c"]),
+        metafeature_time=np.full(D, 0.3),
+        landmarks=pd.DataFrame(reps.mean(axis=0)[:, :2], index=names,
+                               columns=["NB.success", "LR.success"]),
+        landmark_time=np.full(D, 0.7), **extra)
+
+
+def _strategies():
+    """An inner selection (knn-metafeatures' k, auto's strategy, the regression's
+    minimum leaf and blend), an interactive one (active-testing), a seeded one
+    (random) and one that reads the truth (oracle)."""
+    return [get_strategy("auto"), get_strategy("knn-metafeatures"),
+            get_strategy("active-testing"), get_strategy("regression", trees=5,
+                                                         min_leaf=(1, 3)),
+            get_strategy("random", repeats=50), get_strategy("single-best"),
+            get_strategy("oracle")]
+
+
+def _same(a, b):
+    for name in FRAMES:
+        if getattr(a, name) is None:  # no comparisons asked for
+            assert getattr(b, name) is None
+            continue
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+    assert a.notes == b.notes and a.strategies == b.strategies
+
+
+class _WhereFitted(SingleBest):
+    """The single best, writing the id of the process that fitted it to a folder."""
+
+    def __init__(self, folder):
+        self.folder = str(folder)
+
+    def _fit(self, knowledge, condition, seed):
+        path = os.path.join(self.folder, f"{os.getpid()}-{len(os.listdir(self.folder))}")
+        with open(path, "w"):
+            pass
+        return super()._fit(knowledge, condition, seed)
+
+
+def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
+    """Every check that starts workers, in one test: starting them (each imports the
+    library) costs more than all the evaluations here."""
+    kwargs = {"strategies": _strategies(), "n_boot": 50, "n_random": 50, "seed": 3}
+    kb = _knowledge(repetitions=2)  # scored on the unseen repetition, both ways
+    one = evaluate_recommenders(kb, **kwargs, n_jobs=1)
+    _same(one, evaluate_recommenders(kb, **kwargs, n_jobs=2))
+    # every held-out dataset, in the knowledge base's order; ties there to break
+    assert one.per_dataset["dataset"].drop_duplicates().tolist() == list(kb.datasets)
+    assert len(one.per_dataset) == len(kb.datasets) * len(kwargs["strategies"])
+    assert (np.diff(np.sort(kb.success, axis=1), axis=1) == 0).any()
+    assert one.scored_on == "unseen repetition"
+    # an ASlib-style assignment of folds (not families), scored on the mean success
+    folds = np.arange(len(kb.datasets)) % 3
+    same = {**kwargs, "folds": folds, "compare": False, "scored_on": "same"}
+    _same(evaluate_recommenders(kb, **same, n_jobs=1),
+          evaluate_recommenders(kb, **same, n_jobs=2))
+
+    # the folds are fitted in the workers: one fit per family, none in this process
+    import sys
+
+    import cloudpickle
+
+    where = tmp_path / "fits"
+    where.mkdir()
+    module = sys.modules[__name__]  # imported by pytest, unknown to the workers: by value
+    cloudpickle.register_pickle_by_value(module)
+    try:
+        ev = evaluate_recommenders(kb, strategies=[_WhereFitted(where)], n_boot=10,
+                                   compare=False, n_jobs=2)
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)
+    pids = {int(p.name.split("-")[0]) for p in where.iterdir()}
+    assert len(list(where.iterdir())) == len(set(FAMILIES))
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    assert len(ev.per_dataset) == len(kb.datasets)
+
+    # the command line: --jobs 2 writes the JSON of --jobs 1
+    runner = CliRunner()
+    docs = []
+    for jobs in ("1", "2"):
+        target = tmp_path / f"ev{jobs}.json"
+        result = runner.invoke(app, ["recommend", "--evaluate", "--store", str(cli_store),
+                                     "--strategy", "average-ranking", "--jobs", jobs,
+                                     "--json", str(target)])
+        assert result.exit_code == 0, result.output
+        docs.append(json.loads(target.read_text()))
+    assert docs[0] == docs[1]
+    assert docs[0]["n_datasets"] == 3 and set(docs[0]["strategies"]) == {"average-ranking"}
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
+def test_bad_n_jobs_is_a_value_error_naming_it(n_jobs):
+    with pytest.raises(ValueError, match="n_jobs must be a nonzero integer"):
+        evaluate_recommenders(_knowledge(), strategies=["single-best"], n_jobs=n_jobs)
+
+
+def test_n_jobs_follows_scikit_learns_convention():
+    from joblib import cpu_count, parallel_config
+
+    assert _n_jobs(None, 5) == 1 and _n_jobs(1, 5) == 1 and _n_jobs(3, 5) == 3
+    assert _n_jobs(8, 3) == 3  # never more workers than folds
+    assert _n_jobs(-1, 1000) == cpu_count()
+    assert _n_jobs(-2, 1000) == max(1, cpu_count() - 1)
+    with parallel_config(n_jobs=2):
+        assert _n_jobs(None, 5) == 2
+
+
+def test_cli_passes_jobs_and_checks_it(cli_store, monkeypatch):
+    import metaeval.recommend
+
+    real, seen = metaeval.recommend.evaluate_recommenders, []
+
+    def recording(*args, n_jobs=None, **kwargs):
+        seen.append(n_jobs)
+        return real(*args, n_jobs=1, **kwargs)
+
+    monkeypatch.setattr(metaeval.recommend, "evaluate_recommenders", recording)
+    runner = CliRunner()
+    base = ["recommend", "--evaluate", "--store", str(cli_store), "--strategy",
+            "single-best"]
+    for extra in ([], ["--jobs", "3"]):
+        result = runner.invoke(app, base + extra)
+        assert result.exit_code == 0, result.output
+    assert seen == [-1, 3]  # by default every core
+    bad = runner.invoke(app, [*base, "--jobs", "0"])
+    assert bad.exit_code == 2 and "--jobs must be a positive integer, got 0" in bad.output
+    alone = runner.invoke(app, ["recommend", "--store", str(cli_store), "--jobs", "2"])
+    assert alone.exit_code == 2 and "--jobs goes with --evaluate" in alone.output
+    assert seen == [-1, 3]
