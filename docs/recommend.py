@@ -121,7 +121,7 @@ def summary_table(ev):
     return markdown_table(pd.DataFrame(rows), index=False)
 
 
-def evaluate_all(kb, n_boot, label):
+def evaluate_all(kb, n_boot, label, n_jobs=None):
     """{(tag, P): evaluation} for every condition and P of the main tables."""
     out = {}
     for tag, spec in CONDITIONS:
@@ -129,7 +129,7 @@ def evaluate_all(kb, n_boot, label):
         scored = kb(condition) if callable(kb) else kb
         for p in TIME_WEIGHTS:
             out[tag, p] = evaluate_recommenders(scored, condition.replace(time_weight=p),
-                                                n_boot=n_boot, alpha=ALPHA)
+                                                n_boot=n_boot, alpha=ALPHA, n_jobs=n_jobs)
         print(f"{label}: {condition.label.split(', P')[0]} evaluated", file=sys.stderr)
     return out
 
@@ -208,7 +208,7 @@ def figures(evals, tag, source_tag, figures_dir):
             "number of tests.*\n")
 
 
-def sweep_table(kb):
+def sweep_table(kb, n_jobs=None):
     rows = []
     for _tag, spec in CONDITIONS:
         condition = Condition(**spec)
@@ -216,7 +216,7 @@ def sweep_table(kb):
         for p in SWEEP:
             ev = evaluate_recommenders(scored, condition.replace(time_weight=p), n_boot=10,
                                        strategies=["average-ranking", "active-testing"],
-                                       compare=False)
+                                       compare=False, n_jobs=n_jobs)
             s = ev.summary.set_index("strategy")
             rows.append({"condition": condition.label.split(", P")[0], "P": p_text(p),
                          **{f"MIL {n}": s.loc[n, "mil"] for n in s.index},
@@ -302,7 +302,7 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     return "\n".join(lines)
 
 
-def scoring_section(kb, evals, n_boot):
+def scoring_section(kb, evals, n_boot, n_jobs=None):
     """The figures scored on the unseen and on the same repetition, side by side (P = 0).
 
     ``kb``: condition -> knowledge base; ``evals``: the main tables' evaluations (scored
@@ -324,7 +324,8 @@ def scoring_section(kb, evals, n_boot):
         names = [n for n in BOTH_WAYS if n in unseen.index]
         same = evaluate_recommenders(kb(condition), condition, strategies=names,
                                      n_boot=n_boot, alpha=ALPHA, compare=False,
-                                     scored_on="same repetition").summary.set_index(
+                                     scored_on="same repetition", n_jobs=n_jobs
+                                     ).summary.set_index(
                                          "strategy")
         for name in names:
             rows.append({
@@ -357,11 +358,11 @@ def prepare_store(path, work):
     return Store(copy)
 
 
-def aslib_section(path, n_boot):
+def aslib_section(path, n_boot, n_jobs=None):
     from metaeval.recommend import evaluate_aslib, read_aslib
 
     scenario = read_aslib(path)
-    ev = evaluate_aslib(scenario, n_boot=n_boot)
+    ev = evaluate_aslib(scenario, n_boot=n_boot, n_jobs=n_jobs)
     s = ev.summary
     rows = []
     for r in s.to_dict(orient="records"):
@@ -511,6 +512,9 @@ def main(argv=None):
     parser.add_argument("--aslib", default=None, help="Also an ASlib scenario folder.")
     parser.add_argument("--out", default="docs", help="Folder of recommendation.md.")
     parser.add_argument("--n-boot", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="Worker processes of each evaluation, one held-out family at "
+                        "a time; the figures do not depend on it [default: all cores].")
     parser.add_argument("--evaluations", default=str(EVALUATIONS_FILE),
                         help="Where to write the evaluations that recommend quotes.")
     parser.add_argument("--no-evaluations", action="store_true",
@@ -522,13 +526,13 @@ def main(argv=None):
     figures_dir.mkdir(parents=True, exist_ok=True)
     archive = load_knowledge(args.knowledge)
     evals = {"knowledge": evaluate_all(lambda c: archive.knowledge_base(c), args.n_boot,
-                                       "knowledge base")}
+                                       "knowledge base", args.jobs)}
     store = None
     if args.store:
         work = Path(tempfile.mkdtemp(prefix="metaeval-recommend-"))
         store = prepare_store(args.store, work)
         evals["store"] = evaluate_all(lambda c: KnowledgeBase.from_store(store, c),
-                                      args.n_boot, "store")
+                                      args.n_boot, "store", args.jobs)
     comparisons = pd.concat([comparisons_of(e, source) for source, e in evals.items()],
                             ignore_index=True)
     # the primary family is pre-registered on the shipped knowledge base only
@@ -557,10 +561,10 @@ def main(argv=None):
     sections = [source_section("The shipped knowledge base" if args.knowledge is None
                                else f"Knowledge base {name}", intro, evals["knowledge"],
                                comparisons, "knowledge", "knowledge", figures_dir,
-                               sweep_table(lambda c: archive.knowledge_base(c)),
+                               sweep_table(lambda c: archive.knowledge_base(c), args.jobs),
                                noise_paragraph(archive.knowledge_base(Condition()))),
                 scoring_section(lambda c: archive.knowledge_base(c), evals["knowledge"],
-                                args.n_boot)]
+                                args.n_boot, args.jobs)]
     if store is not None:
         info = store.datasets()
         algos = store.algorithms()["name"].tolist()
@@ -570,7 +574,7 @@ def main(argv=None):
                                        evals["store"], comparisons, "store", "store",
                                        figures_dir, None))
     if args.aslib:
-        sections.append(aslib_section(args.aslib, args.n_boot))
+        sections.append(aslib_section(args.aslib, args.n_boot, args.jobs))
     else:
         sections.append(ASLIB_POINTER)
     first = next(iter(evals["knowledge"].values()))
