@@ -166,3 +166,24 @@ def test_cli_passes_jobs_and_checks_it(cli_store, monkeypatch):
     alone = runner.invoke(app, ["recommend", "--store", str(cli_store), "--jobs", "2"])
     assert alone.exit_code == 2 and "--jobs goes with --evaluate" in alone.output
     assert seen == [-1, 3]
+
+
+def test_knowledge_build_jobs_reach_the_evaluations(tmp_path, monkeypatch):
+    """``knowledge build --jobs N --evaluations``: the evaluations run where joblib's
+    ``n_jobs`` is N, which ``evaluate_recommenders``' default (None) follows."""
+    from joblib import effective_n_jobs
+
+    from metaeval.cli._knowledge import _write_evaluations
+    from metaeval.recommend import _advice
+
+    seen = []
+
+    def evaluate(archive, progress=None, **kwargs):
+        seen.append(effective_n_jobs(None))
+        return {"conditions": []}
+
+    monkeypatch.setattr(_advice, "evaluate_for_advice", evaluate)
+    _write_evaluations(None, tmp_path / "e.json", True, 3)
+    _write_evaluations(None, tmp_path / "e.json", True, 1)
+    assert seen == [3, 1] and effective_n_jobs(None) == 1
+    assert json.loads((tmp_path / "e.json").read_text()) == {"conditions": []}
