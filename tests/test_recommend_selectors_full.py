@@ -1,5 +1,6 @@
 """The selectors at full strength: one forest per configuration (log cost on runtime
-scenarios), k-NN on standardised meta-features with k by the one-SE rule and SUNNY's
+scenarios; scikit-learn's CART trees one by one, or extremely randomised trees grown
+together), k-NN on standardised meta-features with k by the one-SE rule and SUNNY's
 portfolio, and the parameters auto and the ASlib evaluation give their candidates.
 
 Every expected value is worked out by hand or by scikit-learn's public API beside the
@@ -70,16 +71,23 @@ def test_regression_learns_the_log_cost_under_a_ceiling():
                                np.log(np.maximum(kb.success, SUCCESS_FLOOR)), rtol=1e-9)
     with pytest.raises(ValueError, match="cost_ceiling must be a positive number"):
         ConfigurationRegression(cost_ceiling=0)
+    with pytest.raises(ValueError, match="splitter must be one of"):
+        ConfigurationRegression(splitter="cart")
+    assert ConfigurationRegression().splitter == "random"
 
 
-def test_regression_orders_by_its_forests_when_trusted():
+@pytest.mark.parametrize("splitter", ["random", "best"])
+def test_regression_orders_by_its_forests_when_trusted(splitter):
     """Configuration A wins where f < 0.5, B elsewhere: with blend 1 the forests'
-    predictions order the new dataset (the training mean would say A everywhere)."""
+    predictions order the new dataset (the training mean would say A everywhere), with
+    extremely randomised trees (the default) or CART trees."""
     f = np.linspace(0, 1, 24)
     success = np.column_stack([np.where(f < 0.5, 0.9, 0.6), np.where(f < 0.5, 0.5, 0.7)])
     kb = _kb(success, {"f": f})
-    fitted = ConfigurationRegression(blend=(1.0,), features=("metafeatures",)).fit(kb)
+    fitted = ConfigurationRegression(blend=(1.0,), features=("metafeatures",),
+                                     splitter=splitter).fit(kb)
     assert fitted.selection_["params"]["blend"] == 1.0
+    assert fitted.selection_["splitter"] == splitter
     low, high = fitted.rank_many([_query(f=0.1), _query(f=0.9)])
     assert [kb.algorithms[j] for j in low.order] == ["A", "B"]
     assert [kb.algorithms[j] for j in high.order] == ["B", "A"]

@@ -1,0 +1,157 @@
+"""Extremely randomised regression trees grown together (RegressionTreeBatch).
+
+Every expected value is worked out by hand, or recomputed independently of the growing
+code from the leaves the trees route the training rows to."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from metaeval.recommend._trees import RegressionTreeBatch
+
+
+def _depth(trees):
+    """Depth of every tree (a leaf alone: 0)."""
+    depth = np.zeros(trees.left.size, dtype=np.int64)
+    for node in range(trees.left.size):  # children are numbered after their parent
+        if trees.left[node] >= 0:
+            depth[trees.left[node]] = depth[trees.left[node] + 1] = depth[node] + 1
+    roots = trees.n_bags * trees.n_columns
+    out = np.zeros(roots, dtype=np.int64)
+    owner = np.arange(trees.left.size)
+    for node in range(trees.left.size):
+        if trees.left[node] >= 0:
+            owner[trees.left[node]] = owner[trees.left[node] + 1] = owner[node]
+    np.maximum.at(out, owner, depth)
+    return out
+
+
+def test_one_split_gives_the_weighted_means_of_its_sides():
+    """One feature with two values: the root (weight 8 >= 5) splits between them, and
+    each side (weight 4 < 5) is a leaf. Left: (1*1 + 1*2 + 2*6) / 4 = 3.75; right:
+    (1*10 + 3*20) / 4 = 17.5. Column 2 (targets doubled): 7.5 and 35."""
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [1.0]])
+    y = np.array([1.0, 2.0, 6.0, 10.0, 20.0])
+    trees = RegressionTreeBatch(X, np.column_stack([y, 2 * y]), np.array([[1, 1, 2, 1, 3]]),
+                                np.random.default_rng(0))
+    got = trees.predict(np.array([[0.0], [1.0]]))
+    np.testing.assert_allclose(got, [[[3.75, 7.5], [17.5, 35.0]]])
+    assert (_depth(trees) == 1).all()
+
+
+def test_rows_of_weight_zero_take_no_part():
+    """A row of weight 0 changes neither the trees nor their predictions, even with an
+    extreme feature value (the thresholds' range) and target (the leaf means)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 3))
+    y = rng.normal(size=(12, 2))
+    w = rng.integers(0, 3, size=(4, 12)).astype(float)
+    w[:, 0] = 1.0
+    wide_X = np.vstack([X, [[1e6, -1e6, 1e6]]])
+    wide_y = np.vstack([y, [[1e9, -1e9]]])
+    wide_w = np.column_stack([w, np.zeros(4)])
+    plain = RegressionTreeBatch(X, y, w, np.random.default_rng(5), min_split=2)
+    wide = RegressionTreeBatch(wide_X, wide_y, wide_w, np.random.default_rng(5), min_split=2)
+    np.testing.assert_array_equal(plain.feature, wide.feature)
+    np.testing.assert_array_equal(plain.threshold, wide.threshold)
+    np.testing.assert_array_equal(plain.value, wide.value)
+
+
+def test_too_few_rows_predict_their_weighted_mean():
+    """Bag 0 holds one row: it predicts that row's target. Bag 1 holds two rows of
+    weights 1 and 3 (total 4 < 5): no split, (1 * 2 + 3 * 6) / 4 = 5."""
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([[2.0], [6.0], [100.0]])
+    w = np.array([[0.0, 2.0, 0.0], [1.0, 3.0, 0.0]])
+    got = RegressionTreeBatch(X, y, w, np.random.default_rng(0)).predict(
+        np.array([[-5.0], [0.5], [9.0]]))
+    np.testing.assert_allclose(got[..., 0], [[6.0, 6.0, 6.0], [5.0, 5.0, 5.0]])
+
+
+def test_every_feature_is_a_candidate_when_asked():
+    """Feature 0 is constant and cannot split; feature 1 separates the targets 0 and 1.
+    With every feature a candidate the root always splits on feature 1, into leaves of
+    weight 3 < 5: predictions 0 and 1 exactly."""
+    X = np.array([[7.0, 0.0]] * 3 + [[7.0, 1.0]] * 3)
+    y = np.array([0.0] * 3 + [1.0] * 3)
+    w = np.ones((20, 6))
+    trees = RegressionTreeBatch(X, y, w, np.random.default_rng(0), features=2)
+    assert set(trees.feature[trees.left >= 0].tolist()) == {1}
+    np.testing.assert_array_equal(trees.predict(X)[..., 0], np.tile(y, (20, 1)))
+
+
+def test_deterministic_given_the_generator():
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(20, 6)), rng.normal(size=(20, 3))
+    w = rng.integers(0, 3, size=(5, 20)).astype(float)
+    one = RegressionTreeBatch(X, y, w, np.random.default_rng(9), min_split=2)
+    two = RegressionTreeBatch(X, y, w, np.random.default_rng(9), min_split=2)
+    for name in ("feature", "threshold", "left", "value"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+    new = rng.normal(size=(7, 6))
+    np.testing.assert_array_equal(one.predict(new), two.predict(new))
+    assert one.predict(new).shape == (5, 7, 3)
+    np.testing.assert_array_equal(one.predict(new, 2), one.predict(new)[:2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(3, 25), st.integers(1, 4),
+       st.sampled_from([1, 2, 3]), st.sampled_from([2, 5]), st.sampled_from([1, 3, 10]))
+def test_leaves_are_the_weighted_means_of_the_rows_they_hold(seed, n, n_features,
+                                                              min_leaf, min_split, features):
+    """For every tree, the training rows of its bag routed to each leaf (by predict's
+    own walk) have, recomputed here, the leaf's value as weighted mean and at least
+    min_leaf weight (unless the leaf is the root); every prediction lies within the
+    range of the bag's targets."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, n_features)), 1)  # ties included
+    y = np.round(rng.normal(size=(n, 2)), 1)
+    w = rng.integers(0, 3, size=(3, n)).astype(float)
+    w[:, rng.integers(n)] += 1.0
+    trees = RegressionTreeBatch(X, y, w, rng, min_leaf=min_leaf, min_split=min_split,
+                                features=features)
+    leaves = trees.apply(X)  # (bags, rows, columns)
+    new = rng.normal(size=(6, n_features)) * 2
+    pred = trees.predict(new)
+    for b in range(3):
+        rows = np.flatnonzero(w[b] > 0)
+        for a in range(2):
+            for leaf in np.unique(leaves[b, rows, a]):
+                held = rows[leaves[b, rows, a] == leaf]
+                assert w[b, held].sum() >= min(min_leaf, w[b].sum())  # or the root
+                assert trees.value[leaf] == pytest.approx(
+                    np.average(y[held, a], weights=w[b, held]))
+            lo, hi = y[rows, a].min(), y[rows, a].max()
+            assert (pred[b, :, a] >= lo - 1e-9).all() and (pred[b, :, a] <= hi + 1e-9).all()
+
+
+def test_a_large_least_leaf_makes_stumps_or_leaves():
+    """Bag weight 10 and min_leaf 4 (> 10 / 3): a split leaves at most 6 on a side,
+    under 2 * 4, so no child splits again; min_leaf 6 (> 10 / 2) allows no split."""
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(10, 3)), rng.normal(size=(10, 4))
+    w = np.ones((6, 10))
+    assert (_depth(RegressionTreeBatch(X, y, w, rng, min_leaf=4)) <= 1).all()
+    assert (_depth(RegressionTreeBatch(X, y, w, rng, min_leaf=4)) == 1).any()
+    assert (_depth(RegressionTreeBatch(X, y, w, rng, min_leaf=6)) == 0).all()
+    assert (_depth(RegressionTreeBatch(X, y, w, rng, min_leaf=1, min_split=2)) > 1).all()
+
+
+def test_bad_input_is_refused_with_its_name():
+    X, y, w = np.zeros((3, 2)), np.zeros((3, 1)), np.ones((2, 3))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="weights must be non-negative"):
+        RegressionTreeBatch(X, y, -w, rng)
+    with pytest.raises(ValueError, match="every bag needs a positive total"):
+        RegressionTreeBatch(X, y, np.zeros((2, 3)), rng)
+    with pytest.raises(ValueError, match="target must be finite"):
+        RegressionTreeBatch(X, np.zeros((4, 1)), w, rng)
+    with pytest.raises(ValueError, match="min_leaf must be a positive number"):
+        RegressionTreeBatch(X, y, w, rng, min_leaf=0)
+    with pytest.raises(ValueError, match="features must be a positive integer"):
+        RegressionTreeBatch(X, y, w, rng, features=0)
+    with pytest.raises(ValueError, match="X must be a finite 2-D array"):
+        RegressionTreeBatch(np.full((3, 2), np.nan), y, w, rng)
