@@ -385,7 +385,7 @@ def _gain(wl, sl, total, min_leaf, valid):
 
 #: Candidate values (features x rows) evaluated at once (memory: a few arrays of this
 #: many float32).
-_CHUNK = 1 << 22
+_CHUNK = 1 << 18
 
 
 def _draws(XT, row, w, centred, starts, counts, total, min_leaf, k, rng):
@@ -414,11 +414,14 @@ def _draws(XT, row, w, centred, starts, counts, total, min_leaf, k, rng):
         s = starts[a:b] - first
         seg = np.repeat(np.arange(b - a), counts[a:b])
         rows = row[first:last]
-        v = XT[:, rows] if every else XT[feats[:, a:b][:, seg], rows]  # (k, items)
+        if every:
+            v = np.take(XT, rows, axis=1)  # (k, items)
+        else:
+            v = np.take(XT, feats[:, a:b][:, seg] * XT.shape[1] + rows)
         lo = np.minimum.reduceat(v, s, axis=1)
         hi = np.maximum.reduceat(v, s, axis=1)
         t = lo + rng.random((k, b - a), dtype=np.float32) * (hi - lo)
-        left = v <= t[:, seg]
+        left = v <= np.take(t, seg, axis=1)
         wl = np.add.reduceat(left * w[first:last], s, axis=1)
         sl = np.add.reduceat(left * centred[first:last], s, axis=1)
         gain[a:b] = _gain(wl.T, sl.T, total[a:b], min_leaf, (hi > lo).T)
