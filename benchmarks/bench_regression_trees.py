@@ -15,6 +15,9 @@ Both fit and predict the training points (what the strategy does with them: the
 out-of-bag inner predictions). CPU seconds (process time, the best of ``--repeat``
 runs), and their ratio, measured in the same run.
 
+Measured on the busy 2-core machine (load average 5-7): batch 0.412 CPU-s, CART 2.825
+CPU-s (6.9x); the forests' mean fits the training points as closely (RMSE 0.081 both).
+
 Run: ``python benchmarks/bench_regression_trees.py [--trees 50] [--repeat 3]``.
 """
 
