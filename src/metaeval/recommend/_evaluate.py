@@ -449,9 +449,16 @@ def _folds_in_workers(order, work, n_jobs) -> list:
     groups = work["groups"]
     sizes = {g: int(np.sum(groups == g)) for g in order}
     start = sorted(range(len(order)), key=lambda j: -sizes[order[j]])  # stable: ties kept
-    # no memory mapping: every worker gets its own writable copy of the knowledge base
-    out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1, max_nbytes=None)(
-        delayed(_fold_in_worker)(order[j], **work) for j in start)
+    # no memory mapping: every worker gets its own writable copy of the knowledge base.
+    # joblib's process executor restarts a worker whose memory grew by a few hundred MB
+    # (its leak check) after a fold, and warns from its own thread that "a worker
+    # stopped"; it finishes its fold first and no fold is lost, so that one warning is not
+    # shown during these calls.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message="A worker stopped while some jobs were given")
+        out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1, max_nbytes=None)(
+            delayed(_fold_in_worker)(order[j], **work) for j in start)
     done = [None] * len(order)
     for j, result in zip(start, out, strict=True):
         done[j] = result
