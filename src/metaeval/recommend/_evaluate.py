@@ -35,9 +35,11 @@ from metaeval.recommend._curves import (
     loss_by_time,
     loss_curve,
     mean_interval_loss,
+    random_loss_at,
 )
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
 from metaeval.recommend._learners import Learner, uses_of
+from metaeval.recommend._parallel import _folds_in_workers, _n_jobs
 from metaeval.recommend._registry import STRATEGIES, get_strategy
 from metaeval.recommend._strategies import RandomOrder, SingleBest, Strategy
 from metaeval.recommend._summary import compare_strategies, primary_comparisons, summarise
@@ -400,7 +402,7 @@ def evaluate_recommenders(
         with threadpool_limits(limits=1):  # as in a worker (the same sums)
             done = [_fold(group, **work) for group in order]
     else:
-        done = _folds_in_workers(order, work, n_jobs)
+        done = _folds_in_workers(_fold, order, work, n_jobs)
     rows_of, curves_of = {}, {}
     for fold_rows in done:
         for i, rows, parts in fold_rows:
@@ -423,55 +425,6 @@ def evaluate_recommenders(
                                  n_families=len(set(kb.families)),
                                  n_datasets_5000_rows=int(np.sum(kb.n_instances
                                                                  >= LARGE_ROWS)))
-
-
-def _n_jobs(n_jobs, n_folds) -> int:
-    """The worker processes for ``n_folds`` folds: scikit-learn's convention (None: 1,
-    or the ``n_jobs`` of an enclosing :func:`joblib.parallel_config`; -1: every usable
-    core; -2: all but one), never more than the folds."""
-    if n_jobs is not None and (isinstance(n_jobs, bool)
-                               or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
-        raise ValueError(f"n_jobs must be a nonzero integer (-1: every core) or None, got "
-                         f"{n_jobs!r}.")
-    if n_jobs == 1 or n_folds < 2:
-        return 1
-    import joblib
-
-    return max(1, min(int(joblib.effective_n_jobs(n_jobs)), n_folds))
-
-
-def _folds_in_workers(order, work, n_jobs) -> list:
-    """:func:`_fold` of each fold of ``order``, in ``n_jobs`` worker processes (joblib's
-    process backend), returned in the order of ``order``; the largest folds are handed
-    out first, so that the last one to finish is a small one."""
-    from joblib import Parallel, delayed
-
-    groups = work["groups"]
-    sizes = {g: int(np.sum(groups == g)) for g in order}
-    start = sorted(range(len(order)), key=lambda j: -sizes[order[j]])  # stable: ties kept
-    # no memory mapping: every worker gets its own writable copy of the knowledge base.
-    # joblib's process executor restarts a worker whose memory grew by a few hundred MB
-    # (its leak check) after a fold, and warns from its own thread that "a worker
-    # stopped"; it finishes its fold first and no fold is lost, so that one warning is not
-    # shown during these calls.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning,
-                                message="A worker stopped while some jobs were given")
-        out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1, max_nbytes=None)(
-            delayed(_fold_in_worker)(order[j], **work) for j in start)
-    done = [None] * len(order)
-    for j, result in zip(start, out, strict=True):
-        done[j] = result
-    return done
-
-
-def _fold_in_worker(group, **work) -> list:
-    """:func:`_fold` in a worker process, BLAS and OpenMP on one thread (as the caller
-    runs the folds itself)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        return _fold(group, **work)
 
 
 def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relative, lo_hi,
@@ -599,35 +552,6 @@ def _mean_rows(rows) -> dict:
 
 def _time_column(t):
     return f"loss_at_time_{t:g}"
-
-
-def random_loss_at(success, k) -> float:
-    r"""Expected loss after ``k`` tests of a uniformly random order (closed form).
-
-    With the successes sorted, :math:`s_{(1)} \le \dots \le s_{(n)}`, the best of a random
-    ``k``-subset is :math:`s_{(j)}` with probability :math:`\binom{j-1}{k-1} / \binom{n}{k}`
-    (ties included: the formula counts positions, not values), so
-
-    .. math:: E[L_k] = s_{(n)} - \sum_{j=k}^{n} s_{(j)} \binom{j-1}{k-1} \Big/ \binom{n}{k}.
-
-    Examples
-    --------
-    Three algorithms, one test: the expected loss is the best minus the mean.
-
-    >>> round(random_loss_at([0.9, 0.7, 0.8], 1), 12)
-    0.1
-    >>> round(random_loss_at([0.9, 0.7, 0.8], 2), 12)  # best of 2: .9 w.p. 2/3, .8 w.p. 1/3
-    0.033333333333
-    """
-    from scipy.special import gammaln
-
-    s = np.sort(np.asarray(success, dtype=np.float64))
-    n = s.size
-    k = min(int(k), n)
-    j = np.arange(k, n + 1)
-    log_w = (gammaln(j) - gammaln(k) - gammaln(j - k + 1)
-             - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
-    return float(s[-1] - np.sum(s[k - 1:] * np.exp(log_w)))
 
 
 def _describe_hint(source):

@@ -1,0 +1,61 @@
+"""Outer folds of an evaluation spread over worker processes (joblib).
+
+Each fold (a held-out family, or an ASlib ``cv.arff`` fold) is independent: the workers
+fit and score whole folds and the caller puts the results back in fold order, so any
+number of workers gives the same evaluation as one.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+
+def _n_jobs(n_jobs, n_folds) -> int:
+    """The worker processes for ``n_folds`` folds: scikit-learn's convention (None: 1,
+    or the ``n_jobs`` of an enclosing :func:`joblib.parallel_config`; -1: every usable
+    core; -2: all but one), never more than the folds."""
+    if n_jobs is not None and (isinstance(n_jobs, bool)
+                               or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a nonzero integer (-1: every core) or None, got "
+                         f"{n_jobs!r}.")
+    if n_jobs == 1 or n_folds < 2:
+        return 1
+    import joblib
+
+    return max(1, min(int(joblib.effective_n_jobs(n_jobs)), n_folds))
+
+
+def _folds_in_workers(fold, order, work, n_jobs) -> list:
+    """``fold(group, **work)`` for each fold of ``order``, in ``n_jobs`` worker processes (joblib's
+    process backend), returned in the order of ``order``; the largest folds are handed
+    out first, so that the last one to finish is a small one."""
+    from joblib import Parallel, delayed
+
+    groups = work["groups"]
+    sizes = {g: int(np.sum(groups == g)) for g in order}
+    start = sorted(range(len(order)), key=lambda j: -sizes[order[j]])  # stable: ties kept
+    # no memory mapping: every worker gets its own writable copy of the knowledge base.
+    # joblib's process executor restarts a worker whose memory grew by a few hundred MB
+    # (its leak check) after a fold, and warns from its own thread that "a worker
+    # stopped"; it finishes its fold first and no fold is lost, so that one warning is not
+    # shown during these calls.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message="A worker stopped while some jobs were given")
+        out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1, max_nbytes=None)(
+            delayed(_fold_in_worker)(fold, order[j], **work) for j in start)
+    done = [None] * len(order)
+    for j, result in zip(start, out, strict=True):
+        done[j] = result
+    return done
+
+
+def _fold_in_worker(fold, group, **work) -> list:
+    """``fold(group, **work)`` in a worker process, BLAS and OpenMP on one thread (as the caller
+    runs the folds itself)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return fold(group, **work)
