@@ -129,14 +129,8 @@ class TreeBatch:
             n_split = int(split.sum())
             if n_nodes + 2 * n_split > cap:
                 cap = max(2 * cap, n_nodes + 2 * n_split)
-                feature = np.resize(feature, cap)
-                threshold = np.resize(threshold, cap)
-                left = np.resize(left, cap)
-                value = np.resize(value, cap)
-                tries = np.resize(tries, cap)
-                tries[n_nodes:] = 0
-                feature[n_nodes:] = -1
-                left[n_nodes:] = -1
+                feature, threshold, left, value, tries = _grown(
+                    cap, n_nodes, feature, threshold, left, value, tries)
             first = np.full(ids.size, -1, dtype=np.int64)
             first[split] = n_nodes + 2 * np.arange(n_split)
             chosen = best[split]
@@ -323,14 +317,8 @@ class RegressionTreeBatch:
             n_split = int(split.sum())
             if n_nodes + 2 * n_split > cap:
                 cap = max(2 * cap, n_nodes + 2 * n_split)
-                feature = np.resize(feature, cap)
-                threshold = np.resize(threshold, cap)
-                left = np.resize(left, cap)
-                value = np.resize(value, cap)
-                tries = np.resize(tries, cap)
-                tries[n_nodes:] = 0
-                feature[n_nodes:] = -1
-                left[n_nodes:] = -1
+                feature, threshold, left, value, tries = _grown(
+                    cap, n_nodes, feature, threshold, left, value, tries)
             first = np.full(m, -1, dtype=np.int64)
             first[split] = n_nodes + 2 * np.arange(n_split)
             chosen = best[split]
@@ -436,3 +424,14 @@ def _draws(XT, row, w, centred, starts, counts, total, min_leaf, k, rng):
         return out
 
     return gain, feats.T, thr.T, goes_left
+
+
+def _grown(cap, n_nodes, feature, threshold, left, value, tries):
+    """The node arrays of a tree batch resized to ``cap`` nodes, the new ones blank (no
+    feature, no children, no failed draws)."""
+    feature, threshold, left, value, tries = (np.resize(a, cap) for a in
+                                              (feature, threshold, left, value, tries))
+    feature[n_nodes:] = -1
+    left[n_nodes:] = -1
+    tries[n_nodes:] = 0
+    return feature, threshold, left, value, tries
