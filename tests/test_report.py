@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 from html.parser import HTMLParser
 
 import numpy as np
@@ -66,27 +67,41 @@ class _Page(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def study_store(tmp_path_factory):
-    from metaeval.algorithms import custom_algorithm
-    from metaeval.study import LocalExecutor, Study, run_study
+def study_store(build_once):
+    """The study's store, run once per test run (xdist spreads this module's tests over
+    its workers); read only."""
+    def build(where):
+        from metaeval.algorithms import custom_algorithm
+        from metaeval.study import LocalExecutor, Study, run_study
 
-    bad = custom_algorithm(BAD, "sklearn.linear_model.LogisticRegression", params={"C": -1.0})
-    path = tmp_path_factory.mktemp("study") / "study.duckdb"
-    study = Study(datasets=["labor", "fertility"], algorithms=["NB", "LR", "DT", bad], folds=3,
-                  executor=LocalExecutor(jobs=1), store=str(path))
-    summary = run_study(study)
-    assert (summary.n_done, summary.n_failed) == (6, 2)
-    return path
+        bad = custom_algorithm(BAD, "sklearn.linear_model.LogisticRegression",
+                               params={"C": -1.0})
+        path = where / "study.duckdb"
+        for stale in (path, where / "study.duckdb.wal"):
+            stale.unlink(missing_ok=True)
+        study = Study(datasets=["labor", "fertility"], algorithms=["NB", "LR", "DT", bad],
+                      folds=3, executor=LocalExecutor(jobs=1), store=str(path))
+        summary = run_study(study)
+        assert (summary.n_done, summary.n_failed) == (6, 2)
+        return path
+
+    return build_once("report-study", build)
 
 
 @pytest.fixture(scope="module")
-def report(study_store, tmp_path_factory):
-    out = tmp_path_factory.mktemp("report")
-    path = write_report(study_store, out, strict=True, bootstrap_draws=200)
+def report(study_store, build_once):
+    """The strict report of ``study_store``, drawn once per test run; read only."""
+    def build(where):
+        out = where / "report"
+        if out.exists():
+            shutil.rmtree(out)
+        return write_report(study_store, out, strict=True, bootstrap_draws=200)
+
+    path = build_once("report-page", build)
     text = path.read_text(encoding="utf-8")
     page = _Page()
     page.feed(text)
-    return {"path": path, "text": text, "page": page, "out": out}
+    return {"path": path, "text": text, "page": page, "out": path.parent}
 
 
 def test_the_report_is_one_self_contained_file(report):

@@ -33,15 +33,22 @@ def _page(path) -> str:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    from metaeval.study import LocalExecutor, Study, run_study
+def study(build_once):
+    """The study, run once per test run (xdist spreads this module over its workers):
+    only read it; ``_copy`` it to report it with the cache."""
+    def build(where):
+        from metaeval.study import LocalExecutor, Study, run_study
 
-    path = tmp_path_factory.mktemp("cache-study") / "study.duckdb"
-    study = Study(datasets=["labor", "fertility"], algorithms=["NB", "LR", "DT"], folds=3,
-                  executor=LocalExecutor(jobs=1), store=str(path))
-    summary = run_study(study)
-    assert summary.n_done == 6
-    return path
+        path = where / "study.duckdb"
+        for stale in (path, where / "study.duckdb.wal"):
+            stale.unlink(missing_ok=True)
+        study = Study(datasets=["labor", "fertility"], algorithms=["NB", "LR", "DT"],
+                      folds=3, executor=LocalExecutor(jobs=1), store=str(path))
+        summary = run_study(study)
+        assert summary.n_done == 6
+        return path
+
+    return build_once("cache-study", build)
 
 
 def _copy(study, tmp_path, name) -> Store:
