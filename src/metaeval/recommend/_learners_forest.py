@@ -100,14 +100,16 @@ def _prefix_means(values, mask, sizes):
 
 def _inner_record(train, codes, n_families, in_bag):
     """For each family: the training datasets seen by the trees out of bag for it."""
-    record = []
+    in_bag = np.asarray(in_bag, dtype=bool)
+    # seen[f, c]: some tree out of bag for family f has family c in its bag
+    seen = ((~in_bag).T.astype(np.float32) @ in_bag.astype(np.float32)) > 0
+    names = np.array(train.datasets, dtype=object)
     families = np.array(train.families, dtype=object)
-    for f in range(n_families):
-        trees = ~in_bag[:, f]
-        seen = in_bag[trees].any(axis=0)
-        record.append((str(families[codes == f][0]),
-                       tuple(d for d, c in zip(train.datasets, codes, strict=True) if seen[c])))
-    return record
+    first = np.zeros(n_families, dtype=np.int64)
+    present, at = np.unique(codes, return_index=True)  # each family's first dataset
+    first[present] = at
+    return [(str(families[first[f]]), tuple(names[seen[f][codes]].tolist()))
+            for f in range(n_families)]
 
 
 def _candidates(loss, k):

@@ -67,6 +67,8 @@ class TreeBatch:
         weights = np.asarray(weights, dtype=np.float64)
         n_trees, n_rows = weights.shape
         n_features = X.shape[1]
+        index_type = np.int32 if n_features * n_rows < 2**31 else np.int64
+        zero = np.float32(0)
         k = (max(1, int(np.ceil(np.log2(n_features + 1)))) if features is None
              else int(features))
         use = weights > 0
@@ -97,7 +99,11 @@ class TreeBatch:
             impure = (counts >= 2) & (positive > tol) & (positive < total - tol)
             seg = np.repeat(np.arange(ids.size), counts)
             feats = rng.integers(0, n_features, size=(k, ids.size))
-            v = XT[feats[:, seg], row]  # (k, items), each row contiguous
+            # the values of a feature of every row: one gather from the flat (F, N)
+            # matrix per drawn feature, so that no (k, items) array of values is made
+            flat = XT.ravel()
+            at = row.astype(index_type)
+            base = feats.astype(index_type) * n_rows
             # the threshold: between the values of a class-0 and a class-1 row of the
             # node drawn at random (a node whose draws all tie is drawn again, up to 8
             # times)
@@ -108,14 +114,17 @@ class TreeBatch:
             two = starts + n0 + np.minimum((rng.random((k, ids.size)) * n1).astype(np.int64),
                                            np.maximum(n1 - 1, 0))
             two = np.minimum(two, starts + counts - 1)
-            cols = np.arange(k)[:, None]
-            a, b = v[cols, one], v[cols, two]
+            a, b = flat.take(base + at[one]), flat.take(base + at[two])
             lo, hi = np.minimum(a, b), np.maximum(a, b)
             thr = lo + rng.random((k, ids.size), dtype=np.float32) * (hi - lo)
-            goes_left = v <= thr[:, seg]
-            sums = np.add.reduceat(np.where(goes_left[None], wboth[:, None, :], 0.0),
-                                   starts, axis=2)
-            wl, pl = sums[0], sums[1]
+            goes_left = np.empty((k, seg.size), dtype=bool)
+            wl = np.empty((k, ids.size), dtype=np.float32)
+            pl = np.empty((k, ids.size), dtype=np.float32)
+            for j in range(k):  # one feature at a time: arrays of one row's size
+                np.less_equal(flat.take(np.repeat(base[j], counts) + at),
+                              np.repeat(thr[j], counts), out=goes_left[j])
+                wl[j] = np.add.reduceat(np.where(goes_left[j], wboth[0], zero), starts)
+                pl[j] = np.add.reduceat(np.where(goes_left[j], wboth[1], zero), starts)
             wr, pr = total - wl, positive - pl
             with np.errstate(invalid="ignore", divide="ignore"):
                 impurity = pl * (wl - pl) / wl + pr * (wr - pr) / wr
@@ -155,15 +164,15 @@ class TreeBatch:
         """Each tree's leaf value for each row of ``X``, shape (n_trees, n_points)."""
         X = np.asarray(X, dtype=np.float32)
         n_points = X.shape[0]
-        node = np.repeat(np.arange(self.n_trees), n_points).reshape(self.n_trees, n_points)
-        point = np.broadcast_to(np.arange(n_points), node.shape)
-        inner = self.left[node] >= 0
-        while inner.any():
-            at = node[inner]
-            go_right = X[point[inner], self.feature[at]] > self.threshold[at]
-            node[inner] = self.left[at] + go_right
-            inner = self.left[node] >= 0
-        return self.value[node]
+        node = np.repeat(np.arange(self.n_trees), n_points)  # (tree, point), flat
+        point = np.tile(np.arange(n_points), self.n_trees)
+        active = np.flatnonzero(self.left[node] >= 0)  # the pairs not yet at a leaf
+        while active.size:
+            at = node[active]
+            at = self.left[at] + (X[point[active], self.feature[at]] > self.threshold[at])
+            node[active] = at
+            active = active[self.left[at] >= 0]
+        return self.value[node].reshape(self.n_trees, n_points)
 
 
 class RegressionTreeBatch:
