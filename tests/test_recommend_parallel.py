@@ -187,3 +187,26 @@ def test_knowledge_build_jobs_reach_the_evaluations(tmp_path, monkeypatch):
     _write_evaluations(None, tmp_path / "e.json", True, 1)
     assert seen == [3, 1] and effective_n_jobs(None) == 1
     assert json.loads((tmp_path / "e.json").read_text()) == {"conditions": []}
+
+
+def test_knowledge_build_uses_every_usable_core_by_default(cli_store, tmp_path, monkeypatch):
+    """Without ``--jobs``, ``knowledge build`` summarises on every core this process may
+    run on (as ``recommend --evaluate``); ``--jobs 1`` keeps it in one process."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    seen = []
+
+    def build(store, *, jobs=1, progress=None, **kwargs):
+        seen.append(jobs)
+        raise KeyboardInterrupt  # stop there: only the number of workers is looked at
+
+    monkeypatch.setattr("metaeval.recommend.build_knowledge", build)
+    for args in ([], ["--jobs", "1"]):
+        result = CliRunner().invoke(app, ["knowledge", "build", "--store", str(cli_store),
+                                          "--out", str(tmp_path / "k.npz"), "-q", *args])
+        assert "no knowledge base was written" in result.output, result.output
+    assert seen == [len(os.sched_getaffinity(0)), 1]

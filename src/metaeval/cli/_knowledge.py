@@ -3,6 +3,7 @@ knowledge base file from a study."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -164,9 +165,10 @@ def build_command(
     out_file: Annotated[Path, typer.Option(
         "--out", help="The knowledge base file to write (.npz).")] = Path(
         "metaeval-results/knowledge.npz"),
-    jobs: Annotated[int, typer.Option(
+    jobs: Annotated[int | None, typer.Option(
         help="Worker processes (summarising the datasets, and with --evaluations each "
-        "fitting the strategies for one held-out family at a time).")] = 1,
+        "fitting the strategies for one held-out family at a time) [default: every "
+        "usable core].", show_default=False)] = None,
     evaluations: Annotated[Path | None, typer.Option(
         "--evaluations", help="Also evaluate the strategies on it under the conditions "
         "recommend's advice quotes and write them (JSON) to this file (slow: about 9 "
@@ -186,6 +188,8 @@ def build_command(
     from metaeval.store import Store
 
     with _bad_input():
+        if jobs is None:
+            jobs = _usable_cores()
         if jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
         check_output_file(out_file, "--out")  # before the work, not after it
@@ -209,6 +213,14 @@ def build_command(
               markup=False)
     if evaluations is not None:
         _write_evaluations(archive, evaluations, quiet, jobs)
+
+
+def _usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the system says)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _write_evaluations(archive, path, quiet, jobs=1):
