@@ -5,21 +5,22 @@ Usage::
     python docs/recommend.py --out docs/                                  # shipped knowledge
     python docs/recommend.py --store quick.duckdb --aslib ../shared/aslib/OPENML-WEKA-2017
 
-Every recommendation strategy of :mod:`metaeval.recommend` is evaluated leave-one-family-out
-on the knowledge base shipped with metaeval (51 datasets x 152 configurations; or
-``--knowledge FILE``), under accuracy and two cost-sensitive conditions, each at A3R time
-weights P = 0 and P = 1/64; optionally on a study store (``--store``, described if needed in
-a copy) and on an ASlib scenario with its own folds (``--aslib``). Every sentence that
-states a result is computed from the evaluation; every "better than" claim carries its
-paired evidence over families and a sign-flip null. With a knowledge base of several
-repetitions of the cross-validation, the tables score each held-out dataset on a
-repetition its oracle did not choose on (the default of ``evaluate_recommenders``), and a
-table beside them gives the figures scored on the same repetition (the mean). The
-pre-registered primary comparisons (per condition of the shipped knowledge base: ``auto``
-and each learner against the single best on loss@1, and on MIL where P > 0) are
-Holm-corrected as one family; every other comparison is exploratory, Holm-corrected over
-its own family. Times are CPU seconds, on a relative axis (fractions of the whole pool's
-time on each held-out dataset). No machine path is printed.
+Every recommendation strategy of :mod:`metaeval.recommend` is evaluated
+leave-one-family-out on the knowledge base shipped with metaeval (72 datasets x 152
+configurations, two repetitions of the cross-validation; or ``--knowledge FILE``), under
+accuracy and two cost-sensitive conditions, each at A3R time weights P = 0 and P = 1/64;
+optionally on a study store (``--store``, described if needed in a copy) and on an ASlib
+scenario with its own folds (``--aslib``). Every sentence that states a result is
+computed from the evaluation; every "better than" claim carries its paired evidence over
+families and a sign-flip null. With a knowledge base of several repetitions of the
+cross-validation, the tables score each held-out dataset on a repetition its oracle did
+not choose on (the default of ``evaluate_recommenders``), and a table beside them gives
+the figures scored on the same repetition (the mean). The pre-registered primary
+comparisons (per condition of the shipped knowledge base: ``auto`` and each learner
+against the single best on loss@1, and on MIL where P > 0) are Holm-corrected as one
+family; every other comparison is exploratory, Holm-corrected over its own family. Times
+are CPU seconds, on a relative axis (fractions of the whole pool's time on each held-out
+dataset). No machine path is printed.
 
 With the shipped knowledge base (no ``--knowledge``), it also writes the figures that
 ``recommend`` quotes in its advice, ``src/metaeval/recommend/data/evaluations.json``
@@ -258,8 +259,9 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     lines.append("### Can `auto` beat the single best at the first pick?\n")
     lines.append(
         "For each setting, `auto` (the default of `recommend`: one strategy per training "
-        "set, chosen by inner leave-one-family-out with the one-standard-error rule toward "
-        "the single best) against the single best (the training datasets' best on "
+        "set, chosen by inner leave-one-family-out; it leaves the single best only for a "
+        "candidate better by a Bonferroni-corrected margin of standard errors) against "
+        "the single best (the training datasets' best on "
         "average): the closed gap of its first pick with a bootstrap interval over "
         "families, and the pre-registered paired comparison of loss@1 over families, "
         "Holm-corrected over the primary family. *auto chose*: how many held-out datasets "

@@ -244,9 +244,14 @@ def test_parallel_build_gives_the_same_archive(built, tmp_path):
 
 def test_the_shipped_archive_covers_the_wide_pool_and_states_its_accuracy():
     archive = load_knowledge()
-    assert archive.shape == (51, 152)
-    assert len(set(archive.families)) == 43
-    assert archive.metafeatures.shape[0] == 51 and len(archive.landmarkers) == 4
+    # the kb suite: at least 70 datasets in 60 families, 12 of them of 5,000 rows or
+    # more, every cell in two repetitions of the cross-validation
+    assert archive.shape == (72, 152)
+    assert len(set(archive.families)) == 63
+    assert int((np.asarray(archive.n_instances) >= 5000).sum()) >= 12
+    assert archive.n_repetitions == 2
+    assert archive.repetition_success(Condition()).shape == (2, 72, 152)
+    assert archive.metafeatures.shape[0] == 72 and len(archive.landmarkers) == 4
     accuracy = archive.provenance["accuracy"]["max_abs_error_of_success"]
     # metrics and the linear methods are exact; the grid methods at a grid cost exact to
     # float32; off the grid and under Beta(2, 8) within a thousandth (measured)
@@ -295,7 +300,7 @@ def test_cli_knowledge_build_and_show(built, tmp_path):
     store, _ = built
     out = tmp_path / "k.npz"
     result = runner.invoke(app, ["knowledge", "build", "--store", str(store.path), "--out",
-                                 str(out), "-q"])
+                                 str(out), "-q", "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert "4 datasets x 4 configurations" in result.output
     shown = runner.invoke(app, ["knowledge", "show", str(out)])
@@ -318,7 +323,8 @@ def test_cli_knowledge_build_writes_the_evaluations_advice_quotes(built, tmp_pat
     assert same.exit_code == 2 and "--evaluations must name another file" in same.output
     assert not out.exists()
     result = runner.invoke(app, ["knowledge", "build", "--store", str(store.path), "--out",
-                                 str(out), "--evaluations", str(evaluations), "-q"])
+                                 str(out), "--evaluations", str(evaluations), "-q",
+                                 "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert f"Evaluations of 1 conditions written to {evaluations}" in result.output
     document = json.loads(evaluations.read_text())

@@ -1,5 +1,6 @@
-"""``auto``: the one-SE choice on training data, its report, the default of ``recommend``,
-and the advice sentence from the stored evaluations."""
+"""``auto``: its choice on training data (the single best unless another candidate beats
+it clearly), its report, the default of ``recommend``, and the advice sentence from the
+stored evaluations."""
 
 from __future__ import annotations
 
@@ -120,3 +121,40 @@ def test_advice_quotes_the_nearest_evaluated_condition():
     assert ("MIL) was 0.0053 [0.0037, 0.0069] against 0.0832 [0.0683, 0.0957], MIL lower "
             "with evidence (Holm p = 0.0004)") in text
     assert advice("auto", Condition(), {"conditions": []}) == ""
+
+
+def test_the_margin_is_a_bonferroni_corrected_one_sided_z():
+    """z = Phi^-1(1 - alpha / m) for the m candidates other than the single best: 1.96
+    for two others at 0.05 (as scipy's normal quantile gives), 2.39 for the six others
+    of the default candidates; None gives the one-standard-error rule."""
+    from scipy.stats import norm
+
+    assert Auto().margin(3) == pytest.approx(1.959964, abs=1e-6)
+    for m in (2, 4, 7, 10):
+        for alpha in (0.01, 0.05, 0.2):
+            assert Auto(alpha=alpha).margin(m) == pytest.approx(norm.ppf(1 - alpha / (m - 1)))
+    assert Auto(alpha=None).margin(7) == 1.0
+    for bad in (0, 1, -0.1, 1.5, True, "0.05"):
+        with pytest.raises(ValueError, match="alpha must be a number in"):
+            Auto(alpha=bad)
+
+
+def test_choose_by_hand_one_se_and_the_corrected_margin_disagree():
+    """Four families. single-best 0.10 everywhere; a: (0.06, 0.10, 0.06, 0.10), mean 0.08;
+    b: worse everywhere. Differences single-best - a: (0.04, 0, 0.04, 0), mean 0.02, sd
+    0.0231, se 0.01155: 1.73 standard errors. One SE: a. z = 1.96 (two others): the single
+    best."""
+    from metaeval.recommend._auto import choose
+
+    values = [[.10] * 4, [.06, .10, .06, .10], [.2] * 4]
+    names = ["single-best", "a", "b"]
+    chosen, best, mean, se = choose(names, values, 1.0)
+    assert (chosen, best) == (1, 1)
+    assert mean[0] - mean[1] == pytest.approx(0.02)
+    assert se[0] == pytest.approx(np.std([0.04, 0, 0.04, 0], ddof=1) / 2)
+    assert (mean[0] - mean[1]) / se[0] == pytest.approx(np.sqrt(3))
+    assert choose(names, values, Auto().margin(3))[0] == 0
+    # the planted structure is clear enough for the corrected margin too
+    planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
+    assert planted.selection_["strategy"] == "regression"
+    assert planted.selection_["margin"] == pytest.approx(Auto().margin(3))

@@ -2,13 +2,20 @@ r"""``auto``: one strategy per condition, chosen on the training datasets.
 
 Each candidate strategy is judged by an inner leave-one-family-out over the training
 datasets only: every training dataset is ranked by the candidate fitted without its
-family, and scored by the loss of the first pick (P = 0) or by the mean interval loss
-(P > 0: time counts, the whole curve matters). The per-dataset values are averaged
-within families (related datasets count once). The *one-standard-error rule* toward the
-single best then keeps ``single-best`` unless the candidate with the lowest mean is
-better than it by more than one standard error of their paired differences over
-families: ``auto`` leaves the single best only when the training data say so clearly
-(Hastie, Tibshirani & Friedman 2009, sec. 7.10; Breiman et al. 1984). Without
+family, and scored by the loss of the first pick (P = 0) or by the mean interval loss (P
+> 0: time counts, the whole curve matters). The per-dataset values are averaged within
+families (related datasets count once). ``auto`` then keeps ``single-best`` unless the
+candidate with the lowest mean is better than it by more than :math:`z` standard errors
+of their paired differences over families, with :math:`z = \Phi^{-1}(1 - \alpha / m)`
+for the :math:`m` other candidates (a one-sided test of "no candidate beats the single
+best", Bonferroni-corrected for picking the best of :math:`m`; :math:`\alpha = 0.05`:
+:math:`z = 2.39` for the six others of :data:`CANDIDATES`). It leaves the single best
+only when the training data say so clearly, counting the luck of the best of many: a
+one-standard-error rule (Hastie, Tibshirani & Friedman 2009, sec. 7.10) can be passed by
+chance by one of six candidates no better than the single best up to :math:`1 -
+\Phi(1)^6 \approx 65\,\%` of the time (their errors independent), and the learners'
+inner values come from the same out-of-bag orders that chose their own hyperparameters,
+which flatters them. ``alpha=None`` gives the one-standard-error rule. Without
 ``single-best`` among the candidates, the simplest candidate (the first listed) within
 one standard error of the best is chosen.
 
@@ -20,6 +27,8 @@ which is the A3R order of Abdulrahman & Brazdil (2014) (ties aside).
 """
 
 from __future__ import annotations
+
+from statistics import NormalDist
 
 import numpy as np
 
@@ -53,7 +62,7 @@ _CLASSES = {cls.name: cls for cls in (
     ActiveTesting, ConfigurationRegression, PairwiseClassification, CollaborativeFiltering,
     RandomOrder)}
 
-#: The candidates of ``auto``, simplest first (the one-SE rule leans to the first).
+#: The candidates of ``auto``, simplest first (its rules lean to the first).
 CANDIDATES = ("single-best", "zero-shot-portfolio", "average-ranking", "knn-metafeatures",
               "cost-landmarking", "regression", "pairwise")
 #: The log-time interval of the inner mean interval loss (fractions of the pool's time),
@@ -62,7 +71,7 @@ INNER_TIME_RANGE = (0.01, 1.0)
 
 
 class Auto(Strategy):
-    """One strategy per condition, chosen by inner cross-validation with the one-SE rule.
+    r"""One strategy per condition, chosen by inner cross-validation with the one-SE rule.
 
     Parameters
     ----------
@@ -75,6 +84,10 @@ class Auto(Strategy):
     params : dict, optional
         Parameters of candidates by name, e.g. ``{"regression": {"cost_ceiling": 50000}}``
         (what an ASlib runtime scenario's evaluation gives its regression).
+    alpha : float or None, default=0.05
+        Level of the one-sided, Bonferroni-corrected test that the best other candidate
+        beats the single best (the margin :math:`z = \Phi^{-1}(1 - \alpha / m)`
+        standard errors); ``None``: the one-standard-error rule (margin 1).
 
     Attributes
     ----------
@@ -82,7 +95,8 @@ class Auto(Strategy):
         Set by the last :meth:`fit`: ``strategy`` (the one chosen), ``criterion``
         (``"loss@1"`` or ``"MIL"``), ``inner`` (each candidate's mean inner value over
         families), ``se`` (each candidate's standard error of its paired difference
-        to the best), ``best`` and ``params`` (the chosen strategy's own selection).
+        to the best), ``best``, ``margin`` (the standard errors the best had to beat the
+        single best by) and ``params`` (the chosen strategy's own selection).
 
     References
     ----------
@@ -102,7 +116,10 @@ class Auto(Strategy):
 
     name = "auto"
 
-    def __init__(self, candidates=CANDIDATES, k=None, params=None):
+    def __init__(self, candidates=CANDIDATES, k=None, params=None, alpha=0.05):
+        if alpha is not None and not (isinstance(alpha, (int, float))
+                                      and not isinstance(alpha, bool) and 0 < alpha < 1):
+            raise ValueError(f"alpha must be a number in (0, 1) or None, got {alpha!r}.")
         candidates = tuple(candidates)
         unknown = [c for c in candidates if c not in _CLASSES]
         if not candidates or unknown:
@@ -116,11 +133,26 @@ class Auto(Strategy):
         self.candidates = candidates
         self.k = k
         self.params = {n: dict(v) for n, v in params.items()}
+        self.alpha = alpha
         self.selection_ = {}
 
     def __repr__(self) -> str:
         extra = f", params={self.params}" if self.params else ""
+        extra += f", alpha={self.alpha}" if self.alpha != 0.05 else ""
         return f"Auto(candidates={self.candidates}, k={self.k}{extra})"
+
+    def margin(self, n_candidates) -> float:
+        r"""Standard errors by which the best of ``n_candidates`` (the single best among
+        them) must beat the single best: :math:`\Phi^{-1}(1 - \alpha / m)` for the
+        :math:`m` others, 1 with ``alpha=None``.
+
+        >>> round(Auto().margin(7), 2), Auto(alpha=None).margin(7)
+        (2.39, 1.0)
+        """
+        others = max(int(n_candidates) - 1, 1)
+        if self.alpha is None:
+            return 1.0
+        return float(NormalDist().inv_cdf(1.0 - self.alpha / others))
 
     def strategies(self, knowledge) -> list:
         """The candidate strategies the knowledge base can feed, simplest first."""
@@ -169,25 +201,46 @@ class Auto(Strategy):
             values = np.array([_by_family(_inner_values(f, knowledge, condition, codes,
                                                         n_families, criterion), codes,
                                           n_families) for f in fits])
-        mean = values.mean(axis=1)
-        best = int(np.argmin(mean))
-        diff = values - values[best]
-        n = values.shape[1]
-        se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(fits))
         names = [s.name for s in strategies]
-        if "single-best" in names:  # the single best unless the best is clearly better
-            sb = names.index("single-best")
-            chosen = sb if mean[sb] - mean[best] <= se[sb] + 1e-15 else best
-        else:  # the simplest within one standard error of the best
-            chosen = next(c for c in range(len(fits))
-                          if mean[c] - mean[best] <= se[c] + 1e-15)
+        margin = self.margin(len(names))
+        chosen, best, mean, se = choose(names, values, margin)
         selection = {
             "strategy": names[chosen], "criterion": criterion,
             "inner": dict(zip(names, map(float, mean), strict=True)),
             "se": dict(zip(names, map(float, se), strict=True)),
-            "best": names[best], "params": dict(fits[chosen].selection_),
+            "best": names[best], "margin": margin,
+            "params": dict(fits[chosen].selection_),
         }
         return _FittedAuto(self, knowledge, condition, seed, fits[chosen], selection)
+
+
+def choose(names, values, margin):
+    """``auto``'s choice from the candidates' inner values (lower is better).
+
+    ``values``: (candidates, families). Returns the index chosen, the index of the best
+    mean, the means and each candidate's standard error of its paired difference to the
+    best. With ``"single-best"`` among ``names`` it is chosen unless the best is lower by
+    more than ``margin`` standard errors; otherwise the first candidate within one
+    standard error of the best.
+
+    >>> values = np.array([[.10, .10, .10, .10], [.06, .10, .06, .10], [.2, .2, .2, .2]])
+    >>> choose(["single-best", "a", "b"], values, 1.0)[0]  # 0.02 lower, 1.73 SE: a
+    1
+    >>> choose(["single-best", "a", "b"], values, 1.96)[0]  # not by 1.96 SE: single best
+    0
+    """
+    values = np.asarray(values, dtype=np.float64)
+    mean = values.mean(axis=1)
+    best = int(np.argmin(mean))
+    n = values.shape[1]
+    se = ((values - values[best]).std(axis=1, ddof=1) / np.sqrt(n) if n > 1
+          else np.zeros(len(names)))
+    if "single-best" in names:  # the single best unless the best is clearly better
+        sb = names.index("single-best")
+        chosen = sb if mean[sb] - mean[best] <= margin * se[sb] + 1e-15 else best
+    else:  # the simplest within one standard error of the best
+        chosen = next(c for c in range(len(names)) if mean[c] - mean[best] <= se[c] + 1e-15)
+    return chosen, best, mean, se
 
 
 class _FittedAuto(Fitted):

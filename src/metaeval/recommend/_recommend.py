@@ -81,9 +81,11 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         Default accuracy with P = 0.
     strategy : str, default="auto"
         Any strategy but ``oracle``; ``auto`` chooses one for the condition by inner
-        cross-validation on the knowledge base, leaning to the single best (one-SE
-        rule); ``active-testing`` without test results gives its first pick and then
-        the candidates by their expected gain over it; ``random`` a seeded random order.
+        cross-validation on the knowledge base, leaving the single best only when the
+        best other candidate beats it clearly (by a Bonferroni-corrected margin of
+        standard errors, :class:`~metaeval.recommend.Auto`); ``active-testing``
+        without test results gives its first pick and then the candidates by their
+        expected gain over it; ``random`` a seeded random order.
     k : int, optional
         Neighbours of ``knn-metafeatures`` and ``cost-landmarking``. Default: each
         strategy's own (``knn-metafeatures`` chooses k among 20, 10, 5, 3 and 1 by an
@@ -185,8 +187,9 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     selection = dict(fitted.selection_)
     if chosen.name == "auto":
         notes.append(f"auto chose {selection['strategy']} for this condition (inner "
-                     f"leave-one-family-out {selection['criterion']}, one-standard-error "
-                     "rule toward single-best)")
+                     f"leave-one-family-out {selection['criterion']}; it leaves "
+                     f"single-best only for a candidate better by "
+                     f"{selection['margin']:.2f} standard errors)")
     text = advice(chosen.name, condition) if shipped else ""
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
