@@ -171,7 +171,7 @@ def build_command(
         "usable core].", show_default=False)] = None,
     evaluations: Annotated[Path | None, typer.Option(
         "--evaluations", help="Also evaluate the strategies on it under the conditions "
-        "recommend's advice quotes and write them (JSON) to this file (slow: about 9 "
+        "recommend's advice quotes and write them (JSON) to this file (slow: about 10 "
         "minutes on 2 cores for the shipped knowledge base).", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress bar.")] = False,
 ) -> None:
