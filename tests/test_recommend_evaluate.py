@@ -224,6 +224,26 @@ def test_json_document_has_the_documented_keys(default_evaluation):
     assert doc["condition"]["measure"] == "accuracy"
 
 
+def test_json_curves_are_the_frames_records_with_missing_numbers_as_none(
+        default_evaluation):
+    # the column-wise records equal pandas' records with every float made a number or None
+    def plain(v):
+        return (None if not np.isfinite(v) else float(v)) if isinstance(v, float) else v
+
+    frame = default_evaluation.curves[["dataset", "strategy", "step", "algorithm",
+                                       "elapsed", "loss"]]
+    odd = pd.DataFrame({"a": [1.5, np.nan, np.inf, -np.inf], "b": ["x", None, np.nan, "y"],
+                        "c": [1, 2, 3, 4], "d": [True, False, True, False]})
+    for f in (frame, odd):
+        want = [{k: plain(v) for k, v in r.items()} for r in f.to_dict(orient="records")]
+        got = evaluate_module._records(f)
+        assert got == want
+        assert [list(map(type, r.values())) for r in got] == [
+            list(map(type, r.values())) for r in want]
+    assert evaluate_module._records(odd)[1] == {"a": None, "b": None, "c": 2, "d": False}
+    assert default_evaluation.to_json()["curves"] == evaluate_module._records(frame)
+
+
 def test_versus_random_is_a_paired_comparison():
     ev = evaluate_recommenders(_synthetic(n_datasets=10), n_random=20, n_boot=100)
     v = ev.versus_random.set_index("strategy")

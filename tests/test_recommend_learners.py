@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import metaeval.recommend._evaluate as evaluate_module
 from metaeval.recommend import (
@@ -81,6 +83,38 @@ def test_greedy_portfolio_worked_example():
     assert greedy_portfolio_order(np.zeros((2, 3))).tolist() == [0]
 
 
+def _literal_greedy(loss, head=()):
+    """The docstring's rule one configuration and one dataset at a time, in exact
+    fractions: the smallest mean loss of the best so far, ties to the earlier column,
+    stop when nothing lowers it."""
+    from fractions import Fraction
+
+    rows = [[Fraction(v) for v in r] for r in loss.tolist()]
+    order = list(head)
+    current = (sum(min(r[j] for j in order) for r in rows) / len(rows)) if order else None
+    while len(order) < loss.shape[1]:
+        values = {a: sum(min([r[a], *(r[j] for j in order)]) for r in rows) / len(rows)
+                  for a in range(loss.shape[1]) if a not in order}
+        pick = min(values, key=lambda a: (values[a], a))
+        if current is not None and not values[pick] < current:
+            break
+        order.append(pick)
+        current = values[pick]
+    return order
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 7), st.data())
+def test_greedy_portfolio_equals_the_literal_rule_on_tied_losses(n_datasets, n_configs,
+                                                                 data):
+    # losses in eighths: sums are exact in floating point, and ties are everywhere
+    cells = data.draw(st.lists(st.integers(0, 4), min_size=n_datasets * n_configs,
+                               max_size=n_datasets * n_configs))
+    loss = np.array(cells, dtype=np.float64).reshape(n_datasets, n_configs) / 8
+    head = data.draw(st.lists(st.integers(0, n_configs - 1), unique=True, max_size=2))
+    assert greedy_portfolio_order(loss, head).tolist() == _literal_greedy(loss, head)
+
+
 def test_zero_shot_portfolio_is_single_best_first_then_covers():
     kb = _planted()
     ranked = ZeroShotPortfolio().rank(kb, kb.query(0), Condition())
@@ -107,6 +141,18 @@ def test_expected_improvement_worked_example():
     assert ei[1] == pytest.approx(2.5 * 0.99379033 + 0.01752830, abs=1e-7)  # tables
     assert 0 < ei[2] < 1e-4
     assert ei[3] == pytest.approx(2 * ei[0])
+
+
+def test_expected_improvement_is_the_formula_with_scipy_normal():
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(4)
+    m = np.r_[rng.normal(0, 3, 500), 0.0, 40.0, -40.0, np.inf, -np.inf]
+    sd = np.r_[rng.uniform(1e-3, 5, 500), 1.0, 0.5, 0.5, 1.0, 1.0]
+    gap = m - 0.25
+    with np.errstate(invalid="ignore"):  # -inf x 0 at m = -inf, in both
+        want = gap * norm.cdf(gap / sd) + sd * norm.pdf(gap / sd)
+        np.testing.assert_array_equal(expected_improvement(m, sd, 0.25), want)
 
 
 def test_collaborative_tests_the_cheaper_of_two_equal_candidates_next():

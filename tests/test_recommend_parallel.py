@@ -212,3 +212,24 @@ def test_knowledge_build_uses_every_usable_core_by_default(cli_store, tmp_path, 
                                           "--out", str(tmp_path / "k.npz"), "-q", *args])
         assert result.exit_code == 2 and "stopped by the test" in result.output, result.output
     assert seen == [len(os.sched_getaffinity(0)), 1]
+
+
+def test_learners_run_with_one_blas_thread_and_restore_the_pool_after():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from metaeval.recommend._learners import one_blas_thread
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    if not blas_threads():
+        pytest.skip("no BLAS library that threadpoolctl can see")
+
+    @one_blas_thread
+    def inside():
+        return blas_threads()
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        assert inside() == {1}
+        assert blas_threads() == before

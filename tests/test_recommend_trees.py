@@ -1,4 +1,4 @@
-"""Extremely randomised regression trees grown together (RegressionTreeBatch).
+"""Extremely randomised trees grown together (RegressionTreeBatch, TreeBatch).
 
 Every expected value is worked out by hand, or recomputed independently of the growing
 code from the leaves the trees route the training rows to."""
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metaeval.recommend._trees import RegressionTreeBatch
+from metaeval.recommend._trees import RegressionTreeBatch, TreeBatch
 
 
 def _depth(trees):
@@ -155,3 +155,48 @@ def test_bad_input_is_refused_with_its_name():
         RegressionTreeBatch(X, y, w, rng, features=0)
     with pytest.raises(ValueError, match="X must be a finite 2-D array"):
         RegressionTreeBatch(np.full((3, 2), np.nan), y, w, rng)
+
+
+# ------------------------------------------------- classification trees (TreeBatch)
+def _literal_leaf(trees, t, x):
+    """The leaf of tree ``t`` that point ``x`` reaches, one node at a time."""
+    node = t
+    while trees.left[node] >= 0:
+        node = trees.left[node] + int(x[trees.feature[node]] > trees.threshold[node])
+    return node
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 30), st.integers(1, 4), st.integers(1, 6))
+def test_classification_leaves_hold_the_weighted_share_of_class_one(seed, n, n_features,
+                                                                    n_trees):
+    """Each tree's training rows of positive weight, routed to the leaves one node at a
+    time, give every leaf its value (the weighted share of class 1); a leaf whose rows
+    all share one class predicts it, an empty-weight tree 0.5 everywhere; predict walks
+    to the same leaves; and the values of the rows of weight 0 change nothing."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, n_features)), 1)  # ties included
+    labels = (rng.random((n_trees, n)) < 0.5).astype(float)
+    w = rng.integers(0, 3, size=(n_trees, n)) * rng.choice([0.5, 1.0, 2.25], (n_trees, n))
+    trees = TreeBatch(X, labels, w, np.random.default_rng(seed))
+    new = np.round(rng.normal(size=(5, n_features)) * 2, 1)
+    pred = trees.predict(np.vstack([X, new]))
+    for t in range(n_trees):
+        leaves = np.array([_literal_leaf(trees, t, x) for x in np.vstack([X, new])])
+        np.testing.assert_array_equal(pred[t], trees.value[leaves])
+        rows = np.flatnonzero(w[t] > 0)
+        if rows.size < 2:
+            assert (pred[t] == 0.5).all()
+            continue
+        for leaf in np.unique(leaves[rows]):
+            held = rows[leaves[rows] == leaf]
+            share = np.average(labels[t, held], weights=w[t, held])
+            assert trees.value[leaf] == pytest.approx(share)
+            if share in (0.0, 1.0):
+                assert trees.value[leaf] == share
+    moved = X.copy()
+    unused = ~(w > 0).any(axis=0)
+    moved[unused] = rng.normal(size=(int(unused.sum()), n_features)) * 9
+    again = TreeBatch(moved, labels, w, np.random.default_rng(seed))
+    for field in ("feature", "threshold", "left", "value"):
+        np.testing.assert_array_equal(getattr(again, field), getattr(trees, field))

@@ -363,3 +363,44 @@ def write_atomic(path, data, what: str, *, make_parents: bool = False) -> Path:
                        make_parents=make_parents) as handle:
         handle.write(data)
     return Path(os.fspath(path))
+
+
+def json_text(document, *, compact=("curves",)) -> str:
+    """``document`` (a dict) as JSON indented by one space, except the lists under the
+    top-level keys ``compact``: one record per line, without spaces.
+
+    An evaluation's curves are some 200,000 small records; indented, they are written by
+    the standard library's pure-Python encoder (several seconds), a record at a time by
+    its C encoder (a fraction of one). ``json.loads`` reads back the same document.
+
+    >>> import json
+    >>> doc = {"a": 1, "curves": [{"x": 1}, {"x": None}], "b": [2]}
+    >>> print(json_text(doc))
+    {
+     "a": 1,
+     "curves": [
+      {"x":1},
+      {"x":null}
+     ],
+     "b": [
+      2
+     ]
+    }
+    >>> json.loads(json_text(doc)) == doc
+    True
+    """
+    import json
+
+    marks, pieces = {}, {}
+    head = dict(document)
+    for n, key in enumerate(k for k in compact if k in document):
+        rows = document[key]
+        mark = marks[key] = f"\x00compact-{n}\x00"
+        head[key] = mark
+        lines = ",\n  ".join(json.dumps(r, separators=(",", ":"), allow_nan=False)
+                             for r in rows)
+        pieces[json.dumps(mark)] = f"[\n  {lines}\n ]" if rows else "[]"
+    text = json.dumps(head, indent=1)
+    for mark, piece in pieces.items():
+        text = text.replace(mark, piece, 1)
+    return text

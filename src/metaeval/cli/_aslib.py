@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 from pathlib import Path
 
-from metaeval._validation import check_output_file, write_atomic
+from metaeval._validation import check_output_file, json_text, write_atomic
 from metaeval.cli._app import _bad_input, err, out, print_table, working
 
 
@@ -112,7 +111,7 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
 
 def _write_json(path: Path, document) -> None:
     """The document as indented JSON, written atomically to a regular file."""
-    write_atomic(path, json.dumps(document, indent=1) + "\n", "--json", make_parents=True)
+    write_atomic(path, json_text(document) + "\n", "--json", make_parents=True)
 
 
 def _interval(row, column):

@@ -26,7 +26,7 @@ import pandas as pd
 
 from metaeval.recommend._aslib import AslibScenario
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._evaluate import LOSS_STEPS, _n_jobs, evaluate_recommenders
+from metaeval.recommend._evaluate import LOSS_STEPS, _n_jobs, _records, evaluate_recommenders
 from metaeval.recommend._summary import holm, paired_comparison
 
 #: Baselines left out of the comparisons with the SBS (one is the SBS, one reads the truth).
@@ -153,8 +153,7 @@ class AslibEvaluation:
                if sc.runtime else {}),
             "strategies": strategies,
             "comparisons": comparisons,
-            "curves": [{k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
-                       for rec in curves.to_dict(orient="records")],
+            "curves": _records(curves),
             "notes": list(self.notes),
         }
 

@@ -83,15 +83,29 @@ def mean_interval_loss(loss, elapsed, loss0, time_range):
     0.5
     """
     lo, hi = _check_range(time_range)
-    loss = np.asarray(loss, dtype=np.float64)
+    return _interval_mean(loss, loss0, log_widths(elapsed, (lo, hi)), (lo, hi))
+
+
+def log_widths(elapsed, time_range) -> np.ndarray:
+    """The log-time width within ``time_range`` of each step of a curve: before the first
+    test, then after each test (shape of ``elapsed`` plus one step). They depend on the
+    times only: curves of one order scored on several truths share them."""
+    lo, hi = _check_range(time_range)
     elapsed = np.asarray(elapsed, dtype=np.float64)
-    lead = loss.shape[:-1]
-    steps = np.concatenate([np.full(lead + (1,), float(loss0)), loss], axis=-1)
-    starts = np.concatenate([np.zeros(lead + (1,)), elapsed], axis=-1)
-    ends = np.concatenate([elapsed, np.full(lead + (1,), np.inf)], axis=-1)
-    a = np.log(np.clip(starts, lo, hi))
-    b = np.log(np.clip(ends, lo, hi))
-    return np.sum(steps * np.maximum(b - a, 0.0), axis=-1) / np.log(hi / lo)
+    lead = elapsed.shape[:-1]
+    # step i holds from bound i to bound i + 1: 0, the completion times, infinity
+    bounds = np.concatenate([np.zeros(lead + (1,)), elapsed, np.full(lead + (1,), np.inf)],
+                            axis=-1)
+    log_t = np.log(np.clip(bounds, lo, hi))
+    return np.maximum(log_t[..., 1:] - log_t[..., :-1], 0.0)
+
+
+def _interval_mean(loss, loss0, width, time_range):
+    """:func:`mean_interval_loss` from the steps' widths (:func:`log_widths`)."""
+    lo, hi = time_range
+    loss = np.asarray(loss, dtype=np.float64)
+    steps = np.concatenate([np.full(loss.shape[:-1] + (1,), float(loss0)), loss], axis=-1)
+    return np.sum(steps * width, axis=-1) / np.log(hi / lo)
 
 
 def loss_at(loss, k):
@@ -115,9 +129,13 @@ def loss_by_time(loss, elapsed, loss0, t):
     >>> float(loss_by_time([0.3, 0.0], [2.0, 5.0], 1.0, 4.0))
     0.3
     """
-    loss = np.asarray(loss, dtype=np.float64)
     elapsed = np.asarray(elapsed, dtype=np.float64)
-    done = (elapsed <= t).sum(axis=-1)
+    return _loss_after(loss, loss0, (elapsed <= t).sum(axis=-1))
+
+
+def _loss_after(loss, loss0, done):
+    """The loss after ``done`` tests (``loss0`` after none), per curve."""
+    loss = np.asarray(loss, dtype=np.float64)
     padded = np.concatenate([np.full(loss.shape[:-1] + (1,), float(loss0)), loss], axis=-1)
     return np.take_along_axis(padded, np.asarray(done)[..., None], axis=-1)[..., 0]
 

@@ -31,10 +31,12 @@ from metaeval.recommend._auto import Auto
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._curves import (
     _check_range,
+    _interval_mean,
+    _loss_after,
+    log_widths,
     loss_at,
     loss_by_time,
     loss_curve,
-    mean_interval_loss,
     random_loss_at,
 )
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
@@ -199,10 +201,7 @@ class RecommenderEvaluation:
         return {
             "condition": {**self.condition.to_dict(), "time_range": list(self.time_range)},
             "strategies": strategies,
-            "curves": [
-                {k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
-                for rec in curves.to_dict(orient="records")
-            ],
+            "curves": _records(curves),
             "n_datasets": int(self.per_dataset["dataset"].nunique()),
             "n_algorithms": int(self.n_algorithms),
             "n_repetitions": int(self.n_repetitions),
@@ -235,6 +234,24 @@ class RecommenderEvaluation:
 def _num(v):
     v = float(v)
     return v if np.isfinite(v) else None
+
+
+def _records(frame) -> list:
+    """``frame``'s rows as dicts of plain Python values, NaN and infinities as None
+    (what ``to_dict(orient="records")`` gives with :func:`_num` applied to its floats),
+    built column by column: the curves of an evaluation are some 200,000 rows."""
+    columns = {}
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype.kind == "f":
+            columns[name] = np.where(np.isfinite(values), values, np.nan).tolist()
+            columns[name] = [v if v == v else None for v in columns[name]]
+        elif values.dtype.kind in "iub":
+            columns[name] = values.tolist()
+        else:  # objects: strings, None, and NaN for a step that names no algorithm
+            columns[name] = [_num(v) if isinstance(v, float) else v for v in values]
+    names = list(columns)
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
 
 def evaluate_recommenders(
@@ -457,9 +474,12 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
         rows, parts = [], []
         for strategy in chosen:
             f, ranked = fitted.get(strategy.name, (None, None))
+            # the random orders and their times are the same whatever the truth: drawn
+            # and measured once for the ways of scoring the dataset
+            memo = {} if isinstance(strategy, RandomOrder) else None
             scored = [_score(strategy, f, None if ranked is None else ranked[m],
                              queries[m], fold, i, seed, unit, truth, chooser, lo_hi,
-                             times_at, condition.time_budget, sb_first)
+                             times_at, condition.time_budget, sb_first, memo)
                       for truth, chooser in ways]
             row = {"dataset": name, "family": families[i], "strategy": strategy.name,
                    **_mean_rows([r for r, _ in scored])}
@@ -500,18 +520,24 @@ def _ways(kb, i, unseen):
 
 
 def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser, lo_hi,
-           times_at, budget, sb_first):
+           times_at, budget, sb_first, memo=None):
     """One strategy on one held-out dataset scored on ``truth``, the loss's reference
     being the success on ``truth`` of the algorithm best on ``chooser`` (the oracle's
-    first pick): the row's figures and the curve's pieces."""
+    first pick): the row's figures and the curve's pieces.
+
+    ``memo``: a dict shared by the calls that score one order (or set of orders) on
+    several truths, keeping what depends on the order and times only."""
     order, loss, elapsed, success, overhead = _one(strategy, fitted, ranked, query, fold, i,
-                                                   seed, unit, truth, chooser)
+                                                   seed, unit, truth, chooser, memo)
+    memo = {} if memo is None else memo
     best = int(np.lexsort((fold.times[i], -np.asarray(chooser)))[0])
     reference = float(success[best])
     shift = float(success.max()) - reference  # >= 0; 0 when chooser is the truth
     loss = loss - shift
     loss0 = reference - float(success.min())
-    mil = mean_interval_loss(loss, elapsed, loss0, lo_hi)
+    if "widths" not in memo:
+        memo["widths"] = log_widths(elapsed, lo_hi)
+    mil = _interval_mean(loss, loss0, memo["widths"], lo_hi)
     row = {
         "mil": float(np.mean(mil)),
         **{f"loss_at_{s}": float(np.mean(loss_at(loss, s))) for s in LOSS_STEPS},
@@ -521,7 +547,9 @@ def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser,
         "pool_time": float(fold.times[i].sum()),
     }
     for t in times_at:
-        row[_time_column(t)] = float(np.mean(loss_by_time(loss, elapsed, loss0, t)))
+        if ("done", t) not in memo:
+            memo[("done", t)] = (elapsed <= t).sum(axis=-1)
+        row[_time_column(t)] = float(np.mean(_loss_after(loss, loss0, memo[("done", t)])))
     expected = None
     if loss.ndim == 2:  # the random baseline: exact where a closed form exists
         row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
@@ -632,7 +660,8 @@ def _strategies(strategies, kb, k, n_random, hint="describe the store's datasets
     return chosen, tuple(notes)
 
 
-def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0, truth=None, chooser=None):
+def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0, truth=None, chooser=None,
+         memo=None):
     """One strategy on one held-out dataset: (order, loss, elapsed, success, overhead).
 
     ``fitted`` is the strategy fitted on the fold's training datasets, and ``ranked``
@@ -647,10 +676,16 @@ def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0, truth=None, cho
     truth = kb.success[i] if truth is None else np.asarray(truth, dtype=np.float64)
     overhead = (strategy if fitted is None else fitted).overhead(query) / unit
     if isinstance(strategy, RandomOrder):
+        success, times = truth.copy(), kb.times[i] / unit
+        if memo is not None and "order" in memo:  # the orders of this dataset, drawn
+            order, elapsed = memo["order"], memo["elapsed"]
+            loss = success.max() - np.maximum.accumulate(success[order], axis=-1)
+            return order, loss, elapsed, success, overhead
         rng = np.random.default_rng(_seed(seed, i, 0))
         order = rng.permuted(np.tile(np.arange(n), (strategy.repeats, 1)), axis=1)
-        success, times = truth.copy(), kb.times[i] / unit
         loss, elapsed = loss_curve(success, times, order, overhead=overhead)
+        if memo is not None:
+            memo["order"], memo["elapsed"] = order, elapsed
         return order, loss, elapsed, success, overhead
     held = HeldOut(truth, kb.times[i])
     if strategy.needs_truth:

