@@ -139,32 +139,45 @@ def test_noise_paragraph_by_hand():
 
 
 def test_scoring_section_gives_both_ways_for_repetitions(monkeypatch):
-    """With two repetitions the tables (unseen) and the same-repetition figures are both
-    given, per cheap strategy; with one, a paragraph says the tables use the same one."""
+    """With two repetitions: every primary comparison of the document scored on the
+    unseen repetition (the document's numbers) beside the same repetition (Holm over its
+    own family), loss@1 differences equal both ways; and every strategy's P = 0 losses
+    both ways. With one repetition, a paragraph says the tables use the same one."""
+    import dataclasses
+
     _one_condition(monkeypatch)
     base = _kb()
     rng = np.random.default_rng(5)
     reps = np.clip(base.success[None] + rng.normal(0, 0.02, (2, *base.shape)), 0.01, 1)
-    kb = KnowledgeBase(base.datasets, base.algorithms, reps.mean(axis=0), base.times,
-                       repetitions=reps)
-    cheap = {"strategies": list(rd.BOTH_WAYS), "n_boot": 20, "compare": False,
-             "n_random": 100}
-    evals = {("accuracy", 0.0): rd.evaluate_recommenders(kb, **cheap)}
+    kb = dataclasses.replace(base, success=reps.mean(axis=0), repetitions=reps)
+    evals = rd.evaluate_all(lambda condition: kb, 20, "test")
     assert evals["accuracy", 0.0].scored_on == "unseen repetition"
-    text = rd.scoring_section(lambda condition: kb, evals, 20)
-    table = [line for line in text.splitlines() if line.startswith("| accuracy")]
-    assert [line.split(" | ")[1] for line in table] == list(rd.BOTH_WAYS)
+    comparisons = _document_comparisons(evals)
+    text = rd.scoring_section(lambda condition: kb, evals, comparisons, 20)
+    primary = comparisons[comparisons["family"] == "primary"]
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| accuracy | ")]
+    assert len(rows) == len(primary) > 0
+    for row, r in zip(rows, primary.itertuples(index=False), strict=True):
+        assert row[1] == r.P and row[2].startswith(f"{r.a} vs single-best")
+        assert row[3].startswith(f"{r.difference:+.4f} [{r.low:+.4f}, {r.high:+.4f}], "
+                                 f"Holm p {r.p_holm_document:.2g}")
+        if r.measure == "loss_at_1":  # the reference cancels in a difference
+            assert row[4].split(", Holm")[0] == row[3].split(", Holm")[0]
+    same = rd.evaluate_recommenders(kb, scored_on="same", n_boot=20,
+                                    alpha=rd.ALPHA).summary.set_index("strategy")
     unseen = evals["accuracy", 0.0].summary.set_index("strategy")
-    same = rd.evaluate_recommenders(kb, scored_on="same", **{**cheap, "n_random": 10_000}
-                                    ).summary.set_index("strategy")
-    sb = table[0].split(" | ")
+    table = [line.split(" | ") for line in text.splitlines()
+             if line.startswith("| accuracy, P = 0 | ")]
+    assert [t[1] for t in table] == list(unseen.index)
+    sb = table[[t[1] for t in table].index("single-best")]
     assert sb[2] == rd.interval(unseen.loc["single-best"], "loss_at_1")
     assert sb[3] == rd.interval(same.loc["single-best"], "loss_at_1")
     # the oracle's loss@1 is 0 both ways
-    oracle = table[-1].split(" | ")
+    oracle = table[[t[1] for t in table].index("oracle")]
     assert oracle[2].startswith("0.0000") and oracle[3].startswith("0.0000")
+    cheap = {"strategies": ["single-best", "oracle"], "n_boot": 20, "compare": False}
     one = rd.scoring_section(lambda condition: base, {
-        ("accuracy", 0.0): rd.evaluate_recommenders(base, **cheap)}, 20)
+        ("accuracy", 0.0): rd.evaluate_recommenders(base, **cheap)}, None, 20)
     assert "holds one repetition" in one and "|" not in one
 
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import metaeval.recommend._evaluate as evaluate_module
+from metaeval._validation import json_records
 from metaeval.recommend import (
     LOSS_STEPS,
     AverageRanking,
@@ -236,12 +237,12 @@ def test_json_curves_are_the_frames_records_with_missing_numbers_as_none(
                         "c": [1, 2, 3, 4], "d": [True, False, True, False]})
     for f in (frame, odd):
         want = [{k: plain(v) for k, v in r.items()} for r in f.to_dict(orient="records")]
-        got = evaluate_module._records(f)
+        got = json_records(f)
         assert got == want
         assert [list(map(type, r.values())) for r in got] == [
             list(map(type, r.values())) for r in want]
-    assert evaluate_module._records(odd)[1] == {"a": None, "b": None, "c": 2, "d": False}
-    assert default_evaluation.to_json()["curves"] == evaluate_module._records(frame)
+    assert json_records(odd)[1] == {"a": None, "b": None, "c": 2, "d": False}
+    assert default_evaluation.to_json()["curves"] == json_records(frame)
 
 
 def test_versus_random_is_a_paired_comparison():

@@ -404,3 +404,31 @@ def json_text(document, *, compact=("curves",)) -> str:
     for mark, piece in pieces.items():
         text = text.replace(mark, piece, 1)
     return text
+
+
+def json_records(frame) -> list:
+    """``frame``'s rows as dicts of plain Python values, NaN and infinities as None
+    (``to_dict(orient="records")`` with every float made a finite number or None), built
+    column by column: an evaluation's curves are some 200,000 rows.
+
+    >>> import pandas as pd
+    >>> json_records(pd.DataFrame({"a": [1.5, float("nan")], "b": ["x", None]}))
+    [{'a': 1.5, 'b': 'x'}, {'a': None, 'b': None}]
+    """
+    import math
+
+    def number(v):
+        return v if math.isfinite(v) else None
+
+    columns = {}
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype.kind == "f":
+            columns[name] = [number(v) for v in values.tolist()]
+        elif values.dtype.kind in "iub":
+            columns[name] = values.tolist()
+        else:  # objects: strings, None, and NaN for a step that names no algorithm
+            columns[name] = [number(float(v)) if isinstance(v, float) else v
+                             for v in values]
+    names = list(columns)
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from metaeval._validation import json_records
 from metaeval.recommend._aslib import AslibScenario
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._evaluate import LOSS_STEPS, _n_jobs, _records, evaluate_recommenders
+from metaeval.recommend._evaluate import LOSS_STEPS, _n_jobs, evaluate_recommenders
 from metaeval.recommend._summary import holm, paired_comparison
 
 #: Baselines left out of the comparisons with the SBS (one is the SBS, one reads the truth).
@@ -153,7 +154,7 @@ class AslibEvaluation:
                if sc.runtime else {}),
             "strategies": strategies,
             "comparisons": comparisons,
-            "curves": _records(curves),
+            "curves": json_records(curves),
             "notes": list(self.notes),
         }
 

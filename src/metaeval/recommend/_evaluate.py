@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from metaeval._validation import json_records
 from metaeval.recommend._archive import KnowledgeArchive
 from metaeval.recommend._auto import Auto
 from metaeval.recommend._condition import Condition
@@ -201,7 +202,7 @@ class RecommenderEvaluation:
         return {
             "condition": {**self.condition.to_dict(), "time_range": list(self.time_range)},
             "strategies": strategies,
-            "curves": _records(curves),
+            "curves": json_records(curves),
             "n_datasets": int(self.per_dataset["dataset"].nunique()),
             "n_algorithms": int(self.n_algorithms),
             "n_repetitions": int(self.n_repetitions),
@@ -234,24 +235,6 @@ class RecommenderEvaluation:
 def _num(v):
     v = float(v)
     return v if np.isfinite(v) else None
-
-
-def _records(frame) -> list:
-    """``frame``'s rows as dicts of plain Python values, NaN and infinities as None
-    (what ``to_dict(orient="records")`` gives with :func:`_num` applied to its floats),
-    built column by column: the curves of an evaluation are some 200,000 rows."""
-    columns = {}
-    for name in frame.columns:
-        values = frame[name].to_numpy()
-        if values.dtype.kind == "f":
-            columns[name] = np.where(np.isfinite(values), values, np.nan).tolist()
-            columns[name] = [v if v == v else None for v in columns[name]]
-        elif values.dtype.kind in "iub":
-            columns[name] = values.tolist()
-        else:  # objects: strings, None, and NaN for a step that names no algorithm
-            columns[name] = [_num(v) if isinstance(v, float) else v for v in values]
-    names = list(columns)
-    return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
 
 def evaluate_recommenders(
