@@ -312,20 +312,25 @@ def greedy_portfolio_order(loss, head=()):
     taken = np.zeros(n_configs, dtype=bool)
     taken[head] = True
     order = list(head)
-    current = float(best.mean()) if head else np.inf
+    # means as np.mean computes them (the sum's reduction, then one division), without
+    # its per-call checks: this loop runs thousands of times in an evaluation
+    add = np.add.reduce
+    current = float(add(best) / n_datasets) if head else np.inf
     work = np.empty_like(loss)
+    value = np.empty(n_configs)
     while len(order) < n_configs:
         # every column at once (a taken one cannot lower the loss: it is masked), the
         # same column means as over the remaining columns alone, without gathering them
-        value = np.minimum(best[:, None], loss, out=work).mean(axis=0)
+        np.divide(add(np.minimum(best[:, None], loss, out=work), axis=0), n_datasets,
+                  out=value)
         value[taken] = np.inf
-        pick = int(np.argmin(value))
+        pick = int(value.argmin())
         if not value[pick] < current - 1e-15:
             break
         order.append(pick)
         taken[pick] = True
         best = np.minimum(best, loss[:, pick])
-        current = float(best.mean())
+        current = float(add(best) / n_datasets)
     return np.array(order, dtype=np.int64)
 
 
