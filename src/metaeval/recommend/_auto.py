@@ -326,8 +326,9 @@ def _inner_orders(fitted, kb, condition, codes, n_families):
             log_a3r = np.log(np.maximum(kb.success, SUCCESS_FLOOR)) - (
                 condition.time_weight * np.log(kb.times))
             candidates = np.flatnonzero(out)
+            others = table.iloc[candidates]  # once per family, not per dataset
             for i in rows:
-                dist = _distances(table.iloc[candidates], table.iloc[i])
+                dist = _distances(others, table.iloc[i])
                 nearest = candidates[np.argsort(dist, kind="stable")[: fitted.strategy.k]]
                 orders[i] = np.argsort(-log_a3r[nearest].mean(axis=0), kind="stable")
         else:  # any other static strategy: fitted without the family
