@@ -11,7 +11,10 @@ from tests.test_recommend_learners import _planted
 from metaeval.recommend import Condition, KnowledgeBase, evaluate_recommenders, recommend
 from metaeval.recommend._advice import advice, nearest
 from metaeval.recommend._auto import Auto
-from metaeval.recommend._learners import select_one_se
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from metaeval.recommend._learners import one_se_without_each, select_one_se
 
 
 def test_one_se_rule_by_hand():
@@ -27,6 +30,42 @@ def test_one_se_rule_by_hand():
     # a clear gain (every family 0.08 better): the complex setting
     losses["complex"] = np.full(4, 0.02)
     assert select_one_se(losses, codes, 4)[0] == "complex"
+
+
+def test_nested_one_se_rule_by_hand():
+    """The same losses: with all four families the rule keeps ``simple``; without family
+    1 (the one where ``complex`` loses) ``complex`` is 0.08 better on every other
+    family but one that ties: differences (0.08, 0.08, 0), mean 0.0533, se 0.0267 <
+    0.0533: ``complex``. Without family 0, 2 or 3 it is ``simple`` again (differences
+    (-0.08, 0.08, 0): mean 0). Family 1's inner order is thus judged with ``complex``,
+    chosen without it."""
+    codes = np.arange(4)
+    losses = {"simple": np.full(4, 0.10), "complex": np.array([0.02, 0.18, 0.02, 0.10])}
+    np.testing.assert_array_equal(one_se_without_each(losses, codes, 4), [0, 1, 0, 0])
+    # one setting: nothing to choose
+    np.testing.assert_array_equal(one_se_without_each({"a": losses["simple"]}, codes, 4),
+                                  [0, 0, 0, 0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.integers(1, 4), st.data())
+def test_nested_one_se_rule_is_the_rule_on_the_other_families(n_families, n_keys, data):
+    """Tied losses (a few levels), families of one to three datasets: each family's
+    nested choice is :func:`select_one_se` on the datasets of the other families."""
+    sizes = data.draw(st.lists(st.integers(1, 3), min_size=n_families, max_size=n_families))
+    codes = np.repeat(np.arange(n_families), sizes)
+    levels = st.sampled_from([0.0, 0.05, 0.1, 0.2])
+    losses = {f"s{j}": np.array(data.draw(st.lists(levels, min_size=codes.size,
+                                                    max_size=codes.size)))
+              for j in range(n_keys)}
+    got = one_se_without_each(losses, codes, n_families)
+    keys = list(losses)
+    for f in range(n_families):
+        out = codes != f
+        recoded = np.unique(codes[out], return_inverse=True)[1]
+        key = select_one_se({k: v[out] for k, v in losses.items()}, recoded,
+                            n_families - 1)[0] if n_keys > 1 else keys[0]
+        assert keys[got[f]] == key
 
 
 CHEAP = ("single-best", "average-ranking", "regression")
@@ -158,3 +197,24 @@ def test_choose_by_hand_one_se_and_the_corrected_margin_disagree():
     planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
     assert planted.selection_["strategy"] == "regression"
     assert planted.selection_["margin"] == pytest.approx(Auto().margin(3))
+
+
+def test_regression_inner_orders_use_the_setting_chosen_without_the_family():
+    """The blend grid changes no forest (the same draws), so each training dataset's
+    inner order under the grid is the order a one-setting fit gives with the blend the
+    rule chose without its family; some families choose differently here."""
+    from metaeval.recommend._learners_forest import ConfigurationRegression
+
+    kb = _planted(noise=0.08, seed=1)
+    grid = ConfigurationRegression(blend=(0.0, 0.5, 1.0)).fit(kb, Condition(), seed=3)
+    alone = {b: ConfigurationRegression(blend=(b,)).fit(kb, Condition(), seed=3)
+             for b in (0.0, 0.5, 1.0)}
+    settings_ = grid._inner_settings
+    for i, key in enumerate(settings_):
+        np.testing.assert_array_equal(grid.inner_orders_[i], alone[key[2]].inner_orders_[i])
+    nested = grid.selection_["nested"]
+    assert sum(nested.values()) == len(set(kb.families))
+    assert len(nested) >= 2  # 5 families judged with blend 0, 23 with the chosen 0.5
+    assert grid.selection_["params"]["blend"] == 0.5
+    assert set(nested) <= set(grid.selection_["inner_loss"])
+

@@ -194,6 +194,11 @@ def test_classification_leaves_hold_the_weighted_share_of_class_one(seed, n, n_f
             assert trees.value[leaf] == pytest.approx(share)
             if share in (0.0, 1.0):
                 assert trees.value[leaf] == share
+    # predict_at walks only the (tree, point) pairs asked for, to the same leaves
+    points = np.vstack([X, new])
+    tree = rng.integers(0, n_trees, size=3 * len(points))
+    point = rng.integers(0, len(points), size=tree.size)
+    np.testing.assert_array_equal(trees.predict_at(points, tree, point), pred[tree, point])
     moved = X.copy()
     unused = ~(w > 0).any(axis=0)
     moved[unused] = rng.normal(size=(int(unused.sum()), n_features)) * 9

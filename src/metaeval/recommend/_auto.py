@@ -13,15 +13,17 @@ best", Bonferroni-corrected for picking the best of :math:`m`; :math:`\alpha = 0
 only when the training data say so clearly, counting the luck of the best of many: a
 one-standard-error rule (Hastie, Tibshirani & Friedman 2009, sec. 7.10) can be passed by
 chance by one of six candidates no better than the single best up to :math:`1 -
-\Phi(1)^6 \approx 65\,\%` of the time (their errors independent), and the learners'
-inner values come from the same out-of-bag orders that chose their own hyperparameters,
-which flatters them. ``alpha=None`` gives the one-standard-error rule. Without
-``single-best`` among the candidates, the simplest candidate (the first listed) within
-one standard error of the best is chosen.
+\Phi(1)^6 \approx 65\,\%` of the time (their errors independent). The learners' own
+hyperparameters are chosen from the same inner losses; so that this choice does not
+flatter them, each family's inner order uses the setting the learner's one-SE rule
+chooses without that family (nested; the forests and neighbours are not refitted, their
+out-of-bag orders already leave the family out). ``alpha=None`` gives the
+one-standard-error rule. Without ``single-best`` among the candidates, the simplest
+candidate (the first listed) within one standard error of the best is chosen.
 
 The inner orders of the forest learners come from their trees out of bag for each
 family (no refit); ``knn-metafeatures`` gives its own (each training dataset's nearest
-datasets of other families, with the k it chose); those of ``cost-landmarking`` order
+datasets of other families, with the k chosen without the dataset's family); those of ``cost-landmarking`` order
 the configurations by the mean over the neighbours of :math:`\log SR - P \log T`,
 which is the A3R order of Abdulrahman & Brazdil (2014) (ties aside).
 """

@@ -101,8 +101,10 @@ class Learner(Strategy):
     selection_ : dict
         Set by the last :meth:`fit` (and so :meth:`rank`), as the fitted selector's
         ``selection_``: ``params`` (the hyperparameters chosen),
-        ``inner_loss`` (mean inner loss@1 of each candidate setting) and ``inner``
-        (for each inner held-out family, the training datasets its predictor saw).
+        ``inner_loss`` (mean inner loss@1 of each candidate setting), ``inner``
+        (for each inner held-out family, the training datasets its predictor saw) and,
+        for the forests and ``knn-metafeatures``, ``nested`` (how many families' inner
+        orders used each setting, chosen without the family: what ``auto`` judges).
     """
 
     def __init__(self, features=FEATURE_SOURCES):
@@ -261,17 +263,46 @@ def select_one_se(losses, codes, n_families):
     key, means (dict of mean loss over families), se (dict)
     """
     keys = list(losses)
+    values = _family_values(losses, codes, n_families)
+    chosen, mean, se = _one_se(values)
+    return (keys[chosen], dict(zip(keys, map(float, mean), strict=True)),
+            dict(zip(keys, map(float, se), strict=True)))
+
+
+def one_se_without_each(losses, codes, n_families) -> np.ndarray:
+    """For each family, the setting the one-standard-error rule chooses without it.
+
+    The nested choice behind a family's inner order: :func:`select_one_se` applied to
+    the other families' values (a family's inner order is then judged with
+    hyperparameters chosen without it, so that the choice does not flatter the
+    learner). Returns the index into ``losses``' keys of each family's setting, shape
+    (n_families,); all 0 with a single setting.
+    """
+    keys = list(losses)
+    if len(keys) == 1 or n_families < 2:
+        return np.zeros(n_families, dtype=np.int64)
+    values = _family_values(losses, codes, n_families)
+    return np.array([_one_se(np.delete(values, f, axis=1))[0] for f in range(n_families)],
+                    dtype=np.int64)
+
+
+def _family_values(losses, codes, n_families):
+    """Each setting's per-dataset losses averaged within families, (settings, families)."""
     counts = np.bincount(codes, minlength=n_families)
-    values = np.array([np.bincount(codes, weights=losses[k], minlength=n_families) / counts
-                       for k in keys])
+    return np.array([np.bincount(codes, weights=losses[k], minlength=n_families) / counts
+                     for k in losses])
+
+
+def _one_se(values):
+    """The one-SE rule on (settings, families) values: (chosen index, means, SEs)."""
     mean = values.mean(axis=1)
     best = int(np.argmin(mean))
     diff = values - values[best]
     n = values.shape[1]
-    se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(keys))
-    chosen = next(i for i in range(len(keys)) if mean[i] - mean[best] <= se[i] + 1e-15)
-    return (keys[chosen], dict(zip(keys, map(float, mean), strict=True)),
-            dict(zip(keys, map(float, se), strict=True)))
+    se = diff.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(values.shape[0])
+    chosen = next(i for i in range(values.shape[0])
+                  if mean[i] - mean[best] <= se[i] + 1e-15)
+    return chosen, mean, se
 
 
 def greedy_portfolio_order(loss, head=()):

@@ -22,12 +22,12 @@ from metaeval.recommend._learners import (
     _grid,
     _positive_int,
     a3r_target,
-    complete_order,
     family_bags,
     family_codes,
     first_pick_loss,
     greedy_portfolio_order,
     one_blas_thread,
+    one_se_without_each,
     portfolio_loss,
     select_one_se,
 )
@@ -110,6 +110,13 @@ def _inner_record(train, codes, n_families, in_bag):
     first[present] = at
     return [(str(families[first[f]]), tuple(names[seen[f][codes]].tolist()))
             for f in range(n_families)]
+
+
+def _nested_record(settings, nested, codes):
+    """How many families' inner orders used each setting (chosen without the family)."""
+    first = np.unique(codes, return_index=True)[1]  # one dataset per family
+    counts = np.bincount(np.asarray(nested)[first], minlength=len(settings))
+    return {settings[j]: int(c) for j, c in enumerate(counts) if c}
 
 
 def _candidates(loss, k):
@@ -230,8 +237,14 @@ class _FittedPairwise(Fitted):
         self._forest = TreeBatch(X, np.repeat(label, n_trees, axis=0),
                                  (cost[:, None, :] * weights[None]).reshape(
                                      n_pairs * n_trees, -1), rng)
-        prob = self._forest.predict(X).reshape(n_pairs, n_trees, -1)
         oob = ~in_bag[:, codes]
+        # only the trees out of bag for a training dataset are read there (the others
+        # count 0 in _prefix_means, as their values times a zero mask did)
+        tree, point = np.nonzero(np.broadcast_to(oob, (n_pairs, n_trees, oob.shape[1])
+                                                 ).reshape(n_pairs * n_trees, -1))
+        prob = np.zeros((n_pairs * n_trees, X.shape[0]))
+        prob[tree, point] = self._forest.predict_at(X, tree, point)
+        prob = prob.reshape(n_pairs, n_trees, -1)
         pair_index = {pair: p for p, pair in enumerate(pairs)}
         sizes = list(strategy.trees)
         inner_prob = _prefix_means(prob, oob, sizes)  # (sizes, pairs, D)
@@ -242,16 +255,21 @@ class _FittedPairwise(Fitted):
                 heads[(K, t)] = head = _vote(final[:K], p_all, pair_index)[0]
                 losses[(K, t)] = first_pick_loss(train.success, head[:, 0])
         (K, t), means, se = select_one_se(losses, codes, n_families)
+        settings = list(losses)
+        nested = one_se_without_each(losses, codes, n_families)[codes]
         ar_order, _ = _a3r_order(train, condition)
-        #: each training dataset's order by the trees out of bag for its family (the
-        #: candidates and the rest's A3R order are those of all training datasets)
-        self.inner_orders_ = np.array([np.concatenate([h, ar_order[~np.isin(ar_order, h)]])
-                                       for h in heads[(K, t)]], dtype=np.int64)
-        self._K, self._t, self._n_trees = K, t, n_trees
+        #: each training dataset's order by the trees out of bag for its family, with the
+        #: setting chosen without its family (the candidates and the rest's A3R order are
+        #: those of all training datasets)
+        self.inner_orders_ = np.array([
+            np.concatenate([h, ar_order[~np.isin(ar_order, h)]])
+            for h in (heads[settings[j]][i] for i, j in enumerate(nested))], dtype=np.int64)
+        self._K, self._t, self._n_trees, self._ar_order = K, t, n_trees, ar_order
         self._final, self._pair_index, self._n_pairs = final, pair_index, n_pairs
         self.selection_ = {"params": {"candidates": K, "trees": t},
                            "inner_loss": means, "inner_se": se, "rule": "one-SE",
                            "inner": _inner_record(train, codes, n_families, in_bag[:t]),
+                           "nested": _nested_record(settings, nested, codes),
                            "pairs": n_pairs}
 
     @one_blas_thread
@@ -261,8 +279,9 @@ class _FittedPairwise(Fitted):
         heads, votes = _vote(self._final[:self._K], prob[:, :self._t].mean(axis=1),
                              self._pair_index)
         out = []
+        ar = self._ar_order  # complete_order's rest, computed once at fit
         for head, vote in zip(heads, votes, strict=True):
-            order = complete_order(head, self.knowledge, self.condition)
+            order = np.concatenate([head, ar[~np.isin(ar, head)]])
             score = np.concatenate([vote, np.full(order.size - head.size, np.nan)])
             out.append(Ranking(order, score, self.knowledge.datasets))
         return out
@@ -462,20 +481,30 @@ class _FittedRegression(Fitted):
         if n_families > 1:
             key, means, se = select_one_se({k: scores[k] for k in simple}, codes,
                                            n_families)
+            nested = one_se_without_each({k: scores[k] for k in simple}, codes,
+                                         n_families)[codes]
         else:  # nothing held out: the forests as they are
             key = max(simple, key=lambda k: (k[2], -k[0], k[1]))
             means, se = {k: float(scores[k].mean()) for k in simple}, dict.fromkeys(simple,
                                                                                      0.0)
+            nested = np.full(len(codes), simple.index(key))
         leaf, t, blend = key
+        self._inner_settings = [simple[j] for j in nested]  # each training dataset's
         self._forest, self._t, self._blend = forests[leaf], t, blend
         self._mean = target.mean(axis=0)
-        #: each training dataset's order by the trees out of bag for its family
-        self.inner_orders_ = np.argsort(-inner_means[key].T, axis=1, kind="stable")
+        #: each training dataset's order by the trees out of bag for its family, with the
+        #: setting chosen without its family
+        self.inner_orders_ = np.empty(target.shape, dtype=np.int64)
+        for j in np.unique(nested):
+            rows = nested == j
+            self.inner_orders_[rows] = np.argsort(-inner_means[simple[j]].T[rows], axis=1,
+                                                  kind="stable")
         self.selection_ = {"params": {"min_leaf": leaf, "trees": t, "blend": blend},
                            "inner_loss": means, "inner_se": se, "rule": "one-SE",
                            "target": ("log A3R" if strategy.cost_ceiling is None else
                                       "-log cost"), "splitter": strategy.splitter,
-                           "inner": _inner_record(train, codes, n_families, in_bag[:t])}
+                           "inner": _inner_record(train, codes, n_families, in_bag[:t]),
+                           "nested": _nested_record(simple, nested, codes)}
 
     @one_blas_thread
     def rank_many(self, queries) -> list:

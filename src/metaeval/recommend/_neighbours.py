@@ -20,6 +20,7 @@ from metaeval.recommend._learners import (
     family_codes,
     first_pick_loss,
     greedy_portfolio_order,
+    one_se_without_each,
     select_one_se,
 )
 from metaeval.recommend._strategies import Fitted, Ranking, Strategy, _a3r_order
@@ -199,6 +200,7 @@ class _FittedKnn(Fitted):
             k = grid[0] if len(grid) == 1 else min(5, n)
             self.selection_ = ({} if strategy.k is not None else
                                {"params": {"k": k}, "rule": "default (one family)"})
+            self._inner_k = np.full(n, int(k))
         else:
             nearest, valid = self._inner_neighbours(max(grid))
             losses = {}
@@ -206,8 +208,15 @@ class _FittedKnn(Fitted):
                 picks = _first_picks(self._log, nearest[:, :k], valid[:, :k])
                 losses[k] = first_pick_loss(train.success, picks)
             k, means, se = select_one_se(losses, codes, n_families)
+            # each training dataset's inner order uses the k chosen without its family
+            self._inner_k = np.array(grid)[one_se_without_each(losses, codes,
+                                                               n_families)[codes]]
+            first = np.unique(codes, return_index=True)[1]
+            nested = np.unique(self._inner_k[first], return_counts=True)
             self.selection_ = {"params": {"k": int(k)}, "inner_loss": means,
-                               "inner_se": se, "rule": "one-SE"}
+                               "inner_se": se, "rule": "one-SE",
+                               "nested": {int(a): int(c) for a, c in zip(*nested,
+                                                                         strict=True)}}
         self.k = int(k)
 
     def _inner_neighbours(self, k):
@@ -227,11 +236,12 @@ class _FittedKnn(Fitted):
     @property
     def inner_orders_(self) -> np.ndarray:
         """Each training dataset's order from its k nearest datasets of other families
-        (the inner leave-one-family-out orders ``auto`` judges it by), (D, A)."""
+        (the inner leave-one-family-out orders ``auto`` judges it by), k chosen without
+        the dataset's family, (D, A)."""
         if self._inner_orders is None:  # computed once (auto and the evaluation ask)
-            nearest, valid = self._inner_neighbours(self.k)
-            self._inner_orders = np.array([self._order(nb[ok])[0] for nb, ok in zip(
-                nearest[:, :self.k], valid[:, :self.k], strict=True)], dtype=np.int64)
+            nearest, valid = self._inner_neighbours(int(self._inner_k.max()))
+            self._inner_orders = np.array([self._order(nb[:k][ok[:k]])[0] for nb, ok, k in zip(
+                nearest, valid, self._inner_k, strict=True)], dtype=np.int64)
         return self._inner_orders.copy()
 
     def _order(self, nearest):

@@ -180,17 +180,24 @@ class TreeBatch:
 
     def predict(self, X) -> np.ndarray:
         """Each tree's leaf value for each row of ``X``, shape (n_trees, n_points)."""
-        X = np.asarray(X, dtype=np.float32)
-        n_points = X.shape[0]
-        node = np.repeat(np.arange(self.n_trees), n_points)  # (tree, point), flat
+        n_points = np.shape(X)[0]
+        tree = np.repeat(np.arange(self.n_trees), n_points)  # (tree, point), flat
         point = np.tile(np.arange(n_points), self.n_trees)
+        return self.predict_at(X, tree, point).reshape(self.n_trees, n_points)
+
+    def predict_at(self, X, tree, point) -> np.ndarray:
+        """The leaf value of tree ``tree[i]`` for row ``point[i]`` of ``X``, each ``i``
+        (what :meth:`predict` gives at those entries, without walking the others)."""
+        X = np.asarray(X, dtype=np.float32)
+        node = np.array(tree, dtype=np.int64)
+        point = np.asarray(point, dtype=np.int64)
         active = np.flatnonzero(self.left[node] >= 0)  # the pairs not yet at a leaf
         while active.size:
             at = node[active]
             at = self.left[at] + (X[point[active], self.feature[at]] > self.threshold[at])
             node[active] = at
             active = active[self.left[at] >= 0]
-        return self.value[node].reshape(self.n_trees, n_points)
+        return self.value[node]
 
 
 class RegressionTreeBatch:
