@@ -22,21 +22,12 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import numpy as np
 from sklearn.tree import ExtraTreeClassifier
 
+from _timing import best_cpu  # a sibling script
 from metaeval.recommend._trees import TreeBatch
-
-
-def _cpu(fn, repeat):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
 
 
 def main(argv=None):
@@ -69,8 +60,8 @@ def main(argv=None):
             out.append(proba[:, -1] if tree.classes_[-1] == 1 else 1 - proba[:, 0])
         return np.array(out)
 
-    batch_cpu, prob = _cpu(batch, args.repeat)
-    loop_cpu, ref = _cpu(loop, args.repeat)
+    batch_cpu, prob = best_cpu(batch, args.repeat)
+    loop_cpu, ref = best_cpu(loop, args.repeat)
     loop_all = loop_cpu * T / args.sample
     truth = (points[:, 0] > 0).astype(float)
     print(f"{platform.processor() or platform.machine()}; {T} trees, {n} rows x {F} "

@@ -25,23 +25,14 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import numpy as np
 
+from _timing import best_cpu  # a sibling script
 from metaeval.recommend import Condition, load_knowledge
 from metaeval.recommend._learners import Design, a3r_target, family_bags, family_codes
 from metaeval.recommend._learners_forest import ColumnForests
 from metaeval.recommend._trees import RegressionTreeBatch
-
-
-def _cpu(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
 
 
 def main(argv=None):
@@ -73,8 +64,8 @@ def main(argv=None):
         forest = ColumnForests(X, target, weights, seeds)
         return forest, forest.train_pred
 
-    t_batch, (forest, pred_batch) = _cpu(batch, args.repeat)
-    t_cart, (_, pred_cart) = _cpu(cart, args.repeat)
+    t_batch, (forest, pred_batch) = best_cpu(batch, args.repeat)
+    t_cart, (_, pred_cart) = best_cpu(cart, args.repeat)
     print(f"RegressionTreeBatch: {t_batch:7.3f} CPU-s ({forest.value.size:,} nodes)")
     print(f"ColumnForests (CART): {t_cart:7.3f} CPU-s")
     print(f"ratio CART / batch: {t_cart / t_batch:.1f}x")
