@@ -45,6 +45,12 @@ LLAMA = {
     "MAXSAT12-PMS": ("regr randomForest", "0.890", 0.890),
     "ASP-POTASSCO": ("regr randomForest", "0.765", 0.765),
     "CSP-2010": ("classif rpart", "0.832", 0.832),
+    # scenarios not in the shared folder (give their folders as DIR, e.g. from a copy of
+    # github.com/coseal/aslib_data): the gap from the PAR10 of LLAMA's single best, virtual
+    # best and best model on its scenario page (coseal.github.io/aslib-r/scenario-pages)
+    "SAT11-INDU": ("regr randomForest", "0.232", 0.232),  # 14605.9, 8187.5, 13115.0
+    "SAT11-RAND": ("regr randomForest", "0.878", 0.878),  # 19916.4, 9186.4, 10499.8
+    "SAT12-HAND": ("regr randomForest", "0.764", 0.764),  # 6338.9, 3662.2, 4293.2
 }
 ORDER = list(LLAMA)
 

@@ -144,6 +144,98 @@ def quick_report(tmp_path_factory, quick_store) -> Path:
     return _build_once(tmp_path_factory, "quick-report", build)
 
 
+#: The report cache's study: two datasets, three algorithms, 3-fold CV, one process
+#: (``test_report_cache`` and ``test_report_cache_damage``).
+CACHE_STUDY = {"datasets": ["labor", "fertility"], "algorithms": ["NB", "LR", "DT"],
+               "folds": 3}
+#: The options of the report cache's reports.
+CACHE_OPTIONS = {"bootstrap_draws": 50}
+
+
+@pytest.fixture(scope="session")
+def cache_study(build_once) -> Path:
+    """The store of ``CACHE_STUDY``, run once per test run. Only read it; copy it to
+    report it with the cache."""
+    def build(where: Path) -> Path:
+        from metaeval.study import LocalExecutor, Study, run_study
+
+        path = where / "study.duckdb"
+        _clear(path, where / "study.duckdb.wal")
+        summary = run_study(Study(**CACHE_STUDY, executor=LocalExecutor(jobs=1),
+                                  store=str(path)))
+        assert summary.n_done == 6
+        return path
+
+    return build_once("cache-study", build)
+
+
+class _KeptDirectory:
+    """A report's temporary directory, kept for a test to look into (``.name``)."""
+
+    def __init__(self, name):
+        self.name = str(name)
+
+    def cleanup(self):
+        pass
+
+
+@pytest.fixture(scope="session")
+def cache_reports(cache_study, build_once) -> Path:
+    """Reports of ``cache_study`` (``CACHE_OPTIONS``, one process), drawn once per test
+    run, in the folder returned:
+
+    - ``plain/index.html``: without cache, its temporary directory kept in ``spill``;
+    - ``cold/index.html``: with the cache, on ``cached.duckdb`` (a copy of the study),
+      whose cache it fills (its table, and ``cached.duckdb.report-cache`` beside it);
+    - ``warm/index.html``: the same store with the cache again;
+    - ``runs.json``: the figures each drew (``n_plain``, ``n_cold``, ``n_warm``), the
+      progress labels of the cached two (``lines``) and the reports' ``options``.
+
+    Read only: copy ``cached.duckdb`` and its ``.report-cache`` folder to change them.
+    """
+    def build(where: Path) -> Path:
+        from metaeval.report import _render, write_report
+        from metaeval.report import html as report_html
+        from metaeval.store import Store
+
+        for stale in ("spill", "plain", "cold", "warm", "plain.duckdb", "plain.duckdb.wal",
+                      "cached.duckdb", "cached.duckdb.wal", "cached.duckdb.report-cache"):
+            _clear(where / stale)
+        spill = where / "spill"
+        spill.mkdir()
+        drawn = []
+        original = report_html._Page._draw
+
+        def draw(page, build, kind, caption, fmt, alt, options, *args, **kwargs):
+            drawn.append(kind)
+            return original(page, build, kind, caption, fmt, alt, options, *args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(report_html._Page, "_draw", draw)
+            with pytest.MonkeyPatch.context() as kept:
+                kept.setattr(_render.tempfile, "TemporaryDirectory",
+                             lambda *a, **k: _KeptDirectory(spill))
+                shutil.copy(cache_study, where / "plain.duckdb")
+                write_report(Store(where / "plain.duckdb"), where / "plain", cache=False,
+                             jobs=1, **CACHE_OPTIONS)
+            n_plain = len(drawn)
+            shutil.copy(cache_study, where / "cached.duckdb")
+            cached = Store(where / "cached.duckdb")
+            lines = []
+            write_report(cached, where / "cold", cache=True, **CACHE_OPTIONS,
+                         progress=lambda d, n, label: lines.append(label))
+            n_cold = len(drawn) - n_plain
+            write_report(cached, where / "warm", cache=True, **CACHE_OPTIONS,
+                         progress=lambda d, n, label: lines.append(label))
+            n_warm = len(drawn) - n_plain - n_cold
+        (where / "runs.json").write_text(json.dumps(
+            {"n_plain": n_plain, "n_cold": n_cold, "n_warm": n_warm, "lines": lines,
+             "options": CACHE_OPTIONS}))
+        return where
+
+    return build_once("cache-runs", build)
+
+
 #: The command line's study: three datasets, three algorithms, 3-fold CV, one process.
 CLI_STUDY = ["--datasets", "labor,fertility,haberman", "--algorithms", "NB,DT,3NN",
              "--folds", "3", "--jobs", "1"]

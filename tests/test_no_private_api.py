@@ -35,9 +35,10 @@ def _own_names(trees) -> set[str]:
     return names
 
 
-def _foreign_private(text: str, own: set[str]) -> list[str]:
+def _foreign_private(text: str | ast.AST, own: set[str]) -> list[str]:
+    """The foreign private attributes of source ``text`` (or of its parsed tree)."""
     found = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(ast.parse(text) if isinstance(text, str) else text):
         if isinstance(node, ast.Attribute):
             name = node.attr
             if name.startswith("_") and not name.startswith("__") and name not in own \
@@ -50,8 +51,8 @@ def test_no_private_attribute_of_another_library_in_the_sources():
     files = sorted(SRC.rglob("*.py"))
     trees = [ast.parse(p.read_text(encoding="utf-8")) for p in files]
     own = _own_names(trees)
-    bad = {str(p.relative_to(SRC)): got for p in files
-           if (got := _foreign_private(p.read_text(encoding="utf-8"), own))}
+    bad = {str(p.relative_to(SRC)): got for p, tree in zip(files, trees, strict=True)
+           if (got := _foreign_private(tree, own))}  # each file parsed once
     assert not bad, bad
 
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.test_recommend_learners import _planted
 
 from metaeval.recommend import Condition, KnowledgeBase, evaluate_recommenders, recommend
 from metaeval.recommend._advice import advice, nearest
 from metaeval.recommend._auto import Auto
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from metaeval.recommend._learners import one_se_without_each, select_one_se
 
 

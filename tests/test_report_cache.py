@@ -24,6 +24,7 @@ from metaeval.store import Store
 from metaeval.store import _cache as cache_sql
 
 _STAMP = re.compile(r"Store \S+ · (\d+ datasets) · generated \d{4}-\d\d-\d\d \d\d:\d\d")
+#: conftest's ``CACHE_OPTIONS``, those of the reports of ``runs``
 OPTIONS = {"bootstrap_draws": 50}
 
 
@@ -33,22 +34,11 @@ def _page(path) -> str:
 
 
 @pytest.fixture(scope="module")
-def study(build_once):
-    """The study, run once per test run (xdist spreads this module over its workers):
-    only read it; ``_copy`` it to report it with the cache."""
-    def build(where):
-        from metaeval.study import LocalExecutor, Study, run_study
-
-        path = where / "study.duckdb"
-        for stale in (path, where / "study.duckdb.wal"):
-            stale.unlink(missing_ok=True)
-        study = Study(datasets=["labor", "fertility"], algorithms=["NB", "LR", "DT"],
-                      folds=3, executor=LocalExecutor(jobs=1), store=str(path))
-        summary = run_study(study)
-        assert summary.n_done == 6
-        return path
-
-    return build_once("cache-study", build)
+def study(cache_study):
+    """The study (labor and fertility x NB, LR, DT, 3-fold CV: conftest's
+    ``CACHE_STUDY``), run once per test run: only read it; ``_copy`` it to report it with
+    the cache."""
+    return cache_study
 
 
 def _copy(study, tmp_path, name) -> Store:
@@ -79,57 +69,15 @@ def _change_one_score(store: Store, dataset: str) -> None:
     con.close()
 
 
-class _Kept:
-    """The report's temporary directory, kept for a test to look into (``.name``)."""
-
-    def __init__(self, name):
-        self.name = str(name)
-
-    def cleanup(self):
-        pass
-
-
 @pytest.fixture(scope="module")
-def runs(study, build_once, tmp_path_factory):
+def runs(cache_reports, tmp_path_factory):
     """Reports of one store: uncached, cold cache, warm cache (figures drawn recorded).
 
-    Drawn once per test run (``build_once``); each worker gets its own copy of the cached
-    store and of its cache directory, which its tests change. The uncached report's
-    temporary directory is kept, in ``spill``.
+    Drawn once per test run (conftest's ``cache_reports``, with ``OPTIONS``); each worker
+    gets its own copy of the cached store and of its cache directory, which its tests
+    change. The uncached report's temporary directory is kept, in ``spill``.
     """
-    def build(where):
-        from metaeval.report import _render
-
-        for stale in ("spill", "plain", "cold", "warm", "plain.duckdb", "plain.duckdb.wal",
-                      "cached.duckdb", "cached.duckdb.wal", "cached.duckdb.report-cache"):
-            shutil.rmtree(where / stale, ignore_errors=True)
-            (where / stale).unlink(missing_ok=True)
-        spill = where / "spill"
-        spill.mkdir()
-        mp = pytest.MonkeyPatch()
-        try:
-            spy = _Spy(mp)
-            with pytest.MonkeyPatch.context() as kept:
-                kept.setattr(_render.tempfile, "TemporaryDirectory",
-                             lambda *a, **k: _Kept(spill))
-                write_report(_copy(study, where, "plain"), where / "plain", cache=False,
-                             jobs=1, **OPTIONS)
-            n_plain = len(spy.drawn)
-            cached = _copy(study, where, "cached")
-            lines = []
-            write_report(cached, where / "cold", cache=True, **OPTIONS,
-                         progress=lambda d, n, label: lines.append(label))
-            n_cold = len(spy.drawn) - n_plain
-            write_report(cached, where / "warm", cache=True, **OPTIONS,
-                         progress=lambda d, n, label: lines.append(label))
-            n_warm = len(spy.drawn) - n_plain - n_cold
-        finally:
-            mp.undo()
-        (where / "runs.json").write_text(json.dumps(
-            {"n_plain": n_plain, "n_cold": n_cold, "n_warm": n_warm, "lines": lines}))
-        return where
-
-    where = build_once("cache-runs", build)
+    where = cache_reports
     tmp = tmp_path_factory.mktemp("cache-runs")
     shutil.copy(where / "cached.duckdb", tmp / "cached.duckdb")
     shutil.copytree(where / "cached.duckdb.report-cache", tmp / "cached.duckdb.report-cache")

@@ -10,11 +10,15 @@ scratch gives.
 
 Running the study leaves the report cache as it was, so the study is extended once, in
 a template that every test copies, and the page from scratch of that extended study is
-drawn once: under xdist, once per test run (``build_once``).
+drawn once: under xdist, once per test run (``build_once``). The two-dataset study and
+its first cached report are those of ``test_report_cache`` (conftest's ``cache_study``
+and ``cache_reports``: the same study, reported with the same options), drawn once for
+both modules.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -41,22 +45,20 @@ def _run(path, datasets):
                     executor=LocalExecutor(jobs=1), store=str(path)))
 
 
-def _report_cached(path: Path, out: Path) -> Path:
-    write_report(Store(path), out, cache=True, **OPTIONS)
+@pytest.fixture(scope="module")
+def reported(cache_reports):
+    """A two-dataset study (labor and fertility x ``ALGORITHMS``, 3-fold CV) reported
+    with the cache on, with ``OPTIONS`` (a template to copy): conftest's
+    ``cache_reports``, whose cached store is that study reported so, on one process (then
+    reported again from its cache)."""
+    path = cache_reports / "cached.duckdb"
+    options = json.loads((cache_reports / "runs.json").read_text())["options"]
+    assert {**options, "jobs": 1} == OPTIONS
+    config = Store(path).study_config()
+    assert (config["datasets"], config["folds"]) == (["labor", "fertility"], 3)
+    assert list(Store(path).algorithms()["name"]) == ALGORITHMS
     assert len(list(Path(f"{path}.report-cache").iterdir())) == 2 * 3
     return path
-
-
-@pytest.fixture(scope="module")
-def reported(build_once):
-    """A two-dataset study reported once with the cache on (a template to copy)."""
-    def build(where: Path) -> Path:
-        where = _emptied(where / "built")
-        path = where / "study.duckdb"
-        _run(path, ["labor", "fertility"])
-        return _report_cached(path, where / "first")
-
-    return build_once("damage-reported", build)
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,10 @@ candidate (the first listed) within one standard error of the best is chosen.
 
 The inner orders of the forest learners come from their trees out of bag for each
 family (no refit); ``knn-metafeatures`` gives its own (each training dataset's nearest
-datasets of other families, with the k chosen without the dataset's family); those of ``cost-landmarking`` order
-the configurations by the mean over the neighbours of :math:`\log SR - P \log T`,
-which is the A3R order of Abdulrahman & Brazdil (2014) (ties aside).
+datasets of other families, with the k chosen without the dataset's family); those of
+``cost-landmarking`` order the configurations by the mean over the neighbours of
+:math:`\log SR - P \log T`, which is the A3R order of Abdulrahman & Brazdil (2014)
+(ties aside).
 """
 
 from __future__ import annotations
