@@ -286,6 +286,14 @@ def one_se_without_each(losses, codes, n_families) -> np.ndarray:
                     dtype=np.int64)
 
 
+def nested_record(settings, nested, codes) -> dict:
+    """How many families' inner orders used each setting (``nested``: each dataset's
+    index into ``settings``, chosen without its family), for ``selection_``."""
+    first = np.unique(codes, return_index=True)[1]  # one dataset per family
+    counts = np.bincount(np.asarray(nested)[first], minlength=len(settings))
+    return {settings[j]: int(c) for j, c in enumerate(counts) if c}
+
+
 def _family_values(losses, codes, n_families):
     """Each setting's per-dataset losses averaged within families, (settings, families)."""
     counts = np.bincount(codes, minlength=n_families)

@@ -26,6 +26,7 @@ from metaeval.recommend._learners import (
     family_codes,
     first_pick_loss,
     greedy_portfolio_order,
+    nested_record,
     one_blas_thread,
     one_se_without_each,
     portfolio_loss,
@@ -110,13 +111,6 @@ def _inner_record(train, codes, n_families, in_bag):
     first[present] = at
     return [(str(families[first[f]]), tuple(names[seen[f][codes]].tolist()))
             for f in range(n_families)]
-
-
-def _nested_record(settings, nested, codes):
-    """How many families' inner orders used each setting (chosen without the family)."""
-    first = np.unique(codes, return_index=True)[1]  # one dataset per family
-    counts = np.bincount(np.asarray(nested)[first], minlength=len(settings))
-    return {settings[j]: int(c) for j, c in enumerate(counts) if c}
 
 
 def _candidates(loss, k):
@@ -269,7 +263,7 @@ class _FittedPairwise(Fitted):
         self.selection_ = {"params": {"candidates": K, "trees": t},
                            "inner_loss": means, "inner_se": se, "rule": "one-SE",
                            "inner": _inner_record(train, codes, n_families, in_bag[:t]),
-                           "nested": _nested_record(settings, nested, codes),
+                           "nested": nested_record(settings, nested, codes),
                            "pairs": n_pairs}
 
     @one_blas_thread
@@ -504,7 +498,7 @@ class _FittedRegression(Fitted):
                            "target": ("log A3R" if strategy.cost_ceiling is None else
                                       "-log cost"), "splitter": strategy.splitter,
                            "inner": _inner_record(train, codes, n_families, in_bag[:t]),
-                           "nested": _nested_record(simple, nested, codes)}
+                           "nested": nested_record(simple, nested, codes)}
 
     @one_blas_thread
     def rank_many(self, queries) -> list:

@@ -20,6 +20,7 @@ from metaeval.recommend._learners import (
     family_codes,
     first_pick_loss,
     greedy_portfolio_order,
+    nested_record,
     one_se_without_each,
     select_one_se,
 )
@@ -209,14 +210,11 @@ class _FittedKnn(Fitted):
                 losses[k] = first_pick_loss(train.success, picks)
             k, means, se = select_one_se(losses, codes, n_families)
             # each training dataset's inner order uses the k chosen without its family
-            self._inner_k = np.array(grid)[one_se_without_each(losses, codes,
-                                                               n_families)[codes]]
-            first = np.unique(codes, return_index=True)[1]
-            nested = np.unique(self._inner_k[first], return_counts=True)
+            nested = one_se_without_each(losses, codes, n_families)[codes]
+            self._inner_k = np.array(grid)[nested]
             self.selection_ = {"params": {"k": int(k)}, "inner_loss": means,
                                "inner_se": se, "rule": "one-SE",
-                               "nested": {int(a): int(c) for a, c in zip(*nested,
-                                                                         strict=True)}}
+                               "nested": nested_record(list(grid), nested, codes)}
         self.k = int(k)
 
     def _inner_neighbours(self, k):
