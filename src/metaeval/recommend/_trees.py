@@ -67,12 +67,16 @@ class TreeBatch:
         weights = np.asarray(weights, dtype=np.float64)
         n_trees, n_rows = weights.shape
         n_features = X.shape[1]
-        index_type = np.int32 if n_features * n_rows < 2**31 else np.int64
+        # the row indices, the nodes' and the flat (feature, row) positions: 32 bits
+        # where they fit (less memory to read in every gather)
+        index_type = (np.int32 if max(n_features * n_rows, 64 * weights.size) < 2**31
+                      else np.int64)
         k = (max(1, int(np.ceil(np.log2(n_features + 1)))) if features is None
              else int(features))
         use = weights > 0
         use &= (use.sum(axis=1) >= 2)[:, None]
         tree, row = np.nonzero(use)  # grouped by tree: node t is tree t's root
+        tree, row = tree.astype(index_type), row.astype(index_type)
         cls = labels[tree, row] > 0.5
         first = np.lexsort((cls, tree))  # within a node: class 0 rows, then class 1
         tree, row, cls = tree[first], row[first], cls[first]
@@ -100,7 +104,7 @@ class TreeBatch:
             # the values of a feature of every row: one gather from the flat (F, N)
             # matrix per drawn feature, so that no (k, items) array of values is made
             flat = XT.ravel()
-            at = row.astype(index_type)
+            at = row
             base = feats.astype(index_type) * n_rows
             # the threshold: between the values of a class-0 and a class-1 row of the
             # node drawn at random (a node whose draws all tie is drawn again, up to 8
@@ -155,7 +159,7 @@ class TreeBatch:
                 cap = max(2 * cap, n_nodes + 2 * n_split)
                 feature, threshold, left, value, tries = _grown(
                     cap, n_nodes, feature, threshold, left, value, tries)
-            first = np.full(ids.size, -1, dtype=np.int64)
+            first = np.full(ids.size, -1, dtype=index_type)
             first[split] = n_nodes + 2 * np.arange(n_split)
             chosen = best[split]
             feature[ids[split]] = feats[split, chosen]
@@ -310,8 +314,11 @@ class RegressionTreeBatch:
             r = np.flatnonzero(weights[b] > 0)
             trees.append(np.repeat(b * n_cols + np.arange(n_cols), r.size))
             rows.append(np.tile(r, n_cols))
-        node = np.concatenate(trees)
-        row = np.concatenate(rows)
+        # 32-bit row and node indices where they fit (less memory to read per gather)
+        index_type = (np.int32 if max(X.size, 64 * n_trees * X.shape[0]) < 2**31
+                      else np.int64)
+        node = np.concatenate(trees).astype(index_type)
+        row = np.concatenate(rows).astype(index_type)
         y = target[row, node % n_cols]
         w = weights[node // n_cols, row]
         cap = max(4 * n_trees, 16)
@@ -353,7 +360,7 @@ class RegressionTreeBatch:
                 cap = max(2 * cap, n_nodes + 2 * n_split)
                 feature, threshold, left, value, tries = _grown(
                     cap, n_nodes, feature, threshold, left, value, tries)
-            first = np.full(m, -1, dtype=np.int64)
+            first = np.full(m, -1, dtype=index_type)
             first[split] = n_nodes + 2 * np.arange(n_split)
             chosen = best[split]
             feature[ids[split]] = feats[split, chosen]
