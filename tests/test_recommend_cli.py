@@ -140,7 +140,9 @@ def test_bad_files_exit_2(store, data_file, tmp_path):
     no_class = tmp_path / "x.csv"
     no_class.write_text("a,b\n1,2\n3,4\n")
     for args, message in (
-        ([no_class, "--store", store], "class"),
+        ([no_class, "--store", store], "target column 'class' is not in the data"),
+        ([no_class, "--store", store], "Name the class column with --target."),
+        ([no_class, "--target", "label", "--store", store], "column 'label'"),
         (["--store", store], "missing DATA_FILE"),
         ([data_file, "--evaluate", "--store", store], "not both"),
         ([data_file, "--store", tmp_path / "none.duckdb"], "does not exist"),

@@ -182,7 +182,13 @@ def _read(data_file, target, pos_label):
     from metaeval.datasets import read_dataset
 
     with stage(f"Reading {data_file.name}"):
-        return read_dataset(data_file, target=target, pos_label=pos_label)
+        try:
+            return read_dataset(data_file, target=target, pos_label=pos_label)
+        except ValueError as error:
+            if f"target column {target!r} is not in the data" not in str(error):
+                raise
+            # the command's own way to name it, which the reader cannot know
+            raise ValueError(f"{error} Name the class column with --target.") from error
 
 
 def _source(store, knowledge):
