@@ -333,6 +333,21 @@ def test_holm_matches_its_definition_on_random_p_values():
         np.testing.assert_allclose(holm(p), expected)
 
 
+def test_a_feature_two_used_steps_provide_is_read_once(tmp_path):
+    # both steps used, both listing f1: one column f1, the file's values; a step that
+    # fails makes it missing whichever of the two it is
+    text = QUALITY.replace("- basic\nfeature_steps", "- basic\n- probe\nfeature_steps")
+    text = text.replace("    - f2\n", "    - f2\n    - f1\n")
+    assert text.count("- f1") == 2 and "- probe\nfeature_steps" in text
+    sc = read_aslib(_write(tmp_path / "toy", description=text))
+    assert list(sc.knowledge.metafeatures.columns) == ["f1", "f2"]
+    assert sc.knowledge.metafeatures["f1"].tolist()[:2] == [1.0, 2.0]
+    status = STATUS.replace("i2,1,ok,ok", "i2,1,ok,crash")
+    sc = read_aslib(_write(tmp_path / "toy2", description=text, feature_runstatus=status))
+    assert np.isnan(sc.knowledge.metafeatures.loc["i2", "f1"])
+    assert np.isnan(sc.knowledge.metafeatures.loc["i2", "f2"])
+
+
 def test_a_feature_step_not_ok_makes_its_features_missing(tmp_path):
     status = STATUS.replace("i2,1,ok,ok", "i2,1,crash,ok")
     sc = read_aslib(_write(tmp_path / "toy", feature_runstatus=status))

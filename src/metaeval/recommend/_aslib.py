@@ -516,7 +516,9 @@ def _read_features(root, info, instances, notes):
     steps, used = info["steps"], info["used_steps"]
     file = root / "feature_values.arff"
     frame, declared, lines = _read_arff(file, ["instance_id", "repetition"])
-    provided = [f for s in used for f in steps[s][0]]
+    # once each: a feature two used steps both provide is one column of the file
+    # (ASP-POTASSCO's Dynamic-3 and Dynamic-4 both list Choices-4)
+    provided = list(dict.fromkeys(f for s in used for f in steps[s][0]))
     columns = provided or [c for c in frame.columns if c not in ("instance_id", "repetition")]
     missing = [c for c in columns if c not in frame.columns]
     if missing:
