@@ -30,7 +30,10 @@ repository. Three steps, each runnable alone:
    (median imputation, then standard scaling, fitted on the training instances).
 3. ``score`` (metaeval's environment): metaeval's :func:`evaluate_aslib` with
    ``single-best``, ``oracle``, ``pairwise``, ``regression`` and ``auto`` (cached in
-   ``WORK/<scenario>.metaeval.json``), then the table.
+   ``WORK/<scenario>.metaeval.json`` and reused only when made by the same metaeval code,
+   a digest of its recommendation sources, on the same reading of the scenario), then
+   the table. asf's picks carry a digest of the export they were made on, and are
+   refused when the scenario now reads differently.
 
 ``all`` runs the three, the second in ``--asf-python``. Setup and run::
 
@@ -172,15 +175,6 @@ SELECTORS = ("asf-pairwise", "asf-pairwise-reg", "asf-perfmodel", "asf-multiclas
 #: metaeval strategies evaluated beside them.
 METAEVAL = ("single-best", "oracle", "pairwise", "regression", "auto")
 SCENARIOS = ("OPENML-WEKA-2017", "SAT11-HAND", "MAXSAT12-PMS", "ASP-POTASSCO", "CSP-2010")
-#: The best LLAMA model per scenario and its gap closed (whole-scenario SBS), as in
-#: benchmarks/bench_aslib.py (the ASlib scenario pages, results of 2021-05).
-LLAMA = {
-    "OPENML-WEKA-2017": ("classif randomForest", "below the SBS (-0.24 to -0.37)"),
-    "SAT11-HAND": ("classif ksvm", "0.749"),
-    "MAXSAT12-PMS": ("regr randomForest", "0.890"),
-    "ASP-POTASSCO": ("regr randomForest", "0.765"),
-    "CSP-2010": ("classif rpart", "0.832"),
-}
 N_BOOT, ALPHA, SEED = 1000, 0.05, 0
 
 
@@ -216,7 +210,7 @@ def export(dirs, work):
         costs = (np.asarray(kb.metafeature_time, dtype=np.float64)
                  if kb.metafeature_time is not None and sc.runtime and sc.feature_costs
                  else np.zeros(len(kb.datasets)))
-        np.savez(work / f"{sc.name}.npz",
+        np.savez(work / f"{sc.name}.npz", digest=_export_digest(sc),
                  instances=np.array(kb.datasets, dtype=str),
                  algorithms=np.array(kb.algorithms, dtype=str),
                  features=kb.metafeatures.to_numpy(dtype=np.float64),
@@ -228,6 +222,39 @@ def export(dirs, work):
         print(f"exported {sc.name}: {sc.performance.shape}, features "
               f"{kb.metafeatures.shape[1]}", flush=True)
     return names
+
+
+def _export_digest(sc):
+    """SHA-256 of what the asf step is given of a scenario as metaeval reads it (the
+    instances, algorithms, features, performance, folds and feature costs): the score
+    step refuses asf picks made on another reading."""
+    import hashlib
+
+    import numpy as np
+
+    kb = sc.knowledge
+    h = hashlib.sha256()
+    for part in (kb.datasets, kb.algorithms, list(kb.metafeatures.columns)):
+        h.update("\x1f".join(map(str, part)).encode() + b"\x1e")
+    for a in (kb.metafeatures.to_numpy(dtype=np.float64), sc.performance,
+              sc.cv.to_numpy(dtype=np.float64), kb.metafeature_time):
+        h.update(np.ascontiguousarray(np.asarray(a, dtype=np.float64)).tobytes()
+                 if a is not None else b"none")
+    return h.hexdigest()
+
+
+def _code_digest():
+    """SHA-256 of metaeval's version and of its recommendation package's source: the
+    cached evaluation is reused only by the code that made it."""
+    import hashlib
+
+    import metaeval
+    import metaeval.recommend
+
+    h = hashlib.sha256(str(metaeval.__version__).encode())
+    for file in sorted(Path(metaeval.recommend.__file__).parent.glob("*.py")):
+        h.update(file.name.encode() + file.read_bytes())
+    return h.hexdigest()
 
 
 # ------------------------------------------------------------------------ 2. asf (asf)
@@ -323,6 +350,7 @@ def run_asf(names, work, selectors):
             out["selectors"][sel] = entry
             print(f"{name} {sel}: {cpu:.1f} CPU-s{'; ERRORS ' + str(errors) if errors else ''}",
                   flush=True)
+        out["export_digest"] = str(z["digest"])
         (work / f"{name}.asf.json").write_text(json.dumps(out))
 
 
@@ -335,8 +363,12 @@ def _metaeval(root, work, cache):
 
     sc = read_aslib(root)
     file = work / f"{sc.name}.metaeval.json"
+    key = {"code": _code_digest(), "export": _export_digest(sc), "n_boot": N_BOOT,
+           "alpha": ALPHA, "seed": SEED}
     if cache and file.is_file():
-        return sc, json.loads(file.read_text())
+        doc = json.loads(file.read_text())
+        if doc.get("key") == key:  # made by this code on this reading of the scenario
+            return sc, doc
     start = time.process_time()
     ev = evaluate_aslib(sc, list(METAEVAL), n_jobs=1, n_boot=N_BOOT, alpha=ALPHA, seed=SEED)
     cpu = time.process_time() - start
@@ -355,7 +387,7 @@ def _metaeval(root, work, cache):
            "feature_costs": bool(ev.feature_costs), "cpu_s": cpu,
            "order": list(dict.fromkeys(per["dataset"])),
            "pairwise_cost_mean": float(np.mean(first["feature_cost"])),
-           "picks": picks}
+           "picks": picks, "key": key}
     file.write_text(json.dumps(doc))
     return sc, doc
 
@@ -421,6 +453,10 @@ def score(dirs, work, cache):
     for root in dirs:
         sc, me = _metaeval(root, work, cache)
         asf = json.loads((work / f"{sc.name}.asf.json").read_text())
+        if asf.get("export_digest") != me["key"]["export"]:
+            raise SystemExit(f"{sc.name}: asf's picks were made on another reading of the "
+                             "scenario (or by an older script): run the export and asf "
+                             "steps again.")
         kb = sc.knowledge
         pay = sc.runtime and sc.feature_costs
         sb, whole, oracle = _references(sc)
@@ -473,12 +509,20 @@ def _iv(t):
     return f"{_f(t[0])} [{_f(t[1])}, {_f(t[2])}]"
 
 
+def _llama(name):
+    """The best LLAMA model of a scenario and its gap closed, as ``bench_aslib.LLAMA``
+    holds them (a sibling script; metaeval's environment)."""
+    from bench_aslib import LLAMA
+
+    return LLAMA.get(name, ("-", "-", None))[:2]
+
+
 def _me(m, key):
     return _iv((m[key], m[f"{key}_low"], m[f"{key}_high"]))
 
 
 def _print(sc, me, asf, rows, checks):
-    llama = LLAMA.get(sc.name, ("-", "-"))
+    llama = _llama(sc.name)
     print(f"\n{sc!r}; asf-lib {asf['asf_version']}")
     print(f"SBS (training folds) {me['sbs']:.6g}; SBS (whole, {me['sbs_whole_algorithm']}) "
           f"{me['sbs_whole']:.6g}; VBS {me['vbs']:.6g}; feature costs "
@@ -528,7 +572,7 @@ def _markdown(results):
                     f"| {sc.name} | metaeval {m['strategy']} | "
                     f"{'paid' if me['feature_costs'] else 'none'} | {m['performance']:.6g} | "
                     f"{_me(m, 'gap_closed')} | {_me(m, 'gap_closed_whole_sbs')} | | |")
-        llama = LLAMA.get(sc.name, ("-", "-"))
+        llama = _llama(sc.name)
         lines.append(f"| {sc.name} | LLAMA best ({llama[0]}) | none | | | {llama[1]} | | |")
     return "\n".join(lines) + "\n"
 
