@@ -51,6 +51,19 @@ LLAMA = {
     "SAT11-INDU": ("regr randomForest", "0.232", 0.232),  # 14605.9, 8187.5, 13115.0
     "SAT11-RAND": ("regr randomForest", "0.878", 0.878),  # 19916.4, 9186.4, 10499.8
     "SAT12-HAND": ("regr randomForest", "0.764", 0.764),  # 6338.9, 3662.2, 4293.2
+    "QBF-2011": ("regr randomForest", "0.862", 0.862),  # 15330.2, 8337.1, 9300.8
+    "SAT12-INDU": ("regr randomForest", "0.415", 0.415),  # 3266.0, 2221.5, 2832.1
+    "QBF-2014": ("regr randomForest", "0.824", 0.824),  # 3401.8, 1758.1, 2046.7
+    "QBF-2016": ("regr randomForest", "0.748", 0.748),  # 3666.7, 1209.3, 1828.3
+    "CPMP-2015": ("classif randomForest", "0.262", 0.262),  # 7002.9, 227.6, 5228.6
+    "BNSL-2016": ("regr lm", "0.866", 0.866),  # 9017.1, 219.9, 1395.8
+    "MAXSAT-PMS-2016": ("cluster XMeans", "0.564", 0.564),  # 2274.3, 1383.2, 1771.4
+    "MAXSAT15-PMS-INDU": ("regr randomForest", "0.670", 0.670),  # 2231.0, 1357.9, 1646.4
+    "MIP-2016": ("classif randomForest", "0.128", 0.128),  # 3007.9, 281.5, 2658.5
+    "SAT15-INDU": ("regr randomForest", "0.531", 0.531),  # 5189.4, 2287.6, 3649.3
+    "SAT18-EXP": ("regr randomForest", "0.512", 0.512),  # 21132.1, 9841.2, 15356.4
+    "GLUHACK-18": ("regr randomForest", "0.444", 0.444),  # 26359.0, 16868.9, 22144.8
+    "CSP-Minizinc-Time-2016": ("classif ksvm", "0.640", 0.640),  # 3372.5, 2061.8, 2533.6
 }
 ORDER = list(LLAMA)
 
