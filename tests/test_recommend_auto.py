@@ -217,3 +217,76 @@ def test_regression_inner_orders_use_the_setting_chosen_without_the_family():
     assert grid.selection_["params"]["blend"] == 0.5
     assert set(nested) <= set(grid.selection_["inner_loss"])
 
+
+
+def _exact_signed_rank_p(diff):
+    """One-sided p of Wilcoxon's signed-rank statistic by enumerating every sign of the
+    ranks (distinct nonzero |differences|): the share of the 2**n sign patterns whose
+    sum of positive ranks is at least the observed one."""
+    import itertools
+
+    diff = np.asarray(diff, dtype=np.float64)
+    ranks = np.argsort(np.argsort(np.abs(diff))) + 1
+    observed = ranks[diff > 0].sum()
+    sums = [sum(r for r, s in zip(ranks, signs, strict=True) if s)
+            for signs in itertools.product((False, True), repeat=diff.size)]
+    return float(np.mean(np.array(sums) >= observed))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 9), st.data())
+def test_choose_by_ranks_is_the_exact_signed_rank_test(n, data):
+    """On families whose differences to the single best are distinct and nonzero, the p
+    ``auto`` reports is the exact one-sided signed-rank p counted over all 2**n sign
+    patterns, and it leaves the single best iff p < alpha / m."""
+    from metaeval.recommend._auto import choose_by_ranks
+
+    magnitudes = data.draw(st.lists(st.integers(1, 60), min_size=n, max_size=n,
+                                    unique=True))
+    signs = data.draw(st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n))
+    diff = np.array(magnitudes, dtype=np.float64) * signs / 100.0
+    sb = np.full(n, 1.0)
+    values = [sb, sb - diff, np.full(n, 5.0)]  # a's difference to the single best: diff
+    alpha = data.draw(st.sampled_from([0.05, 0.2, 0.5]))
+    chosen, p = choose_by_ranks(["single-best", "a", "b"], values, 1, alpha)
+    expected = _exact_signed_rank_p(diff)
+    assert p == pytest.approx(expected, abs=1e-12)
+    assert chosen == (1 if expected < alpha / 2 else 0)
+
+
+def test_ranks_see_a_candidate_that_a_few_huge_losses_hide_from_the_margin():
+    """Twelve families: ``a`` is lower than the single best by 0.01 on ten, by 2.0 on one
+    and higher by 1.9 on one (a timeout each way). Mean difference 0.0167, standard
+    error 0.24: 0.07 standard errors, so the margin keeps the single best; ranks: a is
+    lower on 11 of 12 families, the one it loses is not the largest, so the signed-rank
+    test leaves the single best at alpha / 2 = 0.025."""
+    from metaeval.recommend._auto import choose, choose_by_ranks
+
+    diff = np.array([0.01] * 10 + [2.0, -1.9])
+    values = [np.full(12, 3.0), 3.0 - diff, np.full(12, 9.0)]
+    names = ["single-best", "a", "b"]
+    chosen, best, mean, se = choose(names, values, Auto().margin(3))
+    assert (chosen, best) == (0, 1)
+    assert (mean[0] - mean[1]) / se[0] < 0.1
+    chosen, p = choose_by_ranks(names, values, best, 0.05)
+    assert chosen == 1 and p < 0.025
+    # and the other way: a lower on average by one huge family, higher on the rest
+    worse = [np.full(12, 3.0), 3.0 - np.array([-0.01] * 11 + [5.0]), np.full(12, 9.0)]
+    assert choose_by_ranks(names, worse, 1, 0.05)[0] == 0
+
+
+def test_auto_with_the_rank_test_reports_it():
+    planted = Auto(candidates=CHEAP, test="wilcoxon").fit(_planted(), Condition(), seed=1)
+    assert planted.selection_["test"] == "wilcoxon"
+    assert planted.selection_["strategy"] == "regression"
+    assert 0 <= planted.selection_["p"] < 0.05 / (len(CHEAP) - 1)
+    shuffled = Auto(candidates=CHEAP, test="wilcoxon").fit(_planted(shuffle=True),
+                                                            Condition(), seed=1)
+    assert shuffled.selection_["strategy"] == "single-best"
+    default = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
+    assert default.selection_["test"] == "margin" and "p" not in default.selection_
+    assert "test='wilcoxon'" in repr(Auto(test="wilcoxon"))
+    with pytest.raises(ValueError, match="test must be one of"):
+        Auto(test="t-test")
+    with pytest.raises(ValueError, match="alpha must be a number"):
+        Auto(test="wilcoxon", alpha=None)

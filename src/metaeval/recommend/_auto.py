@@ -68,6 +68,8 @@ _CLASSES = {cls.name: cls for cls in (
 #: The candidates of ``auto``, simplest first (its rules lean to the first).
 CANDIDATES = ("single-best", "zero-shot-portfolio", "average-ranking", "knn-metafeatures",
               "cost-landmarking", "regression", "pairwise")
+#: How ``auto`` tests that a candidate beats the single best.
+TESTS = ("margin", "wilcoxon")
 #: The log-time interval of the inner mean interval loss (fractions of the pool's time),
 #: the evaluation's default.
 INNER_TIME_RANGE = (0.01, 1.0)
@@ -91,6 +93,12 @@ class Auto(Strategy):
         Level of the one-sided, Bonferroni-corrected test that the best other candidate
         beats the single best (the margin :math:`z = \Phi^{-1}(1 - \alpha / m)`
         standard errors); ``None``: the one-standard-error rule (margin 1).
+    test : {"margin", "wilcoxon"}, default="margin"
+        How "beats the single best" is tested. ``"margin"``: the mean paired difference
+        over families exceeds the margin above. ``"wilcoxon"``: Wilcoxon's one-sided
+        signed-rank test of the paired differences (families where the two tie left
+        out) gives :math:`p < \alpha / m`; a rank test is not swayed by a few families
+        of very large loss (PAR10's timeouts), which widen the margin's standard error.
 
     Attributes
     ----------
@@ -99,7 +107,9 @@ class Auto(Strategy):
         (``"loss@1"`` or ``"MIL"``), ``inner`` (each candidate's mean inner value over
         families), ``se`` (each candidate's standard error of its paired difference
         to the best), ``best``, ``margin`` (the standard errors the best had to beat the
-        single best by) and ``params`` (the chosen strategy's own selection).
+        single best by), ``test``, ``p`` (with ``test="wilcoxon"``: the signed-rank
+        p-value of the best against the single best) and ``params`` (the chosen
+        strategy's own selection).
 
     References
     ----------
@@ -119,10 +129,16 @@ class Auto(Strategy):
 
     name = "auto"
 
-    def __init__(self, candidates=CANDIDATES, k=None, params=None, alpha=0.05):
+    def __init__(self, candidates=CANDIDATES, k=None, params=None, alpha=0.05,
+                 test="margin"):
         if alpha is not None and not (isinstance(alpha, (int, float))
                                       and not isinstance(alpha, bool) and 0 < alpha < 1):
             raise ValueError(f"alpha must be a number in (0, 1) or None, got {alpha!r}.")
+        if test not in TESTS:
+            raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}.")
+        if test == "wilcoxon" and alpha is None:
+            raise ValueError("test='wilcoxon' needs a level: alpha must be a number in "
+                             "(0, 1), got None.")
         candidates = tuple(candidates)
         unknown = [c for c in candidates if c not in _CLASSES]
         if not candidates or unknown:
@@ -137,11 +153,13 @@ class Auto(Strategy):
         self.k = k
         self.params = {n: dict(v) for n, v in params.items()}
         self.alpha = alpha
+        self.test = test
         self.selection_ = {}
 
     def __repr__(self) -> str:
         extra = f", params={self.params}" if self.params else ""
         extra += f", alpha={self.alpha}" if self.alpha != 0.05 else ""
+        extra += f", test={self.test!r}" if self.test != "margin" else ""
         return f"Auto(candidates={self.candidates}, k={self.k}{extra})"
 
     def margin(self, n_candidates) -> float:
@@ -211,9 +229,12 @@ class Auto(Strategy):
             "strategy": names[chosen], "criterion": criterion,
             "inner": dict(zip(names, map(float, mean), strict=True)),
             "se": dict(zip(names, map(float, se), strict=True)),
-            "best": names[best], "margin": margin,
-            "params": dict(fits[chosen].selection_),
+            "best": names[best], "margin": margin, "test": self.test,
         }
+        if self.test == "wilcoxon":
+            chosen, selection["p"] = choose_by_ranks(names, values, best, self.alpha)
+            selection["strategy"] = names[chosen]
+        selection["params"] = dict(fits[chosen].selection_)
         return _FittedAuto(self, knowledge, condition, seed, fits[chosen], selection)
 
 
@@ -244,6 +265,39 @@ def choose(names, values, margin):
     else:  # the simplest within one standard error of the best
         chosen = next(c for c in range(len(names)) if mean[c] - mean[best] <= se[c] + 1e-15)
     return chosen, best, mean, se
+
+
+def choose_by_ranks(names, values, best, alpha):
+    """``auto``'s choice by Wilcoxon's signed-rank test (``test="wilcoxon"``): the best
+    candidate (index ``best``, lowest mean) if the one-sided test that its per-family
+    values are lower than the single best's gives p < ``alpha`` / m (m: the other
+    candidates), else the single best. Families where the two tie are left out
+    (Wilcoxon's own treatment of zero differences). Returns (index chosen, p); p is 1
+    when they never differ or the best is the single best. Without ``"single-best"``
+    among ``names``, the best.
+
+    Six families where ``a`` is lower every time: the exact p is 1/2**6; five: 1/2**5,
+    not below 0.05 / 2.
+
+    >>> sb = [.3, .3, .3, .3, .3, .3]
+    >>> a = [.2, .1, .25, .0, .15, .05]
+    >>> choose_by_ranks(["single-best", "a", "b"], [sb, a, [.9] * 6], 1, 0.05)
+    (1, 0.015625)
+    >>> choose_by_ranks(["single-best", "a", "b"], [sb[:5], a[:5], [.9] * 5], 1, 0.05)
+    (0, 0.03125)
+    """
+    from scipy.stats import wilcoxon
+
+    if "single-best" not in names:
+        return best, 1.0
+    values = np.asarray(values, dtype=np.float64)
+    sb = names.index("single-best")
+    diff = values[sb] - values[best]  # > 0 where the best is lower
+    if best == sb or not np.any(diff != 0):
+        return sb, 1.0
+    p = float(wilcoxon(diff, alternative="greater", zero_method="wilcox").pvalue)
+    others = max(len(names) - 1, 1)
+    return (best if p < alpha / others else sb), p
 
 
 class _FittedAuto(Fitted):

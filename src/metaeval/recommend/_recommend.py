@@ -186,10 +186,13 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         table = table.head(int(top))
     selection = dict(fitted.selection_)
     if chosen.name == "auto":
+        rule = (f"better by {selection['margin']:.2f} standard errors"
+                if selection.get("test", "margin") == "margin" else
+                f"lower by Wilcoxon's signed-rank test at {chosen.alpha:g} / "
+                f"{len(selection['inner']) - 1}")
         notes.append(f"auto chose {selection['strategy']} for this condition (inner "
                      f"leave-one-family-out {selection['criterion']}; it leaves "
-                     f"single-best only for a candidate better by "
-                     f"{selection['margin']:.2f} standard errors)")
+                     f"single-best only for a candidate {rule})")
     text = advice(chosen.name, condition) if shipped else ""
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
