@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
+from bench_aslib import _scenarios
 from metaeval.recommend import evaluate_aslib, read_aslib
 from metaeval.recommend._learners import FEATURE_SOURCES
 from metaeval.recommend._learners_forest import (
@@ -85,21 +85,12 @@ class _FittedConsensus(Fitted):
         return out
 
 
-def _shared() -> Path:
-    for parent in Path(__file__).resolve().parents:
-        if (parent / "shared" / "aslib").is_dir():
-            return parent / "shared" / "aslib"
-    raise SystemExit("no scenarios: give DIR")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="*")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    dirs = [Path(d) for d in args.dirs] or sorted(
-        p.parent for p in _shared().glob("*/description.txt"))
-    for path in dirs:
+    for path in _scenarios(args.dirs):  # as bench_aslib.py finds them
         sc = read_aslib(path)
         have = tuple(u for u in FEATURE_SOURCES if getattr(sc.knowledge, u) is not None)
         ceiling = {"cost_ceiling": float(sc.shift)} if sc.runtime else {}
