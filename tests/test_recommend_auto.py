@@ -114,7 +114,13 @@ def test_recommend_uses_auto_by_default_and_reports_its_choice():
     assert rec.selection["strategy"] in ("single-best", "zero-shot-portfolio",
                                          "average-ranking")
     assert any(n.startswith("auto chose ") for n in rec.notes)
+    # no meta-features: three candidates, two besides the single best (z = 1.96)
+    assert len(rec.selection["inner"]) == 3
+    assert any("better by 1.96 standard errors" in n for n in rec.notes), rec.notes
     assert rec.advice == ""  # not the shipped knowledge base: nothing stored to quote
+    ranked = recommend(load_dataset("labor"), kb, strategy=Auto(test="wilcoxon"))
+    assert any("lower by Wilcoxon's signed-rank test at 0.05 / 2" in n
+               for n in ranked.notes), ranked.notes
 
 
 def _document():
@@ -290,3 +296,14 @@ def test_auto_with_the_rank_test_reports_it():
         Auto(test="t-test")
     with pytest.raises(ValueError, match="alpha must be a number"):
         Auto(test="wilcoxon", alpha=None)
+    with pytest.raises(ValueError, match="names must include 'single-best'"):
+        from metaeval.recommend._auto import choose_by_ranks
+
+        choose_by_ranks(["a", "b"], [[1.0, 2.0], [2.0, 3.0]], 0, 0.05)
+    # without the single best among the candidates both tests keep the one-SE choice
+    simple = ("average-ranking", "regression")
+    for test in ("margin", "wilcoxon"):
+        fitted = Auto(candidates=simple, test=test).fit(_planted(), Condition(), seed=1)
+        assert "p" not in fitted.selection_
+        assert fitted.selection_["strategy"] == Auto(candidates=simple).fit(
+            _planted(), Condition(), seed=1).selection_["strategy"]

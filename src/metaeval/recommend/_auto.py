@@ -18,8 +18,10 @@ hyperparameters are chosen from the same inner losses; so that this choice does 
 flatter them, each family's inner order uses the setting the learner's one-SE rule
 chooses without that family (nested; the forests and neighbours are not refitted, their
 out-of-bag orders already leave the family out). ``alpha=None`` gives the
-one-standard-error rule. Without ``single-best`` among the candidates, the simplest
-candidate (the first listed) within one standard error of the best is chosen.
+one-standard-error rule. ``test="wilcoxon"`` asks instead that Wilcoxon's one-sided
+signed-rank test of the paired differences give :math:`p < \alpha / m`. Without
+``single-best`` among the candidates, the simplest candidate (the first listed) within
+one standard error of the best is chosen.
 
 The inner orders of the forest learners come from their trees out of bag for each
 family (no refit); ``knn-metafeatures`` gives its own (each training dataset's nearest
@@ -231,7 +233,7 @@ class Auto(Strategy):
             "se": dict(zip(names, map(float, se), strict=True)),
             "best": names[best], "margin": margin, "test": self.test,
         }
-        if self.test == "wilcoxon":
+        if self.test == "wilcoxon" and "single-best" in names:
             chosen, selection["p"] = choose_by_ranks(names, values, best, self.alpha)
             selection["strategy"] = names[chosen]
         selection["params"] = dict(fits[chosen].selection_)
@@ -273,8 +275,9 @@ def choose_by_ranks(names, values, best, alpha):
     values are lower than the single best's gives p < ``alpha`` / m (m: the other
     candidates), else the single best. Families where the two tie are left out
     (Wilcoxon's own treatment of zero differences). Returns (index chosen, p); p is 1
-    when they never differ or the best is the single best. Without ``"single-best"``
-    among ``names``, the best.
+    when they never differ or the best is the single best. ``names`` must include
+    ``"single-best"`` (without it ``auto`` keeps the one-standard-error choice of
+    :func:`choose`).
 
     Six families where ``a`` is lower every time: the exact p is 1/2**6; five: 1/2**5,
     not below 0.05 / 2.
@@ -289,7 +292,7 @@ def choose_by_ranks(names, values, best, alpha):
     from scipy.stats import wilcoxon
 
     if "single-best" not in names:
-        return best, 1.0
+        raise ValueError(f"names must include 'single-best', got {list(names)!r}.")
     values = np.asarray(values, dtype=np.float64)
     sb = names.index("single-best")
     diff = values[sb] - values[best]  # > 0 where the best is lower

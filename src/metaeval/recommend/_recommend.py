@@ -187,7 +187,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     selection = dict(fitted.selection_)
     if chosen.name == "auto":
         rule = (f"better by {selection['margin']:.2f} standard errors"
-                if selection.get("test", "margin") == "margin" else
+                if "p" not in selection else
                 f"lower by Wilcoxon's signed-rank test at {chosen.alpha:g} / "
                 f"{len(selection['inner']) - 1}")
         notes.append(f"auto chose {selection['strategy']} for this condition (inner "
