@@ -257,7 +257,8 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     lines.append(
         "For each setting, `auto` (the default of `recommend`: one strategy per training "
         "set, chosen by inner leave-one-family-out; it leaves the single best only for a "
-        "candidate better by a Bonferroni-corrected margin of standard errors) against "
+        "candidate lower by Wilcoxon's one-sided signed-rank test over families, "
+        "Bonferroni-corrected for the other candidates) against "
         "the single best (the training datasets' best on "
         "average): the closed gap of its first pick with a bootstrap interval over "
         "families, and the pre-registered paired comparison of loss@1 over families, "

@@ -114,13 +114,13 @@ def test_recommend_uses_auto_by_default_and_reports_its_choice():
     assert rec.selection["strategy"] in ("single-best", "zero-shot-portfolio",
                                          "average-ranking")
     assert any(n.startswith("auto chose ") for n in rec.notes)
-    # no meta-features: three candidates, two besides the single best (z = 1.96)
+    # no meta-features: three candidates, two besides the single best
     assert len(rec.selection["inner"]) == 3
-    assert any("better by 1.96 standard errors" in n for n in rec.notes), rec.notes
-    assert rec.advice == ""  # not the shipped knowledge base: nothing stored to quote
-    ranked = recommend(load_dataset("labor"), kb, strategy=Auto(test="wilcoxon"))
     assert any("lower by Wilcoxon's signed-rank test at 0.05 / 2" in n
-               for n in ranked.notes), ranked.notes
+               for n in rec.notes), rec.notes
+    assert rec.advice == ""  # not the shipped knowledge base: nothing stored to quote
+    margin = recommend(load_dataset("labor"), kb, strategy=Auto(test="margin"))
+    assert any("better by 1.96 standard errors" in n for n in margin.notes), margin.notes
 
 
 def _document():
@@ -177,7 +177,7 @@ def test_the_margin_is_a_bonferroni_corrected_one_sided_z():
     for m in (2, 4, 7, 10):
         for alpha in (0.01, 0.05, 0.2):
             assert Auto(alpha=alpha).margin(m) == pytest.approx(norm.ppf(1 - alpha / (m - 1)))
-    assert Auto(alpha=None).margin(7) == 1.0
+    assert Auto(alpha=None, test="margin").margin(7) == 1.0
     for bad in (0, 1, -0.1, 1.5, True, "0.05"):
         with pytest.raises(ValueError, match="alpha must be a number in"):
             Auto(alpha=bad)
@@ -199,7 +199,7 @@ def test_choose_by_hand_one_se_and_the_corrected_margin_disagree():
     assert (mean[0] - mean[1]) / se[0] == pytest.approx(np.sqrt(3))
     assert choose(names, values, Auto().margin(3))[0] == 0
     # the planted structure is clear enough for the corrected margin too
-    planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
+    planted = Auto(candidates=CHEAP, test="margin").fit(_planted(), Condition(), seed=1)
     assert planted.selection_["strategy"] == "regression"
     assert planted.selection_["margin"] == pytest.approx(Auto().margin(3))
 
@@ -282,20 +282,22 @@ def test_ranks_see_a_candidate_that_a_few_huge_losses_hide_from_the_margin():
 
 
 def test_auto_with_the_rank_test_reports_it():
-    planted = Auto(candidates=CHEAP, test="wilcoxon").fit(_planted(), Condition(), seed=1)
+    """The rank test is the default; the margin is an option and reports no p."""
+    planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
     assert planted.selection_["test"] == "wilcoxon"
     assert planted.selection_["strategy"] == "regression"
     assert 0 <= planted.selection_["p"] < 0.05 / (len(CHEAP) - 1)
     shuffled = Auto(candidates=CHEAP, test="wilcoxon").fit(_planted(shuffle=True),
                                                             Condition(), seed=1)
     assert shuffled.selection_["strategy"] == "single-best"
-    default = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
-    assert default.selection_["test"] == "margin" and "p" not in default.selection_
-    assert "test='wilcoxon'" in repr(Auto(test="wilcoxon"))
+    margin = Auto(candidates=CHEAP, test="margin").fit(_planted(), Condition(), seed=1)
+    assert margin.selection_["test"] == "margin" and "p" not in margin.selection_
+    assert margin.selection_["strategy"] == "regression"
+    assert "test='margin'" in repr(Auto(test="margin")) and "test=" not in repr(Auto())
     with pytest.raises(ValueError, match="test must be one of"):
         Auto(test="t-test")
-    with pytest.raises(ValueError, match="alpha must be a number"):
-        Auto(test="wilcoxon", alpha=None)
+    with pytest.raises(ValueError, match="alpha must be a number.*test='margin'"):
+        Auto(alpha=None)
     with pytest.raises(ValueError, match="names must include 'single-best'"):
         from metaeval.recommend._auto import choose_by_ranks
 

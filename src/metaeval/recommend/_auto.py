@@ -5,23 +5,24 @@ datasets only: every training dataset is ranked by the candidate fitted without 
 family, and scored by the loss of the first pick (P = 0) or by the mean interval loss (P
 > 0: time counts, the whole curve matters). The per-dataset values are averaged within
 families (related datasets count once). ``auto`` then keeps ``single-best`` unless the
-candidate with the lowest mean is better than it by more than :math:`z` standard errors
-of their paired differences over families, with :math:`z = \Phi^{-1}(1 - \alpha / m)`
-for the :math:`m` other candidates (a one-sided test of "no candidate beats the single
-best", Bonferroni-corrected for picking the best of :math:`m`; :math:`\alpha = 0.05`:
-:math:`z = 2.39` for the six others of :data:`CANDIDATES`). It leaves the single best
-only when the training data say so clearly, counting the luck of the best of many: a
-one-standard-error rule (Hastie, Tibshirani & Friedman 2009, sec. 7.10) can be passed by
-chance by one of six candidates no better than the single best up to :math:`1 -
-\Phi(1)^6 \approx 65\,\%` of the time (their errors independent). The learners' own
-hyperparameters are chosen from the same inner losses; so that this choice does not
-flatter them, each family's inner order uses the setting the learner's one-SE rule
-chooses without that family (nested; the forests and neighbours are not refitted, their
-out-of-bag orders already leave the family out). ``alpha=None`` gives the
-one-standard-error rule. ``test="wilcoxon"`` asks instead that Wilcoxon's one-sided
-signed-rank test of the paired differences give :math:`p < \alpha / m`. Without
+candidate with the lowest mean beats it by Wilcoxon's one-sided signed-rank test of
+their paired differences over families at :math:`p < \alpha / m` for the :math:`m`
+other candidates (Bonferroni-corrected for picking the best of :math:`m`; :math:`\alpha
+= 0.05`). It leaves the single best only when the training data say so clearly,
+counting the luck of the best of many: a one-standard-error rule (Hastie, Tibshirani &
+Friedman 2009, sec. 7.10) can be passed by chance by one of six candidates no better
+than the single best up to :math:`1 - \Phi(1)^6 \approx 65\,\%` of the time (their
+errors independent). A rank test is not swayed by a few families of very large loss
+(PAR10's timeouts), which widen a standard error. ``test="margin"`` asks instead that
+the best's mean be lower by more than :math:`z = \Phi^{-1}(1 - \alpha / m)` standard
+errors of the paired differences (:math:`z = 2.39` for the six others of
+:data:`CANDIDATES`); ``alpha=None`` with it gives the one-standard-error rule. Without
 ``single-best`` among the candidates, the simplest candidate (the first listed) within
-one standard error of the best is chosen.
+one standard error of the best is chosen. The learners' own hyperparameters are chosen
+from the same inner losses; so that this choice does not flatter them, each family's
+inner order uses the setting the learner's one-SE rule chooses without that family
+(nested; the forests and neighbours are not refitted, their out-of-bag orders already
+leave the family out).
 
 The inner orders of the forest learners come from their trees out of bag for each
 family (no refit); ``knn-metafeatures`` gives its own (each training dataset's nearest
@@ -71,7 +72,7 @@ _CLASSES = {cls.name: cls for cls in (
 CANDIDATES = ("single-best", "zero-shot-portfolio", "average-ranking", "knn-metafeatures",
               "cost-landmarking", "regression", "pairwise")
 #: How ``auto`` tests that a candidate beats the single best.
-TESTS = ("margin", "wilcoxon")
+TESTS = ("wilcoxon", "margin")
 #: The log-time interval of the inner mean interval loss (fractions of the pool's time),
 #: the evaluation's default.
 INNER_TIME_RANGE = (0.01, 1.0)
@@ -93,14 +94,18 @@ class Auto(Strategy):
         (what an ASlib runtime scenario's evaluation gives its regression).
     alpha : float or None, default=0.05
         Level of the one-sided, Bonferroni-corrected test that the best other candidate
-        beats the single best (the margin :math:`z = \Phi^{-1}(1 - \alpha / m)`
-        standard errors); ``None``: the one-standard-error rule (margin 1).
-    test : {"margin", "wilcoxon"}, default="margin"
-        How "beats the single best" is tested. ``"margin"``: the mean paired difference
-        over families exceeds the margin above. ``"wilcoxon"``: Wilcoxon's one-sided
-        signed-rank test of the paired differences (families where the two tie left
-        out) gives :math:`p < \alpha / m`; a rank test is not swayed by a few families
-        of very large loss (PAR10's timeouts), which widen the margin's standard error.
+        beats the single best (:math:`\alpha / m` for the :math:`m` others); ``None``
+        (only with ``test="margin"``): the one-standard-error rule (margin 1).
+    test : {"wilcoxon", "margin"}, default="wilcoxon"
+        How "beats the single best" is tested. ``"wilcoxon"``: Wilcoxon's one-sided
+        signed-rank test of the paired differences over families (families where the
+        two tie left out) gives :math:`p < \alpha / m`; a rank test is not swayed by a
+        few families of very large loss (PAR10's timeouts), which widen a standard
+        error. ``"margin"``: the mean paired difference exceeds
+        :math:`z = \Phi^{-1}(1 - \alpha / m)` standard errors of it.
+
+        .. versionchanged:: the default was ``"margin"`` until the pre-registered
+           comparison on ASlib scenarios (docs/aslib.md) favoured the rank test.
 
     Attributes
     ----------
@@ -132,7 +137,7 @@ class Auto(Strategy):
     name = "auto"
 
     def __init__(self, candidates=CANDIDATES, k=None, params=None, alpha=0.05,
-                 test="margin"):
+                 test="wilcoxon"):
         if alpha is not None and not (isinstance(alpha, (int, float))
                                       and not isinstance(alpha, bool) and 0 < alpha < 1):
             raise ValueError(f"alpha must be a number in (0, 1) or None, got {alpha!r}.")
@@ -140,7 +145,8 @@ class Auto(Strategy):
             raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}.")
         if test == "wilcoxon" and alpha is None:
             raise ValueError("test='wilcoxon' needs a level: alpha must be a number in "
-                             "(0, 1), got None.")
+                             "(0, 1), got None (the one-standard-error rule is "
+                             "alpha=None with test='margin').")
         candidates = tuple(candidates)
         unknown = [c for c in candidates if c not in _CLASSES]
         if not candidates or unknown:
@@ -161,7 +167,7 @@ class Auto(Strategy):
     def __repr__(self) -> str:
         extra = f", params={self.params}" if self.params else ""
         extra += f", alpha={self.alpha}" if self.alpha != 0.05 else ""
-        extra += f", test={self.test!r}" if self.test != "margin" else ""
+        extra += f", test={self.test!r}" if self.test != "wilcoxon" else ""
         return f"Auto(candidates={self.candidates}, k={self.k}{extra})"
 
     def margin(self, n_candidates) -> float:
@@ -169,7 +175,7 @@ class Auto(Strategy):
         them) must beat the single best: :math:`\Phi^{-1}(1 - \alpha / m)` for the
         :math:`m` others, 1 with ``alpha=None``.
 
-        >>> round(Auto().margin(7), 2), Auto(alpha=None).margin(7)
+        >>> round(Auto().margin(7), 2), Auto(alpha=None, test="margin").margin(7)
         (2.39, 1.0)
         """
         others = max(int(n_candidates) - 1, 1)

@@ -82,8 +82,8 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     strategy : str, default="auto"
         Any strategy but ``oracle``; ``auto`` chooses one for the condition by inner
         cross-validation on the knowledge base, leaving the single best only when the
-        best other candidate beats it clearly (by a Bonferroni-corrected margin of
-        standard errors, :class:`~metaeval.recommend.Auto`); ``active-testing``
+        best other candidate beats it clearly (by Wilcoxon's one-sided signed-rank test
+        over families, Bonferroni-corrected, :class:`~metaeval.recommend.Auto`); ``active-testing``
         without test results gives its first pick and then the candidates by their
         expected gain over it; ``random`` a seeded random order.
     k : int, optional
