@@ -1,9 +1,10 @@
 """``auto``'s two tests of "a candidate beats the single best", side by side on ASlib.
 
-``Auto(test="margin")`` (the default) leaves the single best for the candidate of lowest
-inner mean loss only if it is lower by more than z = 2.39 standard errors of the paired
-differences over the training instances; ``Auto(test="wilcoxon")`` only if Wilcoxon's
-one-sided signed-rank test of those differences gives p < 0.05 / 6. On runtime
+``Auto(test="margin")`` (the default until this comparison) leaves the single best for
+the candidate of lowest inner mean loss only if it is lower by more than z = 2.39
+standard errors of the paired differences over the training instances;
+``Auto(test="wilcoxon")`` (the default since) only if Wilcoxon's one-sided signed-rank
+test of those differences gives p < 0.05 / 6. On runtime
 scenarios a few timeouts (ten times the cutoff) widen the standard error, and the margin
 keeps the single best where the ranks say clearly that a learner is better.
 
