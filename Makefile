@@ -39,9 +39,11 @@ run: $(STAMP)
 	$(KEEP_BYTECODE) $(BIN)/metaeval run --suite quick --store $(STORE); rc=$$?; [ $$rc -le 1 ] || exit $$rc
 	$(KEEP_BYTECODE) $(BIN)/metaeval report --store $(STORE) --out $(REPORT) --summary
 
+# --dist loadfile: a test module runs on one worker, so its module-scoped fixtures are
+# built once, not once per worker (alternated runs, idle: 334-336 s against 350-355 s)
 test: $(STAMP)
 	$(BIN)/python -m ruff check src tests benchmarks
-	$(KEEP_BYTECODE) $(BIN)/python -m pytest -n 2 src tests
+	$(KEEP_BYTECODE) $(BIN)/python -m pytest -n 2 --dist loadfile src tests
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check src tests benchmarks
