@@ -40,7 +40,8 @@ run: $(STAMP)
 	$(KEEP_BYTECODE) $(BIN)/metaeval report --store $(STORE) --out $(REPORT) --summary
 
 # --dist loadfile: a test module runs on one worker, so its module-scoped fixtures are
-# built once, not once per worker (alternated runs, idle: 334-336 s against 350-355 s)
+# built once, not once per worker (three alternated pairs, idle: 334-336 s against
+# 336-355 s with xdist's default; docs/performance.md)
 test: $(STAMP)
 	$(BIN)/python -m ruff check src tests benchmarks
 	$(KEEP_BYTECODE) $(BIN)/python -m pytest -n 2 --dist loadfile src tests
