@@ -102,10 +102,9 @@ class Auto(Strategy):
         two tie left out) gives :math:`p < \alpha / m`; a rank test is not swayed by a
         few families of very large loss (PAR10's timeouts), which widen a standard
         error. ``"margin"``: the mean paired difference exceeds
-        :math:`z = \Phi^{-1}(1 - \alpha / m)` standard errors of it.
-
-        .. versionchanged:: the default was ``"margin"`` until the pre-registered
-           comparison on ASlib scenarios (docs/aslib.md) favoured the rank test.
+        :math:`z = \Phi^{-1}(1 - \alpha / m)` standard errors of it (the default until
+        a pre-registered comparison on ASlib scenarios favoured the rank test: see
+        docs/aslib.md).
 
     Attributes
     ----------
