@@ -112,10 +112,11 @@ class Auto(Strategy):
         Set by the last :meth:`fit`: ``strategy`` (the one chosen), ``criterion``
         (``"loss@1"`` or ``"MIL"``), ``inner`` (each candidate's mean inner value over
         families), ``se`` (each candidate's standard error of its paired difference
-        to the best), ``best``, ``margin`` (the standard errors the best had to beat the
-        single best by), ``test``, ``p`` (with ``test="wilcoxon"``: the signed-rank
-        p-value of the best against the single best) and ``params`` (the chosen
-        strategy's own selection).
+        to the best), ``best``, ``margin`` (the standard errors by which the best would
+        have to beat the single best under ``test="margin"``; the rule applied then),
+        ``test``, ``p`` (with ``test="wilcoxon"`` and the single best among the
+        candidates: the signed-rank p-value of the best against it, the rule applied)
+        and ``params`` (the chosen strategy's own selection).
 
     References
     ----------
