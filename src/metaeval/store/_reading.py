@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from metaeval.store import _metafeatures, _provenance
+from metaeval.store import _metafeatures, _provenance, _units
 from metaeval.store._connection import (
     HELD_READ_ROWS,
     StoreLockedError,
@@ -513,6 +513,28 @@ class StoreReading:
                 self.path, f"these tables could not be read: {'; '.join(unreadable)} (the "
                 f"others were exported to {out})")
         return written
+
+    def units(self) -> pd.DataFrame:
+        """The study's parallel profile: one row per unit of work run, in start order.
+
+        A unit is a whole task (``fold`` missing) or one fold of a task split into folds.
+        Empty for a store written before units were recorded.
+
+        Returns
+        -------
+        frame : DataFrame with columns run, dataset, algorithm, repeat, fold, status,
+            worker (``host:pid``), started, finished (Unix seconds), wall, cpu (seconds),
+            estimate (the cost estimated before the run)
+        """
+        with self._reading() as con:
+            return _units.read_units(con)
+
+    def held_folds(self) -> dict:
+        """The finished folds of unfinished tasks split into folds (see
+        :meth:`record_fold`): ``{(dataset, algorithm, repeat): [fold, ...]}``, each fold a
+        dict of the arguments it was recorded with."""
+        with self._reading() as con:
+            return _units.read_held(con)
 
     def progress(self) -> dict | None:
         """The progress of a run in progress, from ``<store>.progress.json``, or None.

@@ -96,6 +96,45 @@ CREATE TABLE IF NOT EXISTS metafeatures (
     value DOUBLE,
     error VARCHAR
 );
+CREATE TABLE IF NOT EXISTS units (
+    run INTEGER,
+    dataset_id SMALLINT NOT NULL,
+    algorithm_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    fold SMALLINT,
+    status VARCHAR NOT NULL,
+    worker VARCHAR,
+    started DOUBLE,
+    finished DOUBLE,
+    wall DOUBLE,
+    cpu DOUBLE,
+    estimate DOUBLE
+);
+CREATE TABLE IF NOT EXISTS held_folds (
+    dataset_id SMALLINT NOT NULL,
+    algorithm_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    fold SMALLINT NOT NULL,
+    n_folds SMALLINT NOT NULL,
+    wall DOUBLE,
+    cpu DOUBLE,
+    fit_wall DOUBLE NOT NULL,
+    fit_cpu DOUBLE NOT NULL,
+    predict_wall DOUBLE NOT NULL,
+    predict_cpu DOUBLE NOT NULL,
+    warning_lines VARCHAR NOT NULL,
+    note VARCHAR,
+    PRIMARY KEY (dataset_id, algorithm_id, repeat, fold)
+);
+CREATE TABLE IF NOT EXISTS held_scores (
+    dataset_id SMALLINT NOT NULL,
+    algorithm_id SMALLINT NOT NULL,
+    repeat SMALLINT NOT NULL,
+    fold SMALLINT NOT NULL,
+    row INTEGER NOT NULL,
+    y TINYINT NOT NULL,
+    score DOUBLE NOT NULL
+);
 CREATE TABLE IF NOT EXISTS landmark_scores (
     dataset_id SMALLINT NOT NULL,
     landmarker VARCHAR NOT NULL,

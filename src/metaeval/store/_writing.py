@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from metaeval.store import _metafeatures, _provenance
+from metaeval.store import _metafeatures, _provenance, _units
 from metaeval.store._connection import (
     _first,
     _float,
@@ -205,6 +205,7 @@ class StoreWriting:
         y=None,
         score=None,
         timings: dict | None = None,
+        unit: dict | None = None,
     ) -> None:
         """Record one finished task -- scores, timings and status -- in one transaction.
 
@@ -230,6 +231,9 @@ class StoreWriting:
             row order (row i of the dataset is element i).
         timings : dict of array-like of shape (n_folds,), optional
             ``fit_wall``, ``fit_cpu``, ``predict_wall``, ``predict_cpu`` per fold.
+        unit : dict, optional
+            The unit of work that finished the task, recorded in the parallel profile
+            (see :meth:`record_unit`). The task's held folds are removed.
         """
         if status not in ("done", "failed"):
             raise ValueError(f"status must be 'done' or 'failed', got {status!r}.")
@@ -301,10 +305,71 @@ class StoreWriting:
                     """,
                     values + key,
                 )
+            _units.drop_held(con, key)
+            if unit is not None:
+                _units.write_unit(con, key, unit)
             con.commit()
         except BaseException:
             _rollback(con)
             raise
+
+    def record_fold(self, dataset: str, algorithm: str, repeat: int, fold: int, *,
+                    n_folds: int, rows, y, score, times: dict, wall: float, cpu: float,
+                    warning_lines=(), note: str | None = None,
+                    unit: dict | None = None) -> None:
+        """Hold one finished fold of a task whose other folds are not finished yet, in
+        one transaction (with its unit's row, when given).
+
+        A task split into folds is recorded whole (:meth:`record_task`) once its last
+        fold is finished; a run stopped before that keeps the folds held here, and
+        :meth:`held_folds` gives them to the next run.
+
+        Parameters
+        ----------
+        dataset, algorithm : str
+        repeat, fold, n_folds : int
+        rows, y, score : array-like of shape (n_test,)
+            The fold's test rows, their classes and out-of-fold scores.
+        times : dict of float
+            ``fit_wall``, ``fit_cpu``, ``predict_wall``, ``predict_cpu`` of the fold.
+        wall, cpu : float
+            Seconds the unit took.
+        warning_lines : sequence of str
+            Distinct warnings raised in the fold.
+        note : str, optional
+            The note on folds fewer than asked.
+        unit : dict, optional
+            See :meth:`record_unit`.
+        """
+        con = self._writer()
+        key = [self._id("datasets", dataset), self._id("algorithms", algorithm), int(repeat)]
+        con.begin()
+        try:
+            _units.write_fold(con, key, fold, n_folds=n_folds, rows=rows, y=y, score=score,
+                              times=times, wall=wall, cpu=cpu, warning_lines=warning_lines,
+                              note=note)
+            if unit is not None:
+                _units.write_unit(con, key, unit)
+            con.commit()
+        except BaseException:
+            _rollback(con)
+            raise
+
+    def record_unit(self, dataset: str, algorithm: str, repeat: int, unit: dict) -> None:
+        """Record one unit of work in the store's parallel profile (table ``units``).
+
+        Parameters
+        ----------
+        dataset, algorithm : str
+        repeat : int
+        unit : dict
+            ``run`` (id from :meth:`start_run`), ``fold`` (None: the whole task),
+            ``status``, ``worker``, ``started``, ``finished`` (Unix seconds), ``wall``,
+            ``cpu`` (seconds), ``estimate`` (the cost estimated before the run).
+        """
+        con = self._writer()
+        key = [self._id("datasets", dataset), self._id("algorithms", algorithm), int(repeat)]
+        _units.write_unit(con, key, unit)
 
     def import_predictions(self, source, *, format: str | None = None,
                            dataset: str | None = None, algorithm: str | None = None,

@@ -21,12 +21,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+
 from metaeval.store import Store, StoreFullError
 from metaeval.study._config import Study
 from metaeval.study._executors import DaskExecutor
 from metaeval.study._plan import plan_tasks
 from metaeval.study._provenance import environment, fold_seeds, hyperparameters
 from metaeval.study._run import TaskResult, _load_builtin, failure_kind
+from metaeval.study._units import UNIT_MODES, Assembler, plan_units
 
 __all__ = ["run_study", "StudySummary", "Interrupted"]
 
@@ -117,6 +120,13 @@ class StudySummary:
         Seconds this run took.
     executor : str
         Where the tasks ran, in words.
+    n_units : int
+        Units of work this run ran: whole tasks, or single folds of the tasks split into
+        folds (see :func:`run_study`'s ``units``).
+    unit_cpu : float
+        CPU seconds of those units (the work done), as measured by the workers.
+    workers : int
+        Workers the units ran on.
     """
 
     store: Path
@@ -131,6 +141,16 @@ class StudySummary:
     not_checkpointed: str | None = None
     wall: float = 0.0
     executor: str = ""
+    n_units: int = 0
+    unit_cpu: float = 0.0
+    workers: int = 0
+
+    @property
+    def efficiency(self) -> float | None:
+        """The parallel efficiency of this run: CPU seconds of work / (wall x workers)."""
+        if self.n_units == 0 or self.wall <= 0 or self.workers < 1:
+            return None
+        return self.unit_cpu / (self.wall * self.workers)
 
     @property
     def n_run(self) -> int:
@@ -187,10 +207,16 @@ class StudySummary:
                          "raised an error or ran out of time.")
         if self.not_checkpointed:
             text += f"\nWarning: {self.not_checkpointed}"
+        if self.efficiency is not None:
+            text += (f"\nParallel efficiency {self.efficiency:.0%}: {self.unit_cpu:.1f} CPU-s of "
+                     f"work in {self.wall:.1f} s on {self.workers} worker"
+                     f"{'s' if self.workers != 1 else ''} ({self.n_units} unit"
+                     f"{'s' if self.n_units != 1 else ''} of work).")
         return text
 
 
-def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> StudySummary:
+def run_study(study: Study, *, progress=None, retry_failed: bool = False,
+              units: str = "auto") -> StudySummary:
     """Run every unfinished task of a study and record the results in its store.
 
     The store (``study.store``) is created if needed. A store that already holds this
@@ -219,6 +245,16 @@ def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> Stu
         ``start(total, description)``, ``advance(result)`` and ``stop()``.
     retry_failed : bool, default=False
         Also run again the tasks whose estimator raised an error or ran out of time.
+    units : {'auto', 'fold', 'task'}, default='auto'
+        The unit of work given to a worker: ``'task'`` a whole task (every fold),
+        ``'fold'`` one fold of a task, ``'auto'`` one fold of the tasks whose estimated
+        cost is large against the work of one worker and whole tasks otherwise. The
+        units run longest first. The scores do not depend on it: a fold run alone has
+        the same folds and the same model seed as in the whole task. A task split into
+        folds is stored when its last fold finishes; a run stopped before that keeps the
+        finished folds, and the next run runs the others only. With a time limit, a split
+        task fails when the time its folds took to fit and score adds up to more than the
+        limit.
 
     Returns
     -------
@@ -247,11 +283,14 @@ def run_study(study: Study, *, progress=None, retry_failed: bool = False) -> Stu
     elif progress is False:
         progress = None
 
+    if units not in UNIT_MODES:
+        raise ValueError(f"units must be one of {', '.join(map(repr, UNIT_MODES))}, got "
+                         f"{units!r}.")
     with _stop_on_signals():
-        return _run_study(study, progress, retry_failed)
+        return _run_study(study, progress, retry_failed, units)
 
 
-def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
+def _run_study(study: Study, progress, retry_failed: bool, units: str) -> StudySummary:
     t0 = time.perf_counter()
     tasks = plan_tasks(study)
     datasets = [_dataset_row(entry) for entry in study.datasets]
@@ -280,10 +319,12 @@ def _run_study(study: Study, progress, retry_failed: bool) -> StudySummary:
         summary.n_skipped = len(tasks) - len(todo)
         summary.n_lost_rerun = sum(t.key in lost for t in todo)
         if todo:
-            size = {row["name"]: row["n_instances"] for row in datasets}
-            todo.sort(key=lambda t: (-size[t.dataset], t.dataset))  # big ones first
+            sizes = {row["name"]: (row["n_instances"], row["n_features"],
+                                   _n_folds(study.folds, row["smallest_class"]))
+                     for row in datasets}
             run_id = store.start_run(environment(summary.executor))
-            _execute(run_tasks, store, todo, summary, progress)
+            _execute(run_tasks, store, todo, summary, progress,
+                     _Schedule(study, store, todo, sizes, units, run_id))
             store.finish_run(run_id)
         recorded = store.tasks()
         if todo:
@@ -322,8 +363,77 @@ def _session(executor, store_path: Path):
         yield run_tasks
 
 
-def _execute(run_tasks, store, todo, summary, progress) -> None:
-    """Run ``todo`` on the study's executor; a writer thread commits each result."""
+class _Schedule:
+    """The units of work of a run, longest first, and what puts split tasks together."""
+
+    def __init__(self, study: Study, store: Store, todo, sizes: dict, mode: str, run_id: int):
+        self.run_id = run_id
+        keys = {t.key for t in todo}
+        held = {}
+        for key, folds in store.held_folds().items():
+            if key not in keys:
+                continue
+            n, _, n_folds = sizes[key[0]]
+            parts = [_held_part(key, fold, n) for fold in folds if fold["n_folds"] == n_folds]
+            if parts:
+                held[key] = parts
+        self.n_held = sum(map(len, held.values()))
+        self.workers = _workers(study.executor)
+        self.units = plan_units(todo, sizes, workers=self.workers, mode=mode,
+                                held={k: {p.unit_fold for p in v} for k, v in held.items()})
+        split = {u.task.key for u in self.units if u.fold is not None} | set(held)
+        self.assembler = Assembler(
+            {key: sizes[key[0]][2] for key in split}, held=held,
+            timeouts={t.key: t.timeout for t in todo if t.key in split})
+        self.estimate = {u.key: u.cost for u in self.units}
+        # tasks whose every fold was held (stopped between the last fold and the task)
+        self.ready = [self.assembler.close(key) for key, parts in held.items()
+                      if len(parts) >= sizes[key[0]][2]]
+
+    def skip(self, unit) -> bool:
+        """Whether a unit need not run any more (a fold of its task failed)."""
+        return unit.fold is not None and unit.task.key in self.assembler.closed
+
+    def unit_row(self, result: TaskResult) -> dict:
+        return {"run": self.run_id, "fold": result.unit_fold, "status": result.status,
+                "worker": result.worker or None, "started": result.started or None,
+                "finished": result.finished or None, "wall": result.wall, "cpu": result.cpu,
+                "estimate": self.estimate.get((*result.key, result.unit_fold))}
+
+
+def _held_part(key, fold: dict, n: int) -> TaskResult:
+    """A held fold (as the store gives it back) as the result of its unit."""
+    k, n_folds = fold["fold"], fold["n_folds"]
+    score, fold_of, y = np.full(n, np.nan), np.full(n, -1, dtype=np.int16), np.zeros(n, np.int8)
+    score[fold["rows"]], fold_of[fold["rows"]], y[fold["rows"]] = fold["score"], k, fold["y"]
+    times = {}
+    for name in ("fit_wall", "fit_cpu", "predict_wall", "predict_cpu"):
+        times[name] = np.zeros(n_folds)
+        times[name][k] = fold[name]
+    part = TaskResult(*key, "done", n_folds=n_folds, fold=fold_of, y=y, score=score,
+                      wall=fold["wall"] or 0.0, cpu=fold["cpu"] or 0.0, unit_fold=k, **times)
+    part.warning_lines, part.note = list(fold["warning_lines"]), fold["note"]
+    return part
+
+
+def _workers(executor) -> int:
+    """The workers an executor runs units on (a remote Dask cluster: as many as it has
+    now, at least one)."""
+    if isinstance(executor, DaskExecutor):
+        if executor.scheduler is None:
+            return executor.n_workers or os.cpu_count() or 1
+        return max(getattr(executor, "seen_workers", 0) or 0, 1)
+    return int(getattr(executor, "n_jobs", 1) or 1)
+
+
+def _n_folds(folds: int, smallest_class: int) -> int:
+    """The folds a dataset's tasks use (0: it cannot be cross-validated)."""
+    return min(folds, smallest_class) if smallest_class >= 2 else 0
+
+
+def _execute(run_tasks, store, todo, summary, progress, schedule: _Schedule) -> None:
+    """Run the units of ``schedule`` on the study's executor; a writer thread commits each
+    result (a task whole, or a fold held until its task is complete)."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def report(last: TaskResult | None) -> None:
@@ -337,8 +447,23 @@ def _execute(run_tasks, store, todo, summary, progress) -> None:
             "last": None if last is None else list(last.key),
         })
 
-    def commit(result: TaskResult) -> None:
-        _record(store, result)
+    def commit(item) -> None:
+        kind, result, unit = item
+        if kind == "fold":
+            rows = np.flatnonzero(result.fold == result.unit_fold)
+            k = result.unit_fold
+            store.record_fold(
+                result.dataset, result.algorithm, result.repeat, k, n_folds=result.n_folds,
+                rows=rows, y=result.y[rows], score=result.score[rows],
+                times={name: float(getattr(result, name)[k]) for name in
+                       ("fit_wall", "fit_cpu", "predict_wall", "predict_cpu")},
+                wall=result.wall, cpu=result.cpu, warning_lines=result.warning_lines,
+                note=result.note, unit=unit)
+            return
+        if kind == "unit":
+            store.record_unit(result.dataset, result.algorithm, result.repeat, unit)
+            return
+        _record(store, result, unit)
         if result.status == "done":
             summary.n_done += 1
         else:
@@ -351,11 +476,27 @@ def _execute(run_tasks, store, todo, summary, progress) -> None:
     if progress is not None:
         progress.start(len(todo), f"{len(todo)} tasks")
     writer = _Writer(commit)
-    results = run_tasks(todo)
+    summary.workers = min(schedule.workers, max(len(schedule.units), 1))
+    assembler = schedule.assembler
+    for task_result in schedule.ready:
+        writer.put(("task", task_result, None))
+    results = run_tasks(schedule.units, skip=schedule.skip)
     try:
         try:
             for result in results:
-                writer.put(result)
+                summary.n_units += 1
+                summary.unit_cpu += result.cpu
+                unit = schedule.unit_row(result)
+                if result.unit_fold is None:
+                    writer.put(("task", result, unit))
+                    continue
+                whole = assembler.add(result)
+                if whole is not None:
+                    writer.put(("task", whole, unit))
+                elif result.status == "done" and result.key not in assembler.closed:
+                    writer.put(("fold", result, unit))
+                else:  # a fold of a task already recorded failed
+                    writer.put(("unit", result, unit))
         except BaseException:
             # Stop the workers first (nothing may outlive the run), then commit what
             # is finished, then let the error out.
@@ -396,7 +537,7 @@ class _Writer(threading.Thread):
                 except BaseException as exc:  # noqa: BLE001 - handed to the main thread
                     self.error = exc
 
-    def put(self, result: TaskResult) -> None:
+    def put(self, result) -> None:
         if self.error is not None:
             raise self.error
         self._queue.put(result)
@@ -408,23 +549,24 @@ class _Writer(threading.Thread):
             raise self.error
 
 
-def _record(store: Store, r: TaskResult) -> None:
+def _record(store: Store, r: TaskResult, unit: dict | None = None) -> None:
     if r.status == "done":
         store.record_task(
             r.dataset, r.algorithm, r.repeat, status="done", wall=r.wall, cpu=r.cpu,
             n_folds=r.n_folds, warning=r.warning, fold=r.fold, y=r.y, score=r.score,
-            timings=r.timings(),
+            timings=r.timings(), unit=unit,
         )
     else:
         store.record_task(
             r.dataset, r.algorithm, r.repeat, status="failed", error=r.error, wall=r.wall,
-            cpu=r.cpu, n_folds=r.n_folds, warning=r.warning,
+            cpu=r.cpu, n_folds=r.n_folds, warning=r.warning, unit=unit,
         )
 
 
 def _dataset_row(entry) -> dict:
     data = _load_builtin(entry) if isinstance(entry, str) else entry
     return {
+        "smallest_class": int(np.bincount(data.y, minlength=2).min()),
         "name": data.name,
         "sha256": data.sha256,
         "n_instances": int(data.n_instances),

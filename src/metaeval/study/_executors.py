@@ -40,6 +40,7 @@ from pathlib import Path
 
 from metaeval.study._plan import Task
 from metaeval.study._run import LOST_PREFIX, TaskResult, one_thread, run_task
+from metaeval.study._units import Unit
 from metaeval.study._worker import WorkerProcess
 
 __all__ = ["LocalExecutor", "DaskExecutor"]
@@ -113,11 +114,13 @@ class LocalExecutor:
         :meth:`DaskExecutor.session`)."""
         yield self.run
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[TaskResult]:
-        """Yield the result of every task as it finishes (any order)."""
-        tasks = list(tasks)
-        if not tasks:
+    def run(self, tasks: Sequence[Task | Unit], skip=None) -> Iterator[TaskResult]:
+        """Yield the result of every task or unit as it finishes (any order), in the
+        order given as far as workers are free; ``skip(unit)`` true: not run."""
+        units = _as_units(tasks)
+        if not units:
             return
+        tasks = [u.task for u in units]
         in_process = self.n_jobs == 1
         if not in_process:
             defined_in_main = _defined_in_main(tasks)
@@ -132,10 +135,21 @@ class LocalExecutor:
                 in_process = True
         if in_process:
             with one_thread():
-                for task in tasks:
-                    yield run_task(task)
+                for unit in units:
+                    if skip is None or not skip(unit):
+                        yield run_task(unit.task, fold=unit.fold)
             return
-        yield from _run_pool(tasks, min(self.n_jobs, len(tasks)))
+        yield from _run_pool(units, min(self.n_jobs, len(units)), skip)
+
+
+def _as_units(items) -> list[Unit]:
+    return [item if isinstance(item, Unit) else Unit(item) for item in items]
+
+
+def _unit_failure(unit: Unit, error: str, **times) -> TaskResult:
+    result = TaskResult.failure(unit.task, error, **times)
+    result.unit_fold = unit.fold
+    return result
 
 
 def _defined_in_main(tasks: Sequence[Task]) -> list[str]:
@@ -169,22 +183,26 @@ class _MainFinder(pickle.Unpickler):
 
 
 class _Slot:
-    """One worker process and the task it is running."""
+    """One worker process and the unit it is running."""
 
-    __slots__ = ("worker", "task", "started")
+    __slots__ = ("worker", "unit", "started")
 
     def __init__(self):
         self.worker = WorkerProcess()
-        self.task: Task | None = None
-        self.started: float | None = None  # when the worker began the task
+        self.unit: Unit | None = None
+        self.started: float | None = None  # when the worker began the unit
 
-    def assign(self, task: Task) -> None:
-        self.task = task
+    @property
+    def task(self) -> Task | None:
+        return None if self.unit is None else self.unit.task
+
+    def assign(self, unit: Unit) -> None:
+        self.unit = unit
         self.started = None
-        self.worker.send(task)
+        self.worker.send(unit)
 
     def deadline(self) -> float | None:
-        if self.task is None or self.task.timeout is None or self.started is None:
+        if self.unit is None or self.task.timeout is None or self.started is None:
             return None
         return self.started + self.task.timeout + _KILL_GRACE
 
@@ -193,7 +211,7 @@ class _Slot:
 
     def poll(self, now: float) -> tuple[TaskResult | None, bool]:
         """Read what the worker sent; return (result or None, whether to replace it)."""
-        task = self.task
+        task, unit = self.task, self.unit
         conn = self.worker.conn
         try:
             while conn.poll():
@@ -201,22 +219,22 @@ class _Slot:
                 if kind == "started":
                     self.started = now
                 elif kind == "unreadable":
-                    return TaskResult.failure(
-                        task, f"the task could not be sent to a worker process ({payload}); "
+                    return _unit_failure(
+                        unit, f"the task could not be sent to a worker process ({payload}); "
                         "an algorithm or dataset object must be importable by name in a "
                         "fresh Python process (define it in a module, not in the script)."
                     ), False
                 else:
                     return payload, False
         except (EOFError, OSError):
-            return TaskResult.failure(task, _died(self.worker), wall=self.elapsed(now)), True
+            return _unit_failure(unit, _died(self.worker), wall=self.elapsed(now)), True
         if not self.worker.is_alive():
-            return TaskResult.failure(task, _died(self.worker), wall=self.elapsed(now)), True
+            return _unit_failure(unit, _died(self.worker), wall=self.elapsed(now)), True
         deadline = self.deadline()
         if deadline is not None and now >= deadline:
             self.worker.kill()
-            return TaskResult.failure(
-                task,
+            return _unit_failure(
+                unit,
                 f"time limit of {task.timeout:g} s exceeded ({self.elapsed(now):.1f} s "
                 "elapsed; worker process killed).",
                 wall=self.elapsed(now),
@@ -224,18 +242,27 @@ class _Slot:
         return None, False
 
 
-def _run_pool(tasks: list[Task], n_workers: int) -> Iterator[TaskResult]:
-    queue = deque(tasks)
+def _run_pool(units: list[Unit], n_workers: int, skip=None) -> Iterator[TaskResult]:
+    queue = deque(units)
+
+    def next_unit() -> Unit | None:
+        while queue:
+            unit = queue.popleft()
+            if skip is None or not skip(unit):
+                return unit
+        return None
+
     slots: list[_Slot] = []
     finished = False
     try:
         for _ in range(n_workers):
             slots.append(_Slot())
         for slot in slots:
-            if queue:
-                slot.assign(queue.popleft())
+            unit = next_unit()
+            if unit is not None:
+                slot.assign(unit)
         while True:
-            busy = [s for s in slots if s.task is not None]
+            busy = [s for s in slots if s.unit is not None]
             if not busy:
                 finished = True
                 return
@@ -246,18 +273,20 @@ def _run_pool(tasks: list[Task], n_workers: int) -> Iterator[TaskResult]:
             wait([s.worker.conn for s in busy], timeout)
             now = time.perf_counter()
             for i, slot in enumerate(slots):
-                if slot.task is None:
+                if slot.unit is None:
                     continue
                 result, replace = slot.poll(now)
                 if result is None:
                     continue
-                slot.task = None
+                slot.unit = None
                 if replace:
                     slot.worker.close(kill=True)
                     slot = slots[i] = _Slot()
-                if queue:
-                    slot.assign(queue.popleft())
                 yield result
+                # after the result is taken in: a unit it made useless is skipped
+                unit = next_unit()
+                if unit is not None:
+                    slot.assign(unit)
     finally:
         # Finished: let idle workers exit. Stopped early (an error, Ctrl-C, the generator
         # closed): kill them all at once, so that nothing outlives the run.
@@ -360,10 +389,12 @@ class DaskExecutor:
         n = self.n_workers or os.cpu_count() or 1
         return f"a local Dask cluster of {n} worker{'s' if n > 1 else ''}"
 
-    def run(self, tasks: Sequence[Task]) -> Iterator[TaskResult]:
-        """Yield the result of every task as it finishes (any order)."""
+    def run(self, tasks: Sequence[Task | Unit], skip=None) -> Iterator[TaskResult]:
+        """Yield the result of every task or unit as it finishes (any order); they are
+        given to the scheduler at once, with priorities in the order given (``skip`` is
+        accepted for the local executor's sake; every unit runs)."""
         with self.session() as run:
-            yield from run(tasks)
+            yield from run(tasks, skip)
 
     @contextmanager
     def session(self, log_file=None):
@@ -385,7 +416,7 @@ class DaskExecutor:
             # (see _starting_children)
             with _dask_logging(log_file), _without_main():
                 try:
-                    yield lambda tasks: self._run(tasks, held, log_file)
+                    yield lambda tasks, skip=None: self._run(tasks, held, log_file, skip)
                 except BaseException:
                     _end_local_workers(held)  # stopped: their fits are not waited for
                     raise
@@ -406,13 +437,13 @@ class DaskExecutor:
                 f"Cannot reach the Dask scheduler at {self.scheduler}: {exc}"
             ) from exc
 
-    def _run(self, tasks, held, log_file) -> Iterator[TaskResult]:
-        tasks = list(tasks)
-        if not tasks:
+    def _run(self, tasks, held, log_file, skip=None) -> Iterator[TaskResult]:
+        units = _as_units(tasks)
+        if not units:
             return
-        yield from self._run_logged(tasks, held, log_file)
+        yield from self._run_logged(units, held, log_file, skip)
 
-    def _run_logged(self, tasks, held, log_file) -> Iterator[TaskResult]:
+    def _run_logged(self, units, held, log_file, skip) -> Iterator[TaskResult]:
         import logging
 
         from dask.distributed import Client, LocalCluster, as_completed
@@ -430,22 +461,28 @@ class DaskExecutor:
         client = held["client"]
         futures, by_key = [], {}
         try:
-            for i, task in enumerate(tasks):
+            for i, unit in enumerate(units):
+                task = unit.task
+                fold = "" if unit.fold is None else f"-fold{unit.fold}"
                 future = client.submit(
-                    run_task, task, pin_threads=True, pure=False, priority=len(tasks) - i,
-                    key=f"metaeval-{i}-{task.dataset}-{task.algorithm.name}-{task.repeat}",
+                    run_task, task, pin_threads=True, fold=unit.fold, pure=False,
+                    priority=len(units) - i,
+                    key=f"metaeval-{i}-{task.dataset}-{task.algorithm.name}-{task.repeat}{fold}",
                 )
                 futures.append(future)
-                by_key[future.key] = task
+                by_key[future.key] = unit
             for future in as_completed(futures):
-                task = by_key[future.key]
+                unit = by_key[future.key]
+                task = unit.task
+                if future.cancelled():
+                    continue
                 try:
                     result = future.result()
                 except Exception as exc:  # noqa: BLE001 - a lost worker, a pickling error
                     what = f"{type(exc).__name__}: {exc}"
                     lost = type(exc).__name__ in _DASK_LOST
-                    result = TaskResult.failure(
-                        task, f"{LOST_PREFIX} (Dask {what})" if lost else f"Dask: {what}")
+                    result = _unit_failure(
+                        unit, f"{LOST_PREFIX} (Dask {what})" if lost else f"Dask: {what}")
                     if lost and log_file is not None:
                         print(f"A Dask worker was lost while running {task.dataset} x "
                               f"{task.algorithm.name} (repeat {task.repeat}); it runs again "

@@ -8,7 +8,9 @@ failed :class:`TaskResult` carrying the message, so that the study goes on.
 from __future__ import annotations
 
 import functools
+import os
 import signal
+import socket
 import threading
 import time
 import traceback
@@ -107,6 +109,18 @@ class TaskResult:
     fit_cpu: np.ndarray | None = field(default=None, repr=False)
     predict_wall: np.ndarray | None = field(default=None, repr=False)
     predict_cpu: np.ndarray | None = field(default=None, repr=False)
+    #: For a unit of one fold (see :class:`metaeval.study.Unit`): that fold; None for a
+    #: whole task. ``fold``, ``score`` and ``y`` then hold that fold's test rows only
+    #: (-1, NaN, 0 elsewhere) and the per-fold times are 0 except at that fold.
+    unit_fold: int | None = None
+    #: Every distinct warning line (not clipped), in the order raised, and the note on
+    #: folds fewer than asked (what ``warning`` is made of).
+    warning_lines: list = field(default_factory=list, repr=False)
+    note: str | None = field(default=None, repr=False)
+    #: Where and when the unit ran: ``host:pid`` and Unix times of its start and end.
+    worker: str = ""
+    started: float = 0.0
+    finished: float = 0.0
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -135,9 +149,10 @@ def _clip(text: str | None) -> str | None:
     return text[: _MAX_TEXT - 3] + "..."
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=16)
 def _load_builtin(name: str):
-    # Tasks come dataset after dataset, so a tiny cache saves reloading for each algorithm.
+    # A worker keeps the datasets it has loaded: units of work come longest first, so
+    # several datasets alternate (one load per worker and dataset, not one per unit).
     from metaeval.datasets import load_dataset
 
     return load_dataset(name)
@@ -172,7 +187,7 @@ def one_thread():
             _PINNED = False
 
 
-def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
+def run_task(task: Task, *, pin_threads: bool = False, fold: int | None = None) -> TaskResult:
     """Cross-validate ``task.algorithm`` on ``task.dataset``; never raises.
 
     Folds come from ``StratifiedKFold(k, shuffle=True, random_state=task.fold_seed)``
@@ -194,6 +209,9 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
     pin_threads : bool, default=False
         Limit BLAS/OpenMP to one thread for the rest of the process's life (for worker
         processes) instead of for the duration of the call only.
+    fold : int, optional
+        Run only this fold (a unit of work of one fold): the folds, the model's seed and
+        the scores are those of the same fold in the whole task, bit for bit.
 
     Returns
     -------
@@ -206,7 +224,7 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
     >>> result.status, result.n_folds, result.score.shape, sorted(set(result.fold.tolist()))
     ('done', 3, (57,), [0, 1, 2])
     """
-    wall0, cpu0 = time.perf_counter(), time.thread_time()
+    wall0, cpu0, started = time.perf_counter(), time.thread_time(), time.time()
     stage = "loading the dataset"
     if pin_threads:
         _pin_threads_in_this_process()
@@ -218,13 +236,18 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
             stage = "splitting"
             n_folds, splits, note = _folds(task, data.y)
             # the time limit counts the cross-validation, not loading the data
+            if fold is not None and not 0 <= fold < n_folds:
+                raise _FoldError(f"fold {fold} does not exist: the task has {n_folds} folds.")
             with _alarm(task.timeout):
-                result = _cross_validate(task, data, n_folds, splits, time.perf_counter())
+                result = _cross_validate(task, data, n_folds, splits, time.perf_counter(),
+                                         only=fold)
             stage = "done"
-        notes = ([note] if note else []) + _warning_lines(caught)
-        result.warning = _clip("; ".join(notes)) if notes else None
+        result.unit_fold = fold
+        result.warning_lines, result.note = _distinct_lines(caught), note
+        result.warning = warning_text(note, result.warning_lines)
         result.wall = time.perf_counter() - wall0
         result.cpu = time.thread_time() - cpu0
+        _stamp(result, started)
         return result
     except TaskTimeout as exc:
         message = str(exc)
@@ -234,9 +257,25 @@ def run_task(task: Task, *, pin_threads: bool = False) -> TaskResult:
         message = f"{type(exc).__name__} while {stage}: {exc}\n" + "".join(
             traceback.format_exception(exc)[-3:]
         )
-    return TaskResult.failure(
+    result = TaskResult.failure(
         task, message, wall=time.perf_counter() - wall0, cpu=time.thread_time() - cpu0
     )
+    result.unit_fold = fold
+    _stamp(result, started)
+    return result
+
+
+def _stamp(result: TaskResult, started: float) -> None:
+    result.worker = f"{socket.gethostname()}:{os.getpid()}"
+    result.started, result.finished = started, time.time()
+
+
+def warning_text(note: str | None, lines: list) -> str | None:
+    """A task's recorded warning: the fold reduction, then at most 5 distinct lines."""
+    if len(lines) > 5:
+        lines = list(lines[:5]) + [f"... and {len(lines) - 5} more"]
+    notes = ([note] if note else []) + list(lines)
+    return _clip("; ".join(notes)) if notes else None
 
 
 class _FoldError(Exception):
@@ -299,7 +338,8 @@ def _folds(task: Task, y: np.ndarray):
     return n_folds, list(cv.split(np.zeros((y.shape[0], 1)), y)), note
 
 
-def _cross_validate(task: Task, data, n_folds: int, splits, clock0: float) -> TaskResult:
+def _cross_validate(task: Task, data, n_folds: int, splits, clock0: float,
+                    only: int | None = None) -> TaskResult:
     algorithm = task.algorithm
     X, y = data.X, data.y
     n = y.shape[0]
@@ -310,6 +350,8 @@ def _cross_validate(task: Task, data, n_folds: int, splits, clock0: float) -> Ta
     fold_of = np.full(n, -1, dtype=np.int16)
     times = np.zeros((4, n_folds))
     for k, (train, test) in enumerate(splits):
+        if only is not None and k != only:
+            continue
         model = algorithm.build(categorical, numeric, random_state=task.model_seed(k))
         w0, c0 = time.perf_counter(), time.thread_time()
         try:
@@ -341,9 +383,12 @@ def _cross_validate(task: Task, data, n_folds: int, splits, clock0: float) -> Ta
                 f"time limit of {task.timeout:g} s exceeded after fold {k + 1} of {n_folds} "
                 f"({time.perf_counter() - clock0:.1f} s elapsed)."
             )
+    y_out = y.astype(np.int8, copy=True)
+    if only is not None:
+        y_out[fold_of != only] = 0
     return TaskResult(
         task.dataset, algorithm.name, task.repeat, "done", n_folds=n_folds,
-        fold=fold_of, y=y.astype(np.int8, copy=True), score=score,
+        fold=fold_of, y=y_out, score=score,
         fit_wall=times[0], fit_cpu=times[1], predict_wall=times[2], predict_cpu=times[3],
     )
 
@@ -353,14 +398,12 @@ def _describe(exc: Exception, stage: str, k: int, n_folds: int) -> str:
     return f"{type(exc).__name__} in {stage} (fold {k} of {n_folds}): {exc}\n{tail}"
 
 
-def _warning_lines(caught) -> list[str]:
+def _distinct_lines(caught) -> list[str]:
     seen = []
     for w in caught:
         line = f"{w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}"
         if line not in seen:
             seen.append(line)
-    if len(seen) > 5:
-        seen = seen[:5] + [f"... and {len(seen) - 5} more"]
     return seen
 
 

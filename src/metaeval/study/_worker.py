@@ -127,7 +127,7 @@ def die_with_parent(parent_pid: int) -> None:  # pragma: no cover - runs in the 
 
 
 def main(fd: int, parent_pid: int) -> None:  # pragma: no cover - runs in the child
-    """Worker loop: receive tasks, send ``("started", None)`` then ``("result", r)``.
+    """Worker loop: receive units of work, send ``("started", None)`` then ``("result", r)``.
 
     A ``None`` message (or the parent closing the connection) ends the worker.
     """
@@ -145,20 +145,24 @@ def main(fd: int, parent_pid: int) -> None:  # pragma: no cover - runs in the ch
         except (EOFError, OSError):  # the parent is gone
             return
         try:
-            task = pickle.loads(data)
+            unit = pickle.loads(data)
         except Exception as exc:  # noqa: BLE001 - reported to the parent
             conn.send(("unreadable", f"{type(exc).__name__}: {exc}"))
             continue
-        if task is None:
+        if unit is None:
             return
+        # a unit of work: a whole task, or one fold of it (metaeval.study._units.Unit)
+        task, fold = getattr(unit, "task", unit), getattr(unit, "fold", None)
         try:
             warm_up(task)
             conn.send(("started", None))
-            result = run_task(task, pin_threads=True)
+            result = run_task(task, pin_threads=True, fold=fold)
             try:
                 conn.send(("result", result))
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
-                conn.send(("result", TaskResult.failure(
-                    task, f"{type(exc).__name__} while sending the result: {exc}")))
+                failure = TaskResult.failure(
+                    task, f"{type(exc).__name__} while sending the result: {exc}")
+                failure.unit_fold = fold
+                conn.send(("result", failure))
         except (EOFError, OSError):  # the parent is gone
             return

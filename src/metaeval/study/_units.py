@@ -1,0 +1,258 @@
+"""Units of work: a task whole or one of its folds, their cost, and their order.
+
+A task (one algorithm cross-validated on one dataset, once) is the unit of the store: its
+scores, its status. The unit of *scheduling* can be smaller: a long task is split into
+its folds, each run on its own by a worker (:func:`metaeval.study.run_task` with
+``fold=k``), so that no single unit holds the study back on many workers. A fold run
+alone uses the same folds and the same model seed as in the whole task, so the scores
+are bit-identical; the driver puts a task's folds back together and stores the task as
+one, as before.
+
+The units are run longest first (the LPT rule of Graham 1969, whose makespan is within
+4/3 of the optimum), by a cost estimated before the run from the size of the data and a
+per-estimator factor (:func:`estimate_cost`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from metaeval.study._plan import Task
+from metaeval.study._run import TaskResult, warning_text
+
+__all__ = ["Unit", "estimate_cost", "plan_units", "lpt_makespan", "Assembler", "UNIT_MODES"]
+
+#: How a study's tasks are cut into units: ``"auto"`` splits the tasks whose estimated
+#: cost is large against the share of one worker, ``"fold"`` splits every task into its
+#: folds, ``"task"`` splits none.
+UNIT_MODES = ("auto", "fold", "task")
+
+# CPU seconds per (instance x feature) of a whole 10-fold task, by estimator; an
+# exponent on the instances for those whose fit grows faster than linearly. Rough
+# (within a few times), which is all an order needs.
+_FACTORS = {
+    "SVC": (4e-8, 1.6),
+    "KNeighborsClassifier": (3e-8, 1.5),
+    "RandomForestClassifier": (8e-5, 1.0),
+    "ExtraTreesClassifier": (5e-5, 1.0),
+    "GradientBoostingClassifier": (6e-5, 1.0),
+    "HistGradientBoostingClassifier": (6e-5, 1.0),
+    "AdaBoostClassifier": (4e-5, 1.0),
+    "BaggingClassifier": (4e-5, 1.0),
+    "MLPClassifier": (4e-5, 1.0),
+    "LogisticRegression": (3e-6, 1.0),
+    "LinearSVC": (3e-6, 1.0),
+    "SGDClassifier": (1e-6, 1.0),
+    "DecisionTreeClassifier": (1e-6, 1.0),
+    "GaussianNB": (2e-7, 1.0),
+}
+_DEFAULT_FACTOR = (5e-6, 1.0)
+# A task's fixed cost (building the pipeline, splitting): seconds per fold.
+_FIXED = 2e-3
+
+
+def estimate_cost(algorithm, n_instances: int, n_features: int, folds: int = 10) -> float:
+    """A rough CPU cost in seconds of one task, from the data's size and the estimator.
+
+    ``factor * n_instances ** exponent * n_features`` scaled to ``folds`` folds, plus a
+    fixed cost per fold; the factor and exponent depend on the estimator's class (a
+    kernel SVM or nearest neighbours grow faster than linearly with the instances, an
+    ensemble costs as many trees). Only the order of the units depends on it.
+
+    Examples
+    --------
+    >>> from metaeval.algorithms import get_algorithm
+    >>> svm, nb = get_algorithm("SVM_RBF"), get_algorithm("NB")
+    >>> big, small = estimate_cost(svm, 10_000, 80), estimate_cost(svm, 1_000, 80)
+    >>> big > small > estimate_cost(nb, 1_000, 80)
+    True
+    """
+    estimator = str(getattr(algorithm, "estimator", "")).replace(":", ".").rpartition(".")[2]
+    factor, exponent = _FACTORS.get(estimator, _DEFAULT_FACTOR)
+    params = dict(getattr(algorithm, "params", {}) or {})
+    trees = params.get("n_estimators")
+    if isinstance(trees, (int, float)) and trees > 0:
+        factor *= trees / 100
+    if estimator == "SVC" and params.get("kernel") == "linear":
+        factor /= 2
+    n, p = max(int(n_instances), 1), max(int(n_features), 1)
+    return folds / 10 * factor * n ** exponent * p + folds * _FIXED
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work: a whole task (``fold`` None) or one fold of it.
+
+    Attributes
+    ----------
+    task : Task
+    fold : int or None
+    cost : float
+        The estimated CPU seconds (what orders the units).
+    """
+
+    task: Task
+    fold: int | None = None
+    cost: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str, int, int | None]:
+        """``(dataset, algorithm, repeat, fold)``."""
+        return (*self.task.key, self.fold)
+
+
+def plan_units(tasks: Sequence[Task], sizes: dict, *, workers: int, mode: str = "auto",
+               held: dict | None = None) -> list[Unit]:
+    """Cut tasks into units and order them longest first.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The tasks to run.
+    sizes : dict of str to (n_instances, n_features, n_folds)
+        Per dataset; ``n_folds`` the folds its tasks use (fewer than asked when a class
+        is small; 0 when the task cannot be cross-validated, which then runs whole).
+    workers : int
+        The workers that will run them.
+    mode : {'auto', 'fold', 'task'}
+        ``'auto'`` splits a task when its estimated cost is over a quarter of the mean
+        work per worker (or over a fortieth of all the work, so that on many workers no
+        unit is more than a small share of the study).
+    held : dict of task key to set of int, optional
+        Folds already done (kept in the store from a stopped run): not run again.
+
+    Returns
+    -------
+    units : list of Unit
+        Longest first; ties in study order.
+    """
+    if mode not in UNIT_MODES:
+        raise ValueError(f"units must be one of {', '.join(UNIT_MODES)}, got {mode!r}.")
+    held = held or {}
+    costs = [estimate_cost(t.algorithm, sizes[t.dataset][0], sizes[t.dataset][1],
+                           max(sizes[t.dataset][2], 1)) for t in tasks]
+    total = sum(costs)
+    threshold = min(total / (4 * max(workers, 1)), total / 40) if mode == "auto" else 0.0
+    units = []
+    for task, cost in zip(tasks, costs, strict=True):
+        n_folds = sizes[task.dataset][2]
+        done = held.get(task.key, set())
+        split = n_folds >= 2 and (mode == "fold" or (mode == "auto" and cost > threshold)
+                                  or bool(done))
+        if not split:
+            units.append(Unit(task, None, cost))
+            continue
+        units.extend(Unit(task, k, cost / n_folds) for k in range(n_folds) if k not in done)
+    order = sorted(range(len(units)), key=lambda i: (-units[i].cost, i))
+    return [units[i] for i in order]
+
+
+def lpt_makespan(costs: Iterable[float], workers: int) -> float:
+    """The makespan of the longest-first list schedule of ``costs`` on ``workers``.
+
+    Each unit, longest first, goes to the worker that is free first (what a pool that
+    hands the next unit to the first idle worker does).
+
+    Examples
+    --------
+    >>> lpt_makespan([3, 3, 2, 2, 2], 2)
+    7.0
+    >>> lpt_makespan([5, 1, 1], 4)
+    5.0
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}.")
+    loads = [0.0] * workers
+    for cost in sorted((float(c) for c in costs), reverse=True):
+        heapq.heappush(loads, heapq.heappop(loads) + cost)
+    return max(loads)
+
+
+class Assembler:
+    """Put the folds of split tasks back together as the whole task's result.
+
+    Parameters
+    ----------
+    n_folds : dict of task key to int
+        The folds of each split task.
+    held : dict of task key to list of TaskResult, optional
+        Fold results kept from an earlier run.
+    timeouts : dict of task key to float or None, optional
+        The time limit of each task: a task fails once its folds took longer than that
+        to fit and score, all together.
+    """
+
+    def __init__(self, n_folds: dict, held: dict | None = None, timeouts: dict | None = None):
+        self.n_folds = dict(n_folds)
+        self.parts: dict = {key: list(parts) for key, parts in (held or {}).items()}
+        self.timeouts = dict(timeouts or {})
+        self.closed: set = set()  # tasks already recorded (a fold failed, or all done)
+
+    def close(self, key) -> TaskResult:
+        """The result of a task whose folds are all there."""
+        self.closed.add(key)
+        return merge_folds(self.parts.pop(key))
+
+    def add(self, part: TaskResult) -> TaskResult | None:
+        """Add one fold's result; return the task's result once it is complete (or the
+        failure of the task when this fold failed), else None."""
+        key = part.key
+        if key in self.closed:
+            return None
+        if part.status != "done":
+            self.closed.add(key)
+            self.parts.pop(key, None)
+            return part
+        parts = self.parts.setdefault(key, [])
+        parts.append(part)
+        limit = self.timeouts.get(key)
+        if limit is not None:
+            spent = math.fsum(p.fit_wall[p.unit_fold] + p.predict_wall[p.unit_fold]
+                              for p in parts)
+            if spent > limit:
+                self.closed.add(key)
+                self.parts.pop(key)
+                failed = TaskResult(part.dataset, part.algorithm, part.repeat, "failed",
+                                    error=f"time limit of {limit:g} s exceeded after "
+                                    f"{len(parts)} of {self.n_folds[key]} folds ({spent:.1f} s "
+                                    "of fitting and scoring).", wall=part.wall, cpu=part.cpu,
+                                    n_folds=part.n_folds, unit_fold=part.unit_fold)
+                return failed
+        if len({p.unit_fold for p in parts}) < self.n_folds[key]:
+            return None
+        return self.close(key)
+
+
+def merge_folds(parts: Sequence[TaskResult]) -> TaskResult:
+    """The whole task's result from the results of its folds (one each)."""
+    parts = sorted(parts, key=lambda p: p.unit_fold)
+    first = parts[0]
+    n_folds = len(parts)
+    n = first.score.shape[0]
+    score = np.full(n, np.nan)
+    fold_of = np.full(n, -1, dtype=np.int16)
+    y = np.zeros(n, dtype=np.int8)
+    times = np.zeros((4, n_folds))
+    lines: list = []
+    for k, part in enumerate(parts):
+        mask = part.fold == k
+        score[mask], fold_of[mask], y[mask] = part.score[mask], k, part.y[mask]
+        for i, name in enumerate(("fit_wall", "fit_cpu", "predict_wall", "predict_cpu")):
+            times[i, k] = getattr(part, name)[k]
+        lines.extend(line for line in part.warning_lines if line not in lines)
+    if (fold_of < 0).any():  # pragma: no cover - folds partition the rows
+        raise RuntimeError(f"the folds of {first.key} do not cover every row.")
+    result = TaskResult(
+        first.dataset, first.algorithm, first.repeat, "done", n_folds=first.n_folds,
+        fold=fold_of, y=y, score=score, fit_wall=times[0], fit_cpu=times[1],
+        predict_wall=times[2], predict_cpu=times[3],
+        wall=math.fsum(p.wall for p in parts), cpu=math.fsum(p.cpu for p in parts),
+    )
+    result.warning_lines, result.note = lines, first.note
+    result.warning = warning_text(first.note, lines)
+    return result

@@ -1,0 +1,171 @@
+"""Units of work finer than a task: a task split into its folds stores exactly what the
+whole task stores, a run stopped between folds resumes with no row missing or twice, the
+units are recorded (the parallel profile) and run longest first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval.algorithms import get_algorithm
+from metaeval.store import Store
+from metaeval.study import LocalExecutor, Study, run_study
+from metaeval.study._plan import plan_tasks
+from metaeval.study._run import run_task
+from metaeval.study._units import Unit, estimate_cost, lpt_makespan, merge_folds, plan_units
+
+DATASETS = ["labor", "fertility", "haberman"]
+ALGORITHMS = ["NB", "DT", "RF"]
+
+
+def _study(path, jobs=1, **kw):
+    return Study(datasets=DATASETS, algorithms=ALGORITHMS, folds=4, store=path,
+                 executor=LocalExecutor(jobs=jobs), **kw)
+
+
+def _content(path):
+    """Everything a run stores but its clocks."""
+    store = Store(path)
+    tasks = store.tasks(include_pending=True).drop(columns=["wall", "cpu"])
+    timings = store.timings()[["dataset", "algorithm", "repeat", "fold"]]
+    return tasks, store.scores_frame(), store.fold_seeds(), timings
+
+
+@pytest.fixture(scope="module")
+def whole_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("whole") / "study.duckdb"
+    run_study(_study(path), units="task")
+    return path
+
+
+def _same(a, b):
+    for x, y in zip(_content(a), _content(b), strict=True):
+        pd.testing.assert_frame_equal(x.reset_index(drop=True), y.reset_index(drop=True),
+                                      check_exact=True)
+
+
+def test_fold_units_store_what_whole_tasks_store(whole_store, tmp_path):
+    path = tmp_path / "folds.duckdb"
+    summary = run_study(_study(path, jobs=2), units="fold")
+    assert summary.n_done == 9 and summary.n_units == 36  # 9 tasks x 4 folds
+    _same(whole_store, path)
+    scores = Store(path).scores_frame()
+    assert len(scores) == len(Store(whole_store).scores_frame())
+    units = Store(path).units()
+    assert len(units) == 36 and units["fold"].notna().all()
+    assert (units["status"] == "done").all() and (units["cpu"] > 0).all()
+    assert Store(path).held_folds() == {}  # nothing left held once the tasks are stored
+    whole_units = Store(whole_store).units()
+    assert len(whole_units) == 9 and whole_units["fold"].isna().all()
+
+
+def test_a_run_stopped_between_folds_resumes_without_gaps_or_doubles(whole_store, tmp_path):
+    path = tmp_path / "stopped.duckdb"
+    study = _study(path)
+    stop_after = 7  # units: stop in the middle of a split task
+
+    class Stop(BaseException):
+        pass
+
+    seen = []
+
+    class Progress:
+        def start(self, total, description):
+            pass
+
+        def advance(self, result):
+            pass
+
+        def stop(self):
+            pass
+
+    import metaeval.study._executors as executors
+
+    original = executors.run_task
+
+    def counting(task, **kw):
+        if len(seen) == stop_after:
+            raise Stop
+        seen.append((task.key, kw.get("fold")))
+        return original(task, **kw)
+
+    executors.run_task = counting
+    try:
+        with pytest.raises(Stop):
+            run_study(study, units="fold", progress=Progress())
+    finally:
+        executors.run_task = original
+    store = Store(path)
+    held = store.held_folds()
+    assert sum(map(len, held.values())) > 0, "the stop must land inside a split task"
+    assert (store.tasks(include_pending=True)["status"] != "failed").all()
+    ran_before = len(store.units())
+    assert ran_before == stop_after
+    summary = run_study(study, units="fold")
+    assert summary.n_done + summary.n_skipped == 9
+    # the folds held from the stopped run are not run again
+    assert summary.n_units == 36 - ran_before
+    assert len(store.units()) == 36
+    _same(whole_store, path)
+    scores = store.scores_frame()
+    assert not scores.duplicated(["dataset", "algorithm", "repeat", "row"]).any()
+    assert store.held_folds() == {}
+
+
+def test_merge_folds_is_the_whole_task_bit_for_bit():
+    from metaeval.study._plan import Task
+
+    task = Task("haberman", get_algorithm("RF"), repeat=0, folds=5, seed=3)
+    whole = run_task(task)
+    parts = [run_task(task, fold=k) for k in (3, 0, 4, 1, 2)]
+    merged = merge_folds(parts)
+    for name in ("fold", "y", "score"):
+        np.testing.assert_array_equal(getattr(merged, name), getattr(whole, name))
+    assert merged.warning == whole.warning and merged.n_folds == whole.n_folds
+    assert run_task(task, fold=7).status == "failed"
+
+
+def test_units_run_longest_first_and_split_only_the_long_tasks():
+    study = Study(datasets=["labor", "magic"], algorithms=["NB", "SVM_RBF"], folds=10)
+    tasks = plan_tasks(study)
+    sizes = {"labor": (57, 16, 10), "magic": (19020, 10, 10)}
+    units = plan_units(tasks, sizes, workers=4)
+    costs = [u.cost for u in units]
+    assert costs == sorted(costs, reverse=True)
+    split = {u.task.key for u in units if u.fold is not None}
+    assert ("magic", "SVM_RBF", 0) in split and ("labor", "NB", 0) not in split
+    assert len(plan_units(tasks, sizes, workers=4, mode="fold")) == 40
+    assert len(plan_units(tasks, sizes, workers=4, mode="task")) == 4
+    held = plan_units(tasks, sizes, workers=4, mode="fold", held={tasks[0].key: {0, 5}})
+    assert {u.fold for u in held if u.task.key == tasks[0].key} == set(range(10)) - {0, 5}
+    with pytest.raises(ValueError, match="units"):
+        plan_units(tasks, sizes, workers=4, mode="folds")
+    assert estimate_cost(get_algorithm("SVM_RBF"), 19020, 10) > estimate_cost(
+        get_algorithm("NB"), 19020, 10)
+
+
+def test_lpt_makespan_against_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        costs = rng.integers(1, 20, size=int(rng.integers(1, 7))).tolist()
+        workers = int(rng.integers(1, 4))
+        # the LPT rule simulated by hand: each cost, longest first, to the least loaded
+        loads = [0] * workers
+        for c in sorted(costs, reverse=True):
+            loads[loads.index(min(loads))] += c
+        assert lpt_makespan(costs, workers) == max(loads)
+        # and never better than the optimum, never worse than 4/3 of it (Graham 1969)
+        best = min(max(sum(c for c, w in zip(costs, assign, strict=True) if w == k)
+                       for k in range(workers))
+                   for assign in np.ndindex(*([workers] * len(costs))))
+        assert best <= lpt_makespan(costs, workers) <= 4 / 3 * best + 1e-9
+
+
+def test_the_last_line_gives_the_parallel_efficiency(tmp_path):
+    summary = run_study(Study(datasets=["labor"], algorithms=["NB"], folds=3,
+                              store=tmp_path / "s.duckdb", executor=LocalExecutor(jobs=1)))
+    last = summary.message().splitlines()[-1]
+    assert last.startswith("Parallel efficiency ") and "on 1 worker" in last
+    assert summary.efficiency == pytest.approx(summary.unit_cpu / summary.wall)
+    assert Unit(plan_tasks(Study(datasets=["labor"], algorithms=["NB"]))[0], 2).key[-1] == 2
