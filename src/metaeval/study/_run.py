@@ -149,7 +149,7 @@ def _clip(text: str | None) -> str | None:
     return text[: _MAX_TEXT - 3] + "..."
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)
 def _load_builtin(name: str):
     # A worker keeps the datasets it has loaded: units of work come longest first, so
     # several datasets alternate (one load per worker and dataset, not one per unit).

@@ -32,37 +32,44 @@ __all__ = ["Unit", "estimate_cost", "plan_units", "lpt_makespan", "Assembler", "
 #: folds, ``"task"`` splits none.
 UNIT_MODES = ("auto", "fold", "task")
 
-# CPU seconds per (instance x feature) of a whole 10-fold task, by estimator; an
-# exponent on the instances for those whose fit grows faster than linearly. Rough
-# (within a few times), which is all an order needs.
-_FACTORS = {
-    "SVC": (4e-8, 1.6),
-    "KNeighborsClassifier": (3e-8, 1.5),
-    "RandomForestClassifier": (8e-5, 1.0),
-    "ExtraTreesClassifier": (5e-5, 1.0),
-    "GradientBoostingClassifier": (6e-5, 1.0),
-    "HistGradientBoostingClassifier": (6e-5, 1.0),
-    "AdaBoostClassifier": (4e-5, 1.0),
-    "BaggingClassifier": (4e-5, 1.0),
-    "MLPClassifier": (4e-5, 1.0),
-    "LogisticRegression": (3e-6, 1.0),
-    "LinearSVC": (3e-6, 1.0),
-    "SGDClassifier": (1e-6, 1.0),
-    "DecisionTreeClassifier": (1e-6, 1.0),
-    "GaussianNB": (2e-7, 1.0),
+# The size term of a 10-fold task by estimator: a factor and the growth with n instances
+# and p features ("n2p": n^2 p, kernel machines and nearest neighbours; "forest": n log n
+# sqrt(p) per 100 trees; "tree": n log n p; "np": n p). Calibrated on the quick and the
+# full suites (a kernel SVM on 9,822 x 85 about 48 CPU-s, a random forest on 19,020 x 10
+# about 40 CPU-s, every task on the quick suite's small datasets 0.1-0.3 CPU-s, a forest's
+# about 1.6); within a few times, which is all an order needs.
+_SIZE = {
+    "SVC": (6e-9, "n2p"),
+    "NuSVC": (6e-9, "n2p"),
+    "KNeighborsClassifier": (1e-9, "n2p"),
+    "RandomForestClassifier": (6.7e-5, "forest"),
+    "ExtraTreesClassifier": (4e-5, "forest"),
+    "BaggingClassifier": (1e-6, "tree"),
+    "GradientBoostingClassifier": (1e-6, "tree"),
+    "HistGradientBoostingClassifier": (5e-7, "tree"),
+    "AdaBoostClassifier": (5e-7, "tree"),
+    "DecisionTreeClassifier": (1e-7, "tree"),
+    "MLPClassifier": (2e-5, "np"),
+    "LogisticRegression": (2e-6, "np"),
+    "LinearSVC": (1e-6, "np"),
+    "SGDClassifier": (3e-7, "np"),
+    "GaussianNB": (5e-8, "np"),
 }
-_DEFAULT_FACTOR = (5e-6, 1.0)
-# A task's fixed cost (building the pipeline, splitting): seconds per fold.
-_FIXED = 2e-3
+_DEFAULT_SIZE = (2e-6, "np")
+# A fold's fixed cost (building the pipeline, fitting on little data, scoring), seconds,
+# and a tree's in an ensemble.
+_FIXED, _PER_TREE = 0.012, 0.0015
+_ENSEMBLES = ("RandomForestClassifier", "ExtraTreesClassifier", "BaggingClassifier",
+              "GradientBoostingClassifier", "AdaBoostClassifier")
 
 
 def estimate_cost(algorithm, n_instances: int, n_features: int, folds: int = 10) -> float:
     """A rough CPU cost in seconds of one task, from the data's size and the estimator.
 
-    ``factor * n_instances ** exponent * n_features`` scaled to ``folds`` folds, plus a
-    fixed cost per fold; the factor and exponent depend on the estimator's class (a
-    kernel SVM or nearest neighbours grow faster than linearly with the instances, an
-    ensemble costs as many trees). Only the order of the units depends on it.
+    A fixed cost per fold (more for an ensemble: per tree) plus a size term that grows
+    with the instances and features as the estimator's fit does (a kernel SVM or nearest
+    neighbours as n^2 p, a forest as n log n sqrt(p), a linear model as n p), scaled to
+    ``folds`` folds. Only the order of the units depends on it.
 
     Examples
     --------
@@ -73,15 +80,20 @@ def estimate_cost(algorithm, n_instances: int, n_features: int, folds: int = 10)
     True
     """
     estimator = str(getattr(algorithm, "estimator", "")).replace(":", ".").rpartition(".")[2]
-    factor, exponent = _FACTORS.get(estimator, _DEFAULT_FACTOR)
+    factor, growth = _SIZE.get(estimator, _DEFAULT_SIZE)
     params = dict(getattr(algorithm, "params", {}) or {})
-    trees = params.get("n_estimators")
-    if isinstance(trees, (int, float)) and trees > 0:
+    fixed = _FIXED
+    if estimator in _ENSEMBLES:
+        trees = params.get("n_estimators", 100)
+        trees = trees if isinstance(trees, (int, float)) and trees > 0 else 100
+        fixed += _PER_TREE * trees
         factor *= trees / 100
     if estimator == "SVC" and params.get("kernel") == "linear":
         factor /= 2
-    n, p = max(int(n_instances), 1), max(int(n_features), 1)
-    return folds / 10 * factor * n ** exponent * p + folds * _FIXED
+    n, p = max(int(n_instances), 2), max(int(n_features), 1)
+    size = {"n2p": n * n * p, "forest": n * math.log(n) * math.sqrt(p),
+            "tree": n * math.log(n) * p}.get(growth, n * p)
+    return folds * fixed + folds / 10 * factor * size
 
 
 @dataclass(frozen=True)
@@ -121,8 +133,9 @@ def plan_units(tasks: Sequence[Task], sizes: dict, *, workers: int, mode: str = 
         The workers that will run them.
     mode : {'auto', 'fold', 'task'}
         ``'auto'`` splits a task when its estimated cost is over a quarter of the mean
-        work per worker (or over a fortieth of all the work, so that on many workers no
-        unit is more than a small share of the study).
+        work per worker: the longest-first schedule ends at most one unit after the even
+        share, so within 1.25 times of it. On few workers few tasks are split (their
+        overhead is not paid where it buys nothing).
     held : dict of task key to set of int, optional
         Folds already done (kept in the store from a stopped run): not run again.
 
@@ -137,7 +150,7 @@ def plan_units(tasks: Sequence[Task], sizes: dict, *, workers: int, mode: str = 
     costs = [estimate_cost(t.algorithm, sizes[t.dataset][0], sizes[t.dataset][1],
                            max(sizes[t.dataset][2], 1)) for t in tasks]
     total = sum(costs)
-    threshold = min(total / (4 * max(workers, 1)), total / 40) if mode == "auto" else 0.0
+    threshold = total / (4 * max(workers, 1)) if mode == "auto" else 0.0
     units = []
     for task, cost in zip(tasks, costs, strict=True):
         n_folds = sizes[task.dataset][2]
