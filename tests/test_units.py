@@ -169,3 +169,49 @@ def test_the_last_line_gives_the_parallel_efficiency(tmp_path):
     assert last.startswith("Parallel efficiency ") and "on 1 worker" in last
     assert summary.efficiency == pytest.approx(summary.unit_cpu / summary.wall)
     assert Unit(plan_tasks(Study(datasets=["labor"], algorithms=["NB"]))[0], 2).key[-1] == 2
+
+
+def test_a_split_task_fails_at_its_first_failed_fold_as_the_whole_task_does(tmp_path):
+    from dataclasses import replace
+
+    bad = replace(get_algorithm("LR", C=-1.0), name="LR_bad")
+    stores = {}
+    for mode in ("task", "fold"):
+        stores[mode] = tmp_path / f"{mode}.duckdb"
+        summary = run_study(Study(datasets=["labor"], algorithms=["NB", bad], folds=3,
+                                  store=stores[mode], executor=LocalExecutor(jobs=1)),
+                            units=mode)
+        assert (summary.n_done, summary.n_failed) == (1, 1)
+    _same(stores["task"], stores["fold"])
+    failed = Store(stores["fold"]).tasks().set_index("algorithm").at["LR_bad", "error"]
+    assert failed.startswith("InvalidParameterError in fit (fold 0 of 3)")
+    # folds after the failed one are not run
+    assert len(Store(stores["fold"]).units().query("algorithm == 'LR_bad'")) == 1
+
+
+def test_the_assembler_waits_for_the_folds_before_a_failure():
+    from metaeval.study._plan import Task
+    from metaeval.study._units import Assembler
+
+    task = Task("labor", get_algorithm("NB"), repeat=0, folds=3, seed=0)
+    parts = [run_task(task, fold=k) for k in range(3)]
+    failure = {k: replace_status(parts[k], k) for k in range(3)}
+    assembler = Assembler({task.key: 3})
+    assert assembler.add(failure[2]) is None  # folds 0 and 1 may fail first
+    assert assembler.needless(task.key, 2) is False and assembler.needless(task.key, 1) is False
+    assert assembler.add(parts[0]) is None
+    got = assembler.add(failure[1])
+    assert got is failure[1] and assembler.needless(task.key, 0)
+    assert assembler.add(parts[2]) is None  # a late fold of a recorded task is dropped
+    whole = Assembler({task.key: 3})
+    assert [whole.add(p) for p in parts[:2]] == [None, None]
+    np.testing.assert_array_equal(whole.add(parts[2]).score, run_task(task).score)
+
+
+def replace_status(part, k):
+    from metaeval.study._run import TaskResult
+
+    failed = TaskResult(part.dataset, part.algorithm, part.repeat, "failed",
+                        error=f"ValueError in fit (fold {k} of 3)")
+    failed.unit_fold = k
+    return failed

@@ -391,8 +391,8 @@ class _Schedule:
                       if len(parts) >= sizes[key[0]][2]]
 
     def skip(self, unit) -> bool:
-        """Whether a unit need not run any more (a fold of its task failed)."""
-        return unit.fold is not None and unit.task.key in self.assembler.closed
+        """Whether a unit need not run any more (a fold of its task before it failed)."""
+        return unit.fold is not None and self.assembler.needless(unit.task.key, unit.fold)
 
     def unit_row(self, result: TaskResult) -> dict:
         return {"run": self.run_id, "fold": result.unit_fold, "status": result.status,
@@ -493,9 +493,9 @@ def _execute(run_tasks, store, todo, summary, progress, schedule: _Schedule) -> 
                 whole = assembler.add(result)
                 if whole is not None:
                     writer.put(("task", whole, unit))
-                elif result.status == "done" and result.key not in assembler.closed:
+                elif result.status == "done" and not assembler.needless(result.key, None):
                     writer.put(("fold", result, unit))
-                else:  # a fold of a task already recorded failed
+                else:  # a failed fold waiting for those before it, or a needless one
                     writer.put(("unit", result, unit))
         except BaseException:
             # Stop the workers first (nothing may outlive the run), then commit what

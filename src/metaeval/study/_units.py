@@ -205,38 +205,57 @@ class Assembler:
         self.parts: dict = {key: list(parts) for key, parts in (held or {}).items()}
         self.timeouts = dict(timeouts or {})
         self.closed: set = set()  # tasks already recorded (a fold failed, or all done)
+        self.failed: dict = {}  # task key -> the failed fold of lowest index so far
 
     def close(self, key) -> TaskResult:
         """The result of a task whose folds are all there."""
         self.closed.add(key)
         return merge_folds(self.parts.pop(key))
 
+    def needless(self, key, fold: int | None) -> bool:
+        """Whether a fold need not run: its task is recorded, or a fold before it failed
+        (the whole task stops at its first failed fold, and records that one)."""
+        if key in self.closed:
+            return True
+        failed = self.failed.get(key)
+        return fold is not None and failed is not None and fold > failed.unit_fold
+
     def add(self, part: TaskResult) -> TaskResult | None:
-        """Add one fold's result; return the task's result once it is complete (or the
-        failure of the task when this fold failed), else None."""
+        """Add one fold's result; return the task's result once it is known, else None.
+
+        A task fails as the whole task would: at its failed fold of lowest index, once
+        every fold before that one is done (so the recorded error is the same).
+        """
         key = part.key
         if key in self.closed:
             return None
-        if part.status != "done":
-            self.closed.add(key)
-            self.parts.pop(key, None)
-            return part
         parts = self.parts.setdefault(key, [])
-        parts.append(part)
-        limit = self.timeouts.get(key)
-        if limit is not None:
+        if part.status != "done":
+            if self.needless(key, part.unit_fold):
+                return None
+            self.failed[key] = part
+        else:
+            parts.append(part)
+            limit = self.timeouts.get(key)
             spent = math.fsum(p.fit_wall[p.unit_fold] + p.predict_wall[p.unit_fold]
                               for p in parts)
-            if spent > limit:
-                self.closed.add(key)
-                self.parts.pop(key)
-                failed = TaskResult(part.dataset, part.algorithm, part.repeat, "failed",
-                                    error=f"time limit of {limit:g} s exceeded after "
-                                    f"{len(parts)} of {self.n_folds[key]} folds ({spent:.1f} s "
-                                    "of fitting and scoring).", wall=part.wall, cpu=part.cpu,
-                                    n_folds=part.n_folds, unit_fold=part.unit_fold)
-                return failed
-        if len({p.unit_fold for p in parts}) < self.n_folds[key]:
+            if limit is not None and spent > limit and key not in self.failed:
+                self.failed[key] = TaskResult(
+                    part.dataset, part.algorithm, part.repeat, "failed",
+                    error=f"time limit of {limit:g} s exceeded after {len(parts)} of "
+                    f"{self.n_folds[key]} folds ({spent:.1f} s of fitting and scoring).",
+                    wall=math.fsum(p.wall for p in parts), cpu=math.fsum(p.cpu for p in parts),
+                    unit_fold=-1)
+        done = {p.unit_fold for p in parts}
+        failed = self.failed.get(key)
+        if failed is not None:
+            if failed.unit_fold >= 0 and not set(range(failed.unit_fold)) <= done:
+                return None  # a fold before the failed one may fail too
+            self.closed.add(key)
+            self.parts.pop(key, None)
+            self.failed.pop(key)
+            return failed
+        if len(done) < self.n_folds[key]:
             return None
         return self.close(key)
 
