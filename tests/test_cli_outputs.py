@@ -26,3 +26,15 @@ def test_a_study_file_with_a_list_and_tables_of_datasets_says_what_to_change(tmp
     assert "'datasets' is given twice" in lines[0] and "keep one form" in lines[0]
     assert "immutable namespace" not in lines[0]
     assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_a_bad_knowledge_file_is_said_before_the_data_file_is_said_read(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,class\n1,2,0\n2,3,1\n3,1,0\n4,4,1\n5,2,0\n6,1,1\n")
+    bad = tmp_path / "bad.npz"
+    bad.write_text("garbage\n")
+    result = runner.invoke(app, ["recommend", str(data), "--knowledge", str(bad)],
+                           env={"COLUMNS": "400"})
+    assert result.exit_code == 2
+    assert "not a metaeval knowledge base" in result.output
+    assert "done" not in result.output, result.output

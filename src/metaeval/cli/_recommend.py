@@ -117,13 +117,13 @@ def recommend_command(
             if get_strategy(strategy).needs_truth:
                 raise ValueError(f"{strategy} needs the new dataset's true results; choose "
                                  "another strategy to get a recommendation.")
-        dataset = _read(data_file, target, pos_label)
         shipped = store is None and knowledge is None
         source = None  # the shipped knowledge base, read by recommend() (and its advice)
-        if not shipped:
+        if not shipped:  # a bad knowledge file or store is said before the data is read
             with stage("Reading the knowledge base" if store is None
                        else f"Reading the study {store}"):
                 source = _source(store, knowledge)
+        dataset = _read(data_file, target, pos_label)
         _recommend(dataset, source, condition, strategy, top, clock, shipped=shipped)
 
 
