@@ -158,6 +158,10 @@ def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, to
         from metaeval._validation import check_output_file
 
         check_output_file(json_file, "--json")
+        from metaeval.cli._outputs import check_output
+
+        check_output(json_file, "--json", "json",
+                     [(store, "--store"), (knowledge, "--knowledge"), (data_file, "DATA_FILE")])
 
 
 def _check_jobs(jobs, evaluate):
