@@ -8,6 +8,7 @@ from pathlib import Path
 
 from metaeval._validation import check_output_file, json_text, write_atomic
 from metaeval.cli._app import _bad_input, err, out, print_table, working
+from metaeval.cli._outputs import check_output
 
 
 @contextmanager
@@ -38,6 +39,7 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
                              "evaluates the strategies on the scenario's own folds.")
         if json_file is not None:  # before minutes of work
             check_output_file(json_file, "--json")
+            check_output(json_file, "--json", "json", [(directory, "--aslib")])
         if cost is not None or cost_beta is not None:
             raise ValueError("--cost and --cost-beta do not apply to an ASlib scenario (its "
                              "performance measure is already computed).")
@@ -135,6 +137,7 @@ def export_aslib_command(directory: Path, *, store: Path, measure, cost, cost_be
         condition = Condition("accuracy" if measure is None else measure, cost=cost,
                               cost_beta=cost_beta, time_weight=time_weight)
         target = Path(directory)
+        check_output(target, "--aslib", "aslib", [(store, "--store"), (knowledge, "--knowledge")])
         check_aslib_target(target)
         if knowledge is not None:
             archive = load_knowledge(None if knowledge == "shipped" else knowledge)

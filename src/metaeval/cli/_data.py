@@ -149,6 +149,7 @@ def export(
     from metaeval.store import Store
 
     with _bad_input():
+        _check_parquet_target(Path(parquet), store)
         st = Store(store)
         with steps(f"Exporting the tables of {store}", 1) as bar:
             paths = st.export_parquet(parquet)
@@ -162,6 +163,25 @@ def export(
             paths.append(_export_hardness(st, Path(parquet) / "instance_hardness.parquet"))
     for path in paths:
         out.print(str(path), markup=False)
+
+
+#: the files ``export --parquet DIR`` writes in DIR (``Store.export_parquet`` and the
+#: hardness table)
+PARQUET_FILES = ("datasets", "algorithms", "tasks", "scores", "timings", "runs",
+                 "algorithm_hyperparameters", "fold_seeds", "instance_hardness")
+
+
+def _check_parquet_target(directory: Path, store) -> None:
+    """The folder and every file ``export --parquet`` writes: none an input, inside the
+    package, or of another kind."""
+    from metaeval.cli._outputs import check_output
+
+    inputs = [(store, "--store")]
+    check_output(directory, "--parquet", "parquet", inputs)
+    if directory.is_dir():
+        for name in PARQUET_FILES:
+            check_output(directory / f"{name}.parquet", "--parquet", "data", inputs)
+        check_output(directory / "study.json", "--parquet", "json", inputs)
 
 
 def _export_hardness(st, target: Path) -> Path:

@@ -184,6 +184,7 @@ def build_command(
     condition.
     """
     from metaeval._validation import check_output_file
+    from metaeval.cli._outputs import check_output
     from metaeval.recommend import build_knowledge
     from metaeval.store import Store
 
@@ -193,8 +194,11 @@ def build_command(
         if jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
         check_output_file(out_file, "--out")  # before the work, not after it
+        check_output(out_file, "--out", "knowledge", [(store, "--store")])
         if evaluations is not None:
             check_output_file(evaluations, "--evaluations")
+            check_output(evaluations, "--evaluations", "json",
+                         [(store, "--store"), (out_file, "--out")])
             if Path(evaluations).resolve() == Path(out_file).resolve():
                 raise ValueError("--evaluations must name another file than --out.")
         st = Store(store)

@@ -117,13 +117,13 @@ def recommend_command(
             if get_strategy(strategy).needs_truth:
                 raise ValueError(f"{strategy} needs the new dataset's true results; choose "
                                  "another strategy to get a recommendation.")
-        dataset = _read(data_file, target, pos_label)
         shipped = store is None and knowledge is None
         source = None  # the shipped knowledge base, read by recommend() (and its advice)
-        if not shipped:
+        if not shipped:  # a bad knowledge file or store is said before the data is read
             with stage("Reading the knowledge base" if store is None
                        else f"Reading the study {store}"):
                 source = _source(store, knowledge)
+        dataset = _read(data_file, target, pos_label)
         _recommend(dataset, source, condition, strategy, top, clock, shipped=shipped)
 
 
@@ -158,6 +158,10 @@ def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, to
         from metaeval._validation import check_output_file
 
         check_output_file(json_file, "--json")
+        from metaeval.cli._outputs import check_output
+
+        check_output(json_file, "--json", "json",
+                     [(store, "--store"), (knowledge, "--knowledge"), (data_file, "DATA_FILE")])
 
 
 def _check_jobs(jobs, evaluate):

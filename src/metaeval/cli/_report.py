@@ -101,6 +101,10 @@ def report(
 
         check_output_dir(out_dir, "--out")  # a folder: never a file, a device, read-only
         check_output_file(out_dir / "index.html", "--out")
+        from metaeval.cli._outputs import check_output
+
+        check_output(out_dir, "--out", "report", [(store, "--store")])
+        check_output(out_dir / "index.html", "--out", "report", [(store, "--store")])
     from metaeval.report._render import start_workers_early
 
     try:
@@ -242,6 +246,9 @@ def plot(
         from metaeval._validation import check_output_file
 
         check_output_file(out_file, "--out")  # before the figure is drawn
+        from metaeval.cli._outputs import check_output
+
+        check_output(out_file, "--out", "figure", [(store, "--store")])
         if kind not in PLOT_KINDS:
             raise ValueError(f"no figure {kind!r} (`metaeval plot --list` lists them)."
                              + did_you_mean(kind, PLOT_KINDS))

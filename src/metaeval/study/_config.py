@@ -212,13 +212,31 @@ class Study:
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{path}: not a valid TOML file: {exc}") from exc
+            raise ValueError(f"{path}: not a valid TOML file: {_toml_hint(str(exc))}") \
+                from exc
         values, problems = _from_raw(raw, path.parent, path.stem)
         checked, more = _check(values)
         problems += more
         if problems:
             raise ValueError(_format_problems(problems, str(path), _TomlLines(text, raw)))
         return cls(**checked, _source=str(path))
+
+
+def _toml_hint(message: str) -> str:
+    """The TOML reader's message for a key given twice, with what to change."""
+    where = re.search(r"\((at (line \d+|end of document).*)\)$", message)
+    at = f" ({where.group(1)})" if where else ""
+    key = re.search(r"\('([^']*)',?.*\)", message)
+    name = ".".join(re.findall(r"'([^']*)'", key.group(0))) if key else "a key"
+    if message.startswith("Cannot mutate immutable namespace"):
+        return (f"{name!r} is given twice, as a value ({name} = [...]) and as a table "
+                f"([[{name}]] or [{name}]){at}: keep one form (a list {name} = [...], or "
+                f"one [[{name}]] table per item).")
+    if message.startswith("Cannot declare"):
+        return f"the table [{name}] is given twice{at}: merge the two into one."
+    if message.startswith("Cannot overwrite a value"):
+        return f"a key is given twice{at}: keep one of the two."
+    return message
 
 
 def algorithm_spec(algorithm) -> dict:
