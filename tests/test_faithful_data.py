@@ -1,0 +1,140 @@
+"""Data a strategy cannot describe faithfully is refused, the same way by ``metaeval run``,
+``recommend`` (command line and Python) and ``describe_dataset``; every error names the
+column, file or dataset, and the recorded reason."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.test_recommend_learners import _planted
+from typer.testing import CliRunner
+
+from metaeval.algorithms import Algorithm
+from metaeval.cli import app
+from metaeval.datasets import as_dataset
+from metaeval.recommend import KnowledgeBase, describe_dataset, recommend
+from metaeval.recommend._auto import Auto
+
+runner = CliRunner()
+
+
+def _frame(n=20):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                         "class": ["yes", "no"] * (n // 2)})
+
+
+def _kb():
+    return KnowledgeBase(["d1", "d2", "d3"], ["A", "B"],
+                         success=[[0.9, 0.8], [0.9, 0.7], [0.6, 0.8]],
+                         times=[[1.0, 2.0]] * 3)
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    inf = _frame()
+    inf.loc[3, "a"] = np.inf
+    inf.to_csv(tmp_path / "inf.csv", index=False)
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0.5, 0.1, 0.3],
+                  "class": ["x", "x", "y"]}).to_csv(tmp_path / "three.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("strategy", ["knn-metafeatures", "single-best"])
+def test_recommend_command_refuses_what_run_refuses(bad_files, strategy):
+    """Old code: exit 0 with no note (45 of 87 meta-features NaN, other neighbours)."""
+    inf = runner.invoke(app, ["recommend", str(bad_files / "inf.csv"), "--strategy", strategy])
+    assert inf.exit_code == 2, inf.output
+    assert "inf.csv" in inf.output and "column 'a' holds an infinite value (inf) in row 4" \
+        in inf.output
+    assert "Traceback" not in inf.output
+    three = runner.invoke(app, ["recommend", str(bad_files / "three.csv"),
+                                "--strategy", strategy])
+    assert three.exit_code == 2, three.output
+    assert "three.csv" in three.output
+    assert "class 'y' of target column 'class' has 1 row (row 3)" in three.output
+
+
+def test_run_refuses_the_same_files(bad_files, tmp_path):
+    study = tmp_path / "study.toml"
+    study.write_text(f'store = "{tmp_path / "s.duckdb"}"\nalgorithms = ["NB"]\n'
+                     f'[[datasets]]\nname = "inf"\npath = "{bad_files / "inf.csv"}"\n')
+    result = runner.invoke(app, ["run", str(study), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert "column 'a' holds an infinite value (inf) in row 4" in result.output
+
+
+@pytest.mark.parametrize("route", ["frame", "file", "dataset"])
+def test_python_recommend_refuses_what_run_refuses(bad_files, route):
+    """Old code: a recommendation (the knowledge base's order), no error."""
+    frame = pd.read_csv(bad_files / "inf.csv")
+    given = {"frame": frame, "file": bad_files / "inf.csv",
+             "dataset": as_dataset(frame, name="inf")}[route]
+    name = {"frame": "the DataFrame", "file": "inf.csv", "dataset": "dataset 'inf'"}[route]
+    with pytest.raises(ValueError, match="column 'a' holds an infinite value") as info:
+        recommend(given, _kb(), strategy="single-best")
+    assert name in str(info.value)
+    with pytest.raises(ValueError, match=r"class 'y' .* has 1 row \(row 3\)"):
+        recommend(bad_files / "three.csv", _kb(), strategy="single-best")
+
+
+def test_describe_dataset_refuses_what_run_refuses():
+    frame = _frame()
+    frame.loc[5, "b"] = -np.inf
+    with pytest.raises(ValueError, match=r"dataset 'data': column 'b' holds an infinite "
+                                         r"value \(-inf\) in row 6"):
+        describe_dataset(as_dataset(frame), groups=(), time_budget=None)
+    one = _frame()
+    one.loc[0, "class"] = "rare"
+    one = one[one["class"] != "yes"]
+    one.loc[0, "class"] = "yes"
+    with pytest.raises(ValueError, match=r"class 'yes' .* has 1 row"):
+        describe_dataset(as_dataset(one), groups=(), time_budget=None)
+
+
+def _no_features():
+    """A feature no landmarker can fit (every value missing)."""
+    return pd.DataFrame({"a": [np.nan] * 20, "class": ["y", "n"] * 10})
+
+
+def test_every_landmarker_failed_gives_the_recorded_reason(monkeypatch):
+    """Old code: 'every landmarker failed on it', the reason left out."""
+    import metaeval.recommend._recommend as module
+
+    monkeypatch.setattr(module, "LANDMARKERS",
+                        (Algorithm("NB", "sklearn.naive_bayes.GaussianNB"),))
+    with pytest.raises(ValueError) as info:
+        recommend(_no_features(), _planted(), strategy="cost-landmarking")
+    text = str(info.value)
+    assert text.startswith("cost-landmarking reads the landmark features of the new "
+                           "dataset 'data', and every landmarker failed on it (NB: "), text
+    assert "NaN or infinite scores" in text  # the recorded reason
+    assert "average-ranking" in text
+
+
+def test_auto_says_it_chose_the_strategy_that_needs_the_description(monkeypatch):
+    """Old code: 'regression needs the landmarks of the new dataset ... (describe it
+    first)', a strategy the user never chose, and nothing to describe."""
+    import metaeval.recommend._recommend as module
+
+    monkeypatch.setattr(module, "LANDMARKERS",
+                        (Algorithm("NB", "sklearn.naive_bayes.GaussianNB"),))
+    auto = Auto(candidates=("single-best", "average-ranking", "regression"))
+    with pytest.raises(ValueError) as info:
+        recommend(_no_features(), _planted(), strategy=auto)
+    text = str(info.value)
+    assert text.startswith("auto chose regression for this condition, and regression "
+                           "reads the landmark features"), text
+    assert "describe it first" not in text
+    assert "--strategy average-ranking" in text
+
+
+def test_every_pymfe_group_out_of_budget_is_refused_with_the_reason():
+    """Old code: a query of NaN meta-features, neighbours by chance, no error."""
+    frame = _frame(40)
+    with pytest.raises(ValueError) as info:
+        recommend(frame, _planted(), strategy="knn-metafeatures", time_budget=1e-6)
+    text = str(info.value)
+    assert "every pymfe group failed on it (general: " in text, text
+    assert "budget" in text
