@@ -138,3 +138,79 @@ def test_every_pymfe_group_out_of_budget_is_refused_with_the_reason():
     text = str(info.value)
     assert "every pymfe group failed on it (general: " in text, text
     assert "budget" in text
+
+
+# ---------------------------------------------------------------- the DataFrame route
+@pytest.mark.parametrize("cell, kind", [([1, 2], "list"), ({"a": 1}, "dict")])
+def test_a_feature_holding_containers_is_refused_naming_the_column(cell, kind):
+    """Old code: ``TypeError: unhashable type`` deep in pandas, no column named."""
+    frame = _frame(6)
+    frame["box"] = [1.0] * 6
+    frame["box"] = frame["box"].astype(object)
+    frame.at[2, "box"] = cell
+    with pytest.raises(ValueError, match=rf"column 'box' holds a {kind} in row 3"):
+        as_dataset(frame)
+
+
+def test_a_target_holding_lists_is_refused_naming_the_column():
+    """Old code: numpy's 'setting an array element with a sequence'."""
+    frame = pd.DataFrame({"a": range(6), "label": [[1], [0]] * 3})
+    with pytest.raises(ValueError, match=r"target column 'label' holds a list in row 1"):
+        as_dataset(frame, target="label")
+
+
+def test_a_dataframe_reads_as_its_csv_file(tmp_path):
+    """Spaces around text: one class, one category, as the CSV reader reads them (old
+    code: ' yes' and 'yes' two classes from a DataFrame, one from the file; 'yes ' two
+    in both)."""
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                          "town": [" lyon", "lyon ", "nice", " lyon", "nice", " nice"],
+                          "class": [" yes", "yes", "no", "no ", "yes ", "no"]})
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    from metaeval.datasets import read_dataset
+
+    for ds in (as_dataset(frame), read_dataset(path)):
+        assert ds.class_names == ("no", "yes")
+        assert ds.y.tolist() == [1, 1, 0, 0, 1, 0]
+        assert ds.X["town"].tolist() == ["lyon", "lyon", "nice", "lyon", "nice", "nice"]
+
+
+def test_labels_equal_as_numbers_are_one_class():
+    """Old code: a target [1, 1.0, 0] was '3 classes (0, 1, 1.0)'."""
+    frame = pd.DataFrame({"a": range(6), "class": pd.Series([1, 1.0, 0] * 2, dtype=object)})
+    ds = as_dataset(frame)
+    assert ds.y.tolist() == [1, 1, 0, 1, 1, 0]
+    assert ds.class_names == ("0", "1")
+    text = pd.DataFrame({"a": range(4), "class": ["1", "1.0", "0", "0.0"]})
+    assert as_dataset(text).y.tolist() == [1, 1, 0, 0]
+
+
+@pytest.mark.parametrize("column, what", [
+    (pd.period_range("2020-01", periods=6, freq="M"), "dates or durations"),
+    (pd.Series(pd.date_range("2020-01-01", periods=6)).astype(object), "dates or durations"),
+    (pd.Series(pd.to_timedelta(range(6), unit="s")).astype(object), "dates or durations"),
+    (pd.Series(np.arange(6) * (1 + 1j)), "complex numbers"),
+    (pd.Series(np.arange(6) * (1 + 1j)).astype(object), "complex numbers"),
+])
+def test_dates_periods_and_complex_numbers_are_refused_like_datetime64(column, what):
+    """Old code: Period, object Timestamps and complex columns became text categories
+    while a datetime64 column was refused."""
+    frame = pd.DataFrame({"when": column, "a": range(6), "class": ["y", "n"] * 3})
+    with pytest.raises(ValueError, match=f"column 'when' holds {what}"):
+        as_dataset(frame)
+    with pytest.raises(ValueError, match="column 'when' holds dates or durations"):
+        as_dataset(frame.assign(when=pd.date_range("2020-01-01", periods=6)))
+
+
+def test_decimal_and_fraction_cells_are_numbers():
+    """Old code: a column of Decimal values became a text category."""
+    import decimal
+    import fractions
+
+    frame = pd.DataFrame({"d": [decimal.Decimal("1.5"), decimal.Decimal("2"),
+                                fractions.Fraction(1, 4), None],
+                          "class": ["y", "n", "y", "n"]})
+    ds = as_dataset(frame)
+    assert ds.categorical == ()
+    np.testing.assert_array_equal(ds.X["d"].to_numpy(), [1.5, 2.0, 0.25, np.nan])
