@@ -214,3 +214,87 @@ def test_decimal_and_fraction_cells_are_numbers():
     ds = as_dataset(frame)
     assert ds.categorical == ()
     np.testing.assert_array_equal(ds.X["d"].to_numpy(), [1.5, 2.0, 0.25, np.nan])
+
+
+# ---------------------------------------------------------------- knowledge files
+def _archive_with(change):
+    from tests.test_knowledge_damage import _archive
+
+    archive = _archive()
+    change(archive)
+    return archive
+
+
+def _no_run_finished_on_d1(archive):
+    archive.metrics[1] = np.nan
+    archive.by_repetition["metrics"][:, 1] = np.nan
+    for curves in (archive.curves, archive.by_repetition["curves"]):
+        for v in curves.values():
+            v[..., 1, :, :] = np.nan
+    for times in (archive.times, archive.by_repetition["times"]):
+        for v in times.values():
+            v[..., 1, :] = np.nan
+
+
+def _no_time_for_b(archive):
+    for times in (archive.times, archive.by_repetition["times"]):
+        for v in times.values():
+            v[..., 1] = 0.0
+
+
+def test_a_knowledge_file_with_a_dataset_all_failed_names_the_file_and_dataset(tmp_path,
+                                                                              bad_files):
+    """Old code: 'success must be finite everywhere (impute failed cells)', neither the
+    file nor the dataset named."""
+    path = _archive_with(_no_run_finished_on_d1).save(tmp_path / "dead.npz")
+    frame = _frame()
+    frame.to_csv(tmp_path / "new.csv", index=False)
+    result = runner.invoke(app, ["recommend", str(tmp_path / "new.csv"), "--knowledge",
+                                 str(path), "--strategy", "single-best"])
+    assert result.exit_code == 2, result.output
+    assert "dead.npz" in result.output and "dataset 'd1'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_configuration_without_any_time_is_said_not_ranked_fastest():
+    """Old code: numpy's 'All-NaN slice encountered' RuntimeWarning, and configuration B
+    silently took 1 ms on every dataset (first under a time weight)."""
+    import warnings
+
+    from metaeval.recommend import Condition
+
+    archive = _archive_with(_no_time_for_b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kb = archive.knowledge_base(Condition(time_weight="1/64"))
+    others = np.median(archive.times["cpu"][:, [0, 2]], axis=1)
+    np.testing.assert_allclose(kb.times[:, 1], others)
+    assert any(n.startswith("B: no time recorded on any dataset") for n in kb.notes), kb.notes
+
+
+def test_a_store_algorithm_without_any_time_is_imputed_by_the_same_rule():
+    from metaeval.recommend._knowledge import impute_times
+
+    times = np.array([[2.0, 0.0, 4.0], [1.0, np.nan, 9.0], [3.0, 0.0, 1.0]])
+    notes = []
+    got = impute_times(times, ~(times > 0), ["A", "B", "C"], notes, what="algorithm")
+    np.testing.assert_array_equal(got[:, 1], [3.0, 5.0, 2.0])
+    assert notes == ["B: no time recorded on any dataset; each dataset's median time over "
+                     "the other algorithms stands in"]
+    # within a fold: the medians of the training rows only
+    some = np.array([[2.0, 1.0], [4.0, 0.0], [8.0, 0.0]])
+    got = impute_times(some, ~(some > 0), ["A", "B"], train=np.array([True, True, False]))
+    np.testing.assert_array_equal(got, [[2.0, 1.0], [4.0, 1.0], [8.0, 1.0]])
+
+
+def test_an_aslib_scenario_with_one_algorithm_names_its_file(tmp_path):
+    """Old code: 'success holds 1 algorithm(s); a ranking needs at least two', no file."""
+    from tests.test_aslib import RUNTIME, RUNTIME_RUNS, _write
+
+    runs = "\n".join(line for line in RUNTIME_RUNS.splitlines() if ",B," not in line) + "\n"
+    root = _write(tmp_path / "one", description=RUNTIME.replace("A, B", "A"),
+                  algorithm_runs=runs)
+    result = runner.invoke(app, ["recommend", "--evaluate", "--aslib", str(root)])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert "description.txt: declares one algorithm ('A')" in result.output
