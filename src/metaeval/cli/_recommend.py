@@ -184,15 +184,20 @@ def _check_scored_on(scored_on, evaluate):
 
 def _read(data_file, target, pos_label):
     from metaeval.datasets import read_dataset
+    from metaeval.datasets._base import check_values
 
     with stage(f"Reading {data_file.name}"):
         try:
-            return read_dataset(data_file, target=target, pos_label=pos_label)
+            dataset = read_dataset(data_file, target=target, pos_label=pos_label)
         except ValueError as error:
             if f"target column {target!r} is not in the data" not in str(error):
                 raise
             # the command's own way to name it, which the reader cannot know
             raise ValueError(f"{error} Name the class column with --target.") from error
+    # what `metaeval run` refuses, refused before any description, the file named
+    check_values(dataset.X, dataset.y, target=target, class_names=dataset.class_names,
+                 source=f"the file {str(data_file)!r}")
+    return dataset
 
 
 def _source(store, knowledge):

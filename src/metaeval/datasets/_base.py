@@ -175,9 +175,13 @@ def binarize_target(values, *, target: str, pos_label=None):
     text ``true``/``false`` in any case counting as 1/0), 1 (True) is
     class 1; otherwise the minority label is class 1, and a tie goes to the
     label that sorts last (numbers numerically, text lexicographically) —
-    the same choice the 0/1 rule makes.
+    the same choice the 0/1 rule makes. When every label is a number,
+    labels equal as numbers are one class (``1``, ``1.0`` and ``"1"``). A
+    cell holding a list, a dict or another container is an error naming
+    the row.
     """
-    arr = np.asarray(values, dtype=object)
+    arr = np.asarray(values, dtype=object).ravel()
+    check_scalars(arr, f"target column {target!r}")
     missing = pd.isna(arr)
     if missing.any():
         raise ValueError(
@@ -186,12 +190,14 @@ def binarize_target(values, *, target: str, pos_label=None):
         )
     if arr.size == 0:
         raise ValueError("the data have no rows.")
-    labels, counts = np.unique(arr.astype(str), return_counts=True)
-    # Map each text label back to one original value (keeps ints as ints).
+    keys = _label_keys(arr)
+    labels, counts = np.unique(keys, return_counts=True)
+    # Map each label back to one original value (keeps ints as ints).
     first = {}
-    for v in arr.tolist():
-        first.setdefault(str(v), v)
+    for key, v in zip(keys.tolist(), arr.tolist(), strict=True):
+        first.setdefault(key, v)
     originals = [first[t] for t in labels.tolist()]
+    key_of = dict(zip(map(id, originals), labels.tolist(), strict=True))
     if len(originals) == 1:
         raise ValueError(
             f"Only one class is present in target column {target!r} ({originals[0]!r}); "
@@ -216,12 +222,50 @@ def binarize_target(values, *, target: str, pos_label=None):
         if None not in nums and sorted(nums) == [0.0, 1.0]:
             pos = originals[nums.index(1.0)]
         else:
-            n = dict(zip(originals, counts.tolist(), strict=True))
+            n = dict(zip(labels.tolist(), counts.tolist(), strict=True))
             ordered = sorted(originals, key=_label_key)
-            pos = min(ordered[::-1], key=lambda v: n[v])  # minority; tie -> sorts last
+            pos = min(ordered[::-1], key=lambda v: n[key_of[id(v)]])  # minority; tie -> last
     neg = originals[1] if originals[0] is pos else originals[0]
-    y = (arr.astype(str) == str(pos)).astype(np.int8)
+    y = (keys == key_of[id(pos)]).astype(np.int8)
     return y, (str(neg), str(pos))
+
+
+def _label_keys(arr) -> np.ndarray:
+    """One text key per label: the number when every label is a number (``1``, ``1.0``
+    and ``"1"`` are one class), else the text."""
+    numbers = [None if isinstance(v, (bool, np.bool_)) else _as_number(v)
+               for v in arr.tolist()]
+    if None not in numbers:
+        return np.array([repr(float(v)) for v in numbers], dtype=object).astype(str)
+    return arr.astype(str)
+
+
+def strip_text(col: pd.Series) -> pd.Series:
+    """``col`` with the surrounding spaces of its text values dropped (other values kept),
+    as a CSV file's cells are read."""
+    if col.dtype.kind != "O":
+        return col
+    values = col.to_numpy(dtype=object)
+    text = np.fromiter((isinstance(v, str) for v in values.tolist()), bool, values.size)
+    if not text.any():
+        return col
+    out = values.copy()
+    out[text] = [v.strip() for v in values[text].tolist()]
+    return pd.Series(out, index=col.index, name=col.name, dtype=col.dtype)
+
+
+def check_scalars(values, what: str) -> None:
+    """Raise ``ValueError`` when a cell of ``values`` holds a container (a list, a dict,
+    an array...) instead of one number or text, naming ``what`` and the row."""
+    for row, v in enumerate(np.asarray(values, dtype=object).ravel().tolist()):
+        if isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray, pd.Series,
+                          pd.DataFrame)):
+            shown = repr(v)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise ValueError(
+                f"{what} holds a {type(v).__name__} in row {row + 1} ({shown}); every cell "
+                "must hold one number or one text value."
+            )
 
 
 def check_values(X: pd.DataFrame, y, *, target: str = "class", class_names=("0", "1"),

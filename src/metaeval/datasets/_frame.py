@@ -20,8 +20,10 @@ from metaeval.datasets._base import (
     Dataset,
     binarize_target,
     check_no_target_copy,
+    check_scalars,
     content_sha256,
     resolve_column,
+    strip_text,
     to_object_strings,
 )
 
@@ -64,8 +66,15 @@ def as_dataset(data, *, target: str = "class", pos_label=None, name: str | None 
         For anything else than a frame, a path or a Dataset; a ``target`` that is not
         a column (the closest names are given); a class column with missing labels,
         one class or more than two; a ``pos_label`` that is not a label; no feature
-        column; duplicated column names; a date or duration column; a feature that is
-        a copy of the class.
+        column; duplicated column names; a column of dates, durations or periods
+        (typed, or as objects), of complex numbers, or with a cell holding a list, a
+        dict or another container; a feature that is a copy of the class.
+
+    Notes
+    -----
+    Values are read as a CSV file's would be: surrounding spaces of text dropped,
+    numbers held as text, ``Decimal`` or ``Fraction`` taken as numbers, and class labels
+    that are all numbers compared as numbers (``1`` and ``1.0`` are one class).
 
     Examples
     --------
@@ -106,7 +115,8 @@ def as_dataset(data, *, target: str = "class", pos_label=None, name: str | None 
     if frame.shape[0] == 0:
         raise ValueError("the DataFrame has no rows.")
     target_col = resolve_column(names, str(target))
-    y, class_names = binarize_target(frame[target_col].to_numpy(dtype=object),
+    check_scalars(frame[target_col].to_numpy(dtype=object), f"target column {target_col!r}")
+    y, class_names = binarize_target(strip_text(frame[target_col]).to_numpy(dtype=object),
                                      target=target_col, pos_label=pos_label)
     features = frame.drop(columns=[target_col])
     if features.shape[1] == 0:
@@ -130,9 +140,15 @@ def _typed(features: pd.DataFrame, forced) -> tuple[pd.DataFrame, tuple]:
     for c in features.columns:
         col = features[c]
         kind = col.dtype.kind
-        if kind in "mM":
+        if kind in "mM" or isinstance(col.dtype, pd.PeriodDtype):
             raise ValueError(f"column {c!r} holds dates or durations ({col.dtype}); "
                              "convert it to numbers or text first.")
+        if kind == "c":
+            raise ValueError(f"column {c!r} holds complex numbers ({col.dtype}); convert "
+                             "it to real numbers (e.g. its modulus) or text first.")
+        if kind == "O":
+            _check_cells(col)
+            col = strip_text(col)  # as a CSV file's cells are read
         numeric = None
         if c not in forced and not isinstance(col.dtype, pd.CategoricalDtype):
             if kind in "biuf":
@@ -148,6 +164,23 @@ def _typed(features: pd.DataFrame, forced) -> tuple[pd.DataFrame, tuple]:
     X = pd.DataFrame(columns, index=pd.RangeIndex(features.shape[0]),
                      columns=list(features.columns))
     return X, tuple(cats)
+
+
+def _check_cells(col: pd.Series) -> None:
+    """Refuse a text column's cell that is no number or text: a container, a date or a
+    duration, a complex number (naming the column and the row)."""
+    import datetime
+
+    check_scalars(col.to_numpy(dtype=object), f"column {col.name!r}")
+    for row, v in enumerate(col.tolist()):
+        if isinstance(v, (datetime.date, datetime.time, datetime.timedelta, pd.Period,
+                          np.datetime64, np.timedelta64)) and not pd.isna(v):
+            raise ValueError(f"column {col.name!r} holds dates or durations ({v!r} in row "
+                             f"{row + 1}); convert it to numbers or text first.")
+        if isinstance(v, (complex, np.complexfloating)):
+            raise ValueError(f"column {col.name!r} holds complex numbers ({v!r} in row "
+                             f"{row + 1}); convert it to real numbers (e.g. its modulus) "
+                             "or text first.")
 
 
 def _declared(dataset: Dataset, forced) -> Dataset:

@@ -13,9 +13,11 @@ byte string ``b'?'`` instead of a missing value.
 
 from __future__ import annotations
 
+import decimal
 import gzip
 import hashlib
 import io
+import numbers
 import os
 import re
 from collections.abc import Sequence
@@ -29,6 +31,7 @@ from metaeval.datasets._base import (
     binarize_target,
     check_no_target_copy,
     resolve_column,
+    strip_text,
     to_object_strings,
 )
 
@@ -306,6 +309,10 @@ def _read_delimited(data: bytes, sep: str, na_values, path: Path) -> pd.DataFram
         raise ValueError(f"the file {str(path)!r} is not a readable "
                          f"{'CSV' if sep == ',' else 'TSV'} file: {text}") from None
     frame.columns = [str(c) for c in frame.columns]
+    # a cell's surrounding spaces are not part of its value (skipinitialspace drops the
+    # leading ones only, so that "yes " and "yes" would be two classes)
+    for c in frame.columns:
+        frame[c] = strip_text(frame[c])
     return frame
 
 
@@ -372,8 +379,9 @@ def _try_float(col: pd.Series):
 
 
 def _to_float(v) -> float:
-    # Python's float() is correctly rounded: "0.1" gives the nearest double.
-    if isinstance(v, (str, bool, int, float, np.number)):
+    # Python's float() is correctly rounded: "0.1" gives the nearest double. Any real
+    # number counts (Decimal, Fraction); a complex one does not.
+    if isinstance(v, (str, numbers.Real, decimal.Decimal, np.integer, np.floating, np.bool_)):
         return float(v)
     raise TypeError(type(v).__name__)
 

@@ -149,9 +149,9 @@ def read_aslib(path, measure=None) -> AslibScenario:
         Naming the file (and the line where there is one): a missing required file, a
         malformed description or ARFF file, a measure the scenario does not have, a run
         of an undeclared algorithm, a duplicated or missing run, a non-``ok`` run of a
-        quality scenario, a runtime scenario without a positive cutoff, an unknown run
-        status, an instance missing from a feature or cv file. Nothing is returned
-        half-read.
+        quality scenario, a runtime scenario without a positive cutoff, fewer than 2
+        algorithms, an unknown run status, an instance missing from a feature or cv
+        file. Nothing is returned half-read.
 
     References
     ----------
@@ -304,6 +304,9 @@ def _interpret(desc, text, file, measure):
                          "algorithms_deterministic / algorithms_stochastic).")
     if len(set(algorithms)) != len(algorithms):
         raise ValueError(f"{file}: an algorithm is declared twice.")
+    if len(algorithms) < 2:
+        raise ValueError(f"{file}: declares one algorithm ({algorithms[0]!r}); selecting "
+                         "an algorithm needs at least 2.")
     steps = _feature_steps(desc, text, file)
     return {"scenario_id": str(desc.get("scenario_id") or ""), "measures": measures,
             "measure": measure, "maximize": maximize[k], "runtime": runtime,

@@ -25,6 +25,7 @@ import pandas as pd
 
 from metaeval.algorithms import MISSING_CATEGORY, Algorithm
 from metaeval.datasets import Dataset
+from metaeval.datasets._base import check_values
 
 #: The pymfe groups described by default, summarised by mean and standard deviation.
 PYMFE_GROUPS = ("general", "statistical", "info-theory", "model-based", "landmarking")
@@ -216,8 +217,10 @@ def describe_dataset(
     Raises
     ------
     ValueError
-        When ``dataset`` is not a Dataset with two classes and at least one feature, or
-        a parameter is out of range.
+        When ``dataset`` is not a Dataset with two classes and at least one feature; holds
+        data :func:`metaeval.study.Study` refuses (an infinite value, a class of fewer than
+        2 rows, a copy of the target), named with the column and row; or a parameter is
+        out of range.
 
     Examples
     --------
@@ -234,6 +237,10 @@ def describe_dataset(
         raise ValueError(f"dataset {dataset.name!r} has no feature column to describe.")
     if np.unique(dataset.y).size != 2:
         raise ValueError(f"dataset {dataset.name!r} must hold two classes.")
+    # what `metaeval run` refuses: an infinite value (pymfe's features and every
+    # landmarker would fail or turn NaN on it), a class of one row (no stratified fold)
+    check_values(dataset.X, dataset.y, class_names=dataset.class_names,
+                 source=f"dataset {dataset.name!r}")
     if isinstance(groups, str):
         groups = (groups,)
     groups = tuple(groups)

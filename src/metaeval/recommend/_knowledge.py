@@ -326,9 +326,9 @@ class KnowledgeBase:
             repetitions = _worst_for_failed(per)
         bad = ~(times > 0)
         if bad.any():
-            median = np.nanmedian(np.where(times > 0, times, np.nan), axis=0)
-            times = np.where(bad, np.broadcast_to(median, times.shape), times)
-            times = np.where(times > 0, times, 1e-3)
+            times = impute_times(times, bad, algorithms, notes, what="algorithm")
+        _check_finite(success, per if len(repeats) > 1 else None, names,
+                      f"the store {store.path}", repeats)
         info = info.set_index("name").loc[names]
         mf, mf_time, land, land_time = _cached_descriptions(store, names, condition, notes,
                                                             clock)
@@ -356,6 +356,65 @@ def _mean_recorded(v):
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ok.any(axis=0), np.where(ok, v, 0.0).sum(axis=0) / ok.sum(axis=0),
                         np.nan)
+
+
+def impute_times(times, bad, names, notes=None, *, train=None, what="configuration"):
+    """``times`` with its ``bad`` cells (no time recorded) imputed.
+
+    A cell takes its configuration's median over the recorded cells of the ``train``
+    rows (a mask; default every row). A configuration with no recorded time there takes
+    each dataset's median over the configurations recorded on it, and is named in
+    ``notes``, so that it is not taken for the fastest; 1 ms where a dataset has no
+    recorded time at all.
+
+    Examples
+    --------
+    >>> t = np.array([[1.0, 4.0, 0.0], [3.0, 0.0, 0.0]])
+    >>> notes = []
+    >>> impute_times(t, ~(t > 0), ["A", "B", "C"], notes).tolist()
+    [[1.0, 4.0, 2.5], [3.0, 4.0, 3.0]]
+    >>> notes[0].split(";")[0]
+    'C: no time recorded on any dataset'
+    """
+    times = np.asarray(times, dtype=np.float64)
+    bad = np.asarray(bad, dtype=bool)
+    train = np.ones(times.shape[0], dtype=bool) if train is None else np.asarray(train)
+    recorded = np.where(bad, np.nan, times)
+    seen = ~bad[train]
+    column = np.full(times.shape[1], np.nan)
+    has = seen.any(axis=0)
+    column[has] = np.nanmedian(recorded[train][:, has], axis=0)
+    out = np.where(bad, np.broadcast_to(column, times.shape), times)
+    empty = ~has
+    if empty.any():
+        row = np.full(times.shape[0], np.nan)
+        some = (~bad).any(axis=1)
+        row[some] = np.nanmedian(recorded[some], axis=1)
+        out[:, empty] = np.where(bad[:, empty], row[:, None], out[:, empty])
+        if notes is not None:
+            dropped = [str(n) for n, e in zip(names, empty, strict=True) if e]
+            notes.append(f"{', '.join(dropped)}: no time recorded on any dataset; each "
+                         f"dataset's median time over the other {what}s stands in")
+    return np.where(out > 0, out, 1e-3)
+
+
+def _check_finite(success, repetitions, names, where, repeats=None):
+    """Raise ``ValueError`` naming ``where`` and the dataset on which no configuration
+    has a finite success (every run on it failed), in the mean or in a repetition."""
+    dead = ~np.isfinite(success).any(axis=1)
+    if dead.any():
+        raise ValueError(f"{where}: dataset {names[int(np.argmax(dead))]!r} has no finite "
+                         "success for any configuration (none finished on it); build "
+                         "the knowledge base again without it.")
+    if repetitions is not None:
+        lost = ~np.isfinite(repetitions).any(axis=2)
+        if lost.any():
+            r, d = (int(v[0]) for v in np.nonzero(lost))
+            rep = r if repeats is None else repeats[r]
+            raise ValueError(f"{where}: dataset {names[d]!r} has no finite success for any "
+                             f"configuration in repetition {rep} of the cross-validation "
+                             "(every run of it failed); build the knowledge base again "
+                             "without it.")
 
 
 def _worst_for_failed(success):
