@@ -7,14 +7,16 @@ through a :class:`HeldOut` object, one test at a time, and only after choosing t
 The loss curve of the order is computed once the order is complete.
 
 With several repetitions of the cross-validation in the knowledge base (new folds and
-seeds), a held-out dataset is scored on a repetition the oracle did not see: for each
-repetition r, its truth is repetition r, while the oracle's order -- and with it the
-reference of the loss, "the best algorithm" -- is chosen on the other repetitions (their
-mean) and scored on r; the figures are averaged over the repetitions r. The oracle then
-pays its own noise, as every strategy does (they learn from the training datasets' mean
-over repetitions), and a loss can be negative: a strategy that tests an algorithm better
-on r than the oracle's pick. ``scored_on="same repetition"`` scores on the mean
-success, the oracle choosing on the truth itself (loss >= 0), as with one repetition.
+seeds), a held-out dataset is scored on a repetition no choice saw: for each
+repetition r, its truth is repetition r, while every choice is made on the other
+repetitions (their mean) -- the oracle's order, with it the reference of the loss ("the
+best algorithm"), and after each test the algorithm kept, the best of those tested so
+far, as a user's own cross-validation would pick it -- and scored on r; the figures are
+averaged over the repetitions r. The oracle then pays its own noise, as every strategy
+does (they learn from the training datasets' mean over repetitions); its losses are 0,
+and a strategy's loss can be negative: one that keeps an algorithm better on r than the
+oracle's pick. ``scored_on="same repetition"`` scores on the mean success, every choice
+made on the truth itself (loss >= 0), as with one repetition.
 """
 
 from __future__ import annotations
@@ -137,8 +139,9 @@ class RecommenderEvaluation:
     def to_json(self) -> dict:
         """The ``metaeval recommend --evaluate --json`` document."""
         strategies = {}
-        for row in self.summary.itertuples(index=False):
-            r = row._asdict()
+        # records, not named tuples: a named tuple renames the columns whose names hold
+        # a "." (the loss at 1 % and 10 % of the time)
+        for r in self.summary.to_dict(orient="records"):
             times = [t for t in LOSS_TIMES if f"loss_at_time_{t:g}" in r]
             strategies[r["strategy"]] = {
                 "mil": _num(r["mil"]),
@@ -175,7 +178,9 @@ class RecommenderEvaluation:
                                       "minus worst success): nothing is in hand yet",
             "loss_reference": (
                 "the success on the scored repetition of the algorithm best on the other "
-                "repetitions (the oracle's first pick): losses can be negative"
+                "repetitions (the oracle's first pick) minus that of the algorithm kept, "
+                "the best tested so far on the other repetitions: the oracle's losses are "
+                "0, a strategy's can be negative"
                 if self.scored_on == SCORED_ON[0] else
                 "the best success on the held-out dataset (losses are >= 0)"),
             "comparisons": [] if self.comparisons is None else [
@@ -265,8 +270,8 @@ def evaluate_recommenders(
         repetitions, then scored on r; each per-dataset figure is the mean over r, and
         each curve the mean over r (``algorithm`` None at a step where the orders
         differ). The strategies learn from the training datasets' mean over
-        repetitions either way. Losses may then be negative (a test better on r than
-        the oracle's pick), and so may MIL; the oracle's loss@1 is 0. Same: scored on
+        repetitions either way. Losses may then be negative (an algorithm kept better on
+        r than the oracle's pick), and so may MIL; the oracle's are 0. Same: scored on
         the mean success, the figures of a single repetition.
     n_boot : int, default=1000
         Bootstrap resamples of the held-out datasets for the intervals.

@@ -17,6 +17,7 @@ import pandas as pd
 from metaeval.recommend._curves import (
     _interval_mean,
     _loss_after,
+    kept,
     log_widths,
     loss_at,
     loss_by_time,
@@ -70,7 +71,8 @@ class HeldOut:
 
 def _ways(kb, i, unseen):
     """How held-out dataset ``i`` is scored: ``(truth, chooser)`` pairs, the success its
-    tests are scored on and the success the oracle chooses on."""
+    tests are scored on and the success every choice is made on (the oracle's order,
+    and after each test the algorithm kept, the best tested so far)."""
     if not unseen:
         return [(kb.success[i], kb.success[i])]
     reps = kb.repetitions[:, i]
@@ -82,7 +84,8 @@ def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser,
            times_at, budget, sb_first, memo=None):
     """One strategy on one held-out dataset scored on ``truth``, the loss's reference
     being the success on ``truth`` of the algorithm best on ``chooser`` (the oracle's
-    first pick): the row's figures and the curve's pieces.
+    first pick), and the algorithm kept after each test the best so far on ``chooser``
+    (its success read on ``truth``): the row's figures and the curve's pieces.
 
     ``memo``: a dict shared by the calls that score one order (or set of orders) on
     several truths, keeping what depends on the order and times only."""
@@ -113,9 +116,10 @@ def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser,
     if loss.ndim == 2:  # the random baseline: exact where a closed form exists
         row["mil_se"] = float(np.std(mil, ddof=1) / np.sqrt(mil.size))
         for s_ in LOSS_STEPS:
-            row[f"loss_at_{s_}"] = random_loss_at(success, s_) - shift
+            row[f"loss_at_{s_}"] = random_loss_at(success, s_, chooser) - shift
         row["first_success"] = float(success.mean())
-        expected = np.array([random_loss_at(success, k) for k in range(1, loss.shape[-1] + 1)]
+        expected = np.array([random_loss_at(success, k, chooser)
+                             for k in range(1, loss.shape[-1] + 1)]
                             ) - shift
     if budget is not None:
         row["loss_at_budget"] = float(np.mean(
@@ -160,11 +164,11 @@ def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0, truth=None, cho
         success, times = truth.copy(), kb.times[i] / unit
         if memo is not None and "order" in memo:  # the orders of this dataset, drawn
             order, elapsed = memo["order"], memo["elapsed"]
-            loss = success.max() - np.maximum.accumulate(success[order], axis=-1)
+            loss = success.max() - success[kept(order, chooser, success)]
             return order, loss, elapsed, success, overhead
         rng = np.random.default_rng(_seed(seed, i, 0))
         order = rng.permuted(np.tile(np.arange(n), (strategy.repeats, 1)), axis=1)
-        loss, elapsed = loss_curve(success, times, order, overhead=overhead)
+        loss, elapsed = loss_curve(success, times, order, overhead=overhead, chooser=chooser)
         if memo is not None:
             memo["order"], memo["elapsed"] = order, elapsed
         return order, loss, elapsed, success, overhead
@@ -182,7 +186,8 @@ def _one(strategy, fitted, ranked, query, kb, i, seed, unit=1.0, truth=None, cho
     if order.shape[-1] != n or not np.all(np.sort(order.reshape(-1, n), axis=1) == np.arange(n)):
         raise ValueError(f"strategy {strategy.name!r} did not test every algorithm once.")
     success, times = held.reveal()
-    loss, elapsed = loss_curve(success, times / unit, order, overhead=overhead)
+    loss, elapsed = loss_curve(success, times / unit, order, overhead=overhead,
+                               chooser=chooser)
     return order, loss, elapsed, success, overhead
 
 
