@@ -366,9 +366,11 @@ def scoring_section(kb, evals, comparisons, n_boot, n_jobs=None):
                 "closed gap, same": interval(once.loc[name], "closed_gap", pct=True)})
     return (f"{title}\nThe tables above score each held-out dataset on the unseen "
             f"repetition: with {first.n_repetitions} repetitions of the cross-validation "
-            "(new folds and seeds), the truth is one repetition while the oracle -- the "
-            "loss's reference -- chooses on the others, each way in turn, averaged; the "
-            "oracle pays its own noise and a loss can be negative. Scored on the same "
+            "(new folds and seeds), the truth is one repetition while every choice is made on "
+            "the others -- the oracle's, the loss's reference, and after each test the "
+            "algorithm kept, the best tested so far -- each way in turn, averaged; the "
+            "oracle pays its own noise, its losses are 0 and another's can be negative. "
+            "Scored on the same "
             "repetition (the mean over repetitions, the oracle choosing on the truth "
             "itself) the losses are those of a single repetition: the oracle's luck then "
             "counts against every strategy. The strategies are fitted alike both ways "
@@ -495,9 +497,11 @@ def head(args, seconds, comparisons, scored_on="same repetition", n_repetitions=
                    f"{n_repetitions} repetitions of the\n  cross-validation (new folds and "
                    "seeds); strategies learn from the training datasets' mean, while each\n"
                    "  held-out dataset's truth is one repetition and its best algorithm (the "
-                   "oracle's pick,\n  the loss's reference) is chosen on the others, each "
-                   "way in turn, averaged. The oracle pays its\n  own noise, and a loss can "
-                   "be negative. The same-repetition figures are given beside them.")
+                   "oracle's pick,\n  the loss's reference) is chosen on the others, and so is "
+                   "the algorithm kept after each\n  test (the best tested so far), each "
+                   "way in turn, averaged. The oracle pays its own noise,\n  its losses are "
+                   "0 and another's can be negative. The same-repetition figures are given "
+                   "beside them.")
     else:
         scoring = ("**the same repetition** (the tables): the knowledge base holds one "
                    "repetition of the\n  cross-validation, so the oracle chooses on the "

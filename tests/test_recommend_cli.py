@@ -96,6 +96,11 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
             "supported"} <= set(doc["comparisons"][0])
     entry = doc["strategies"]["average-ranking"]
     assert set(entry["loss_at"]) == {"1", "3", "5"}
+    # every column of the summary: the loss at 1 %, 10 % and all of the pool's time too
+    assert set(entry["loss_at_time"]) == {"0.01", "0.1", "1"}
+    assert all(isinstance(v, float) for v in entry["loss_at_time"].values())
+    assert {"loss_at_time_0.01", "loss_at_time_0.1", "loss_at_time_1"} <= \
+        set(entry["intervals"])
     assert {"mil", "closed_gap"} <= set(entry)
     assert set(doc["curves"][0]) >= {"dataset", "strategy", "step", "algorithm", "elapsed",
                                      "loss"}

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import metaeval.recommend._evaluate as evaluate_module
+import metaeval.recommend._scoring as scoring_module
 from metaeval._validation import json_records
 from metaeval.recommend import (
     LOSS_STEPS,
@@ -61,7 +62,7 @@ class _Recorder(HeldOut):
 def test_held_out_results_are_read_only_when_tested(monkeypatch):
     """Every strategy but the oracle reads a held-out result only by testing it, one at a
     time, and sees all results (to score its curve) only after its last test."""
-    monkeypatch.setattr(evaluate_module, "HeldOut", _Recorder)
+    monkeypatch.setattr(scoring_module, "HeldOut", _Recorder)
     _Recorder.log = []
     kb = _synthetic()
     names = ["average-ranking", "knn-metafeatures", "cost-landmarking", "active-testing",

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import metaeval.recommend._evaluate as evaluate_module
+import metaeval.recommend._scoring as scoring_module
 from metaeval.recommend import (
     STRATEGIES,
     CollaborativeFiltering,
@@ -274,7 +274,7 @@ class _Recorder(HeldOut):
 
 
 def test_held_out_results_are_read_only_by_testing(monkeypatch):
-    monkeypatch.setattr(evaluate_module, "HeldOut", _Recorder)
+    monkeypatch.setattr(scoring_module, "HeldOut", _Recorder)
     _Recorder.log = []
     kb = _planted(n_datasets=12, n_configs=6)
     evaluate_recommenders(kb, strategies=_strategies([*LEARNERS, "zero-shot-portfolio"]),

@@ -60,10 +60,14 @@ def test_unseen_repetition_worked_example():
     reference .55, A gives .60: -.05; mean -.025. d4: the oracle picks C, .90 - .85 =
     .05. Mean over datasets: (-.05 + 0 - .025 + .05) / 4 = -.00625.
 
-    The oracle's own loss@1 is 0 by construction; its loss@3 (after testing all three)
-    is reference minus the truth's best: d1 (.70 - .80 + .70 - .75) / 2 = -.075, d3
-    (.60 - .65 + .55 - .60) / 2 = -.05, d2 and d4 0: mean -.03125 -- every strategy's
-    loss@3, as all of them have then tested every algorithm.
+    After each test the algorithm kept is the best tested so far on the repetition
+    not scored (a user's own cross-validation picks it), its success read on the scored
+    one. The oracle's losses are then all 0: it tests first the algorithm best on the
+    other repetition, which stays kept. Having tested all three, every strategy keeps
+    the oracle's pick: loss@3 is 0. The single best on d1 tests A, B, C: after A, -.05
+    (above); after A and B, on r0 it keeps B (.75 > .70 on r1), .70 - .70 = 0, and on
+    r1 it keeps A (.80 > .70 on r0), .70 - .70 = 0: 0 (choosing on the scored
+    repetition instead would keep A on r0 and B on r1, (-.10 - .05) / 2 = -.075).
 
     The random order's loss@1 is the reference minus the truth's mean: d1 (.70 - .70 +
     .70 - .68333) / 2 = .008333, d2 .9 - .8 = .1, d3 (.60 - .58333 + .55 - .55) / 2 =
@@ -76,7 +80,13 @@ def test_unseen_repetition_worked_example():
     assert table.loc["single-best", "loss_at_1"] == pytest.approx(-0.00625, abs=1e-12)
     assert table.loc["oracle", "loss_at_1"] == pytest.approx(0.0, abs=1e-12)
     for name in ("single-best", "oracle", "random"):
-        assert table.loc[name, "loss_at_3"] == pytest.approx(-0.03125, abs=1e-12)
+        assert table.loc[name, "loss_at_3"] == pytest.approx(0.0, abs=1e-12)
+    oracle = ev.per_dataset[ev.per_dataset["strategy"] == "oracle"]
+    for column in ("loss_at_1", "loss_at_3", "loss_at_5", "loss_at_time_1"):
+        np.testing.assert_allclose(oracle[column], 0.0, atol=1e-12)
+    # before its first test (1/3 of the pool's time) the loss is that of the worst
+    for column in ("mil", "loss_at_time_0.01", "loss_at_time_0.1"):
+        assert (oracle[column] > 0).all()
     assert table.loc["random", "loss_at_1"] == pytest.approx(0.041667, abs=1e-6)
     rows = ev.per_dataset.set_index(["dataset", "strategy"])
     assert len(rows) == 4 * 3  # one row per (dataset, strategy)
@@ -89,10 +99,12 @@ def test_unseen_repetition_worked_example():
     # the curves: a negative loss is kept as it is; d1's oracle tests B then A on r0 and
     # A then B on r1: no step names one algorithm but the last (C both ways)
     c = ev.curves[(ev.curves["dataset"] == "d1") & (ev.curves["strategy"] == "oracle")]
-    np.testing.assert_allclose(c["loss"], [(0.10 + 0.10) / 2, 0.0, -0.075, -0.075],
-                               atol=1e-12)
+    np.testing.assert_allclose(c["loss"], [(0.10 + 0.10) / 2, 0.0, 0.0, 0.0], atol=1e-12)
     assert c["algorithm"].isna().tolist() == [True, True, True, False]
     assert c["algorithm"].iloc[3] == "C"
+    sb_curve = ev.curves[(ev.curves["dataset"] == "d1")
+                         & (ev.curves["strategy"] == "single-best")]
+    np.testing.assert_allclose(sb_curve["loss"], [0.10, -0.05, 0.0, 0.0], atol=1e-12)
     doc = ev.to_json()
     assert doc["scored_on"] == "unseen repetition" and doc["n_repetitions"] == 2
     assert doc["n_families"] == 4 and doc["n_datasets_5000_rows"] == 0

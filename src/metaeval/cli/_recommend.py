@@ -363,10 +363,11 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
     out.print(table, width=width)
     if ev.scored_on == "unseen repetition":
         _say("Loss: on one repetition, the success of the algorithm best on the other "
-             "repetitions (the oracle's pick) minus the best tested so far, averaged over "
-             "the repetitions; it can be negative (the oracle pays its own noise; before "
-             "the first test: that minus the worst). The random order's loss@k is exact, "
-             "its MIL from 10,000 orders.", width)
+             "repetitions (the oracle's pick) minus that of the one kept, the best tested "
+             "so far on the other repetitions, averaged over the repetitions; the "
+             "oracle's is 0, another's can be negative (the oracle pays its own noise; "
+             "before the first test: that minus the worst). The random order's loss@k is "
+             "exact, its MIL from 10,000 orders.", width)
     else:
         _say("Loss: best success on the dataset minus the best tested so far (before the "
              "first test: best minus worst). The random order's loss@k is exact, its MIL "

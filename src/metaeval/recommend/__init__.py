@@ -63,7 +63,7 @@ _WHERE = {
     "landmark_features": "_describe",
     "DEFAULT_TIME_RANGE": "_evaluate",
     "LOSS_STEPS": "_evaluate",
-    "HeldOut": "_evaluate",
+    "HeldOut": "_scoring",
     "RecommenderEvaluation": "_evaluate",
     "evaluate_recommenders": "_evaluate",
     "sweep_time_weight": "_evaluate",

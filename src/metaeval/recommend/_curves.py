@@ -17,8 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 
-def loss_curve(success, times, order, *, overhead=0.0):
+def loss_curve(success, times, order, *, overhead=0.0, chooser=None):
     """Loss and elapsed time after each test of ``order``.
+
+    After test ``k`` the algorithm kept is the best of the ``k`` tested by ``chooser``
+    (the results the choice is made on; default ``success`` itself), the earliest on
+    ties, and the loss is ``max(success)`` minus its ``success``: scored on results the
+    choice did not see (another repetition of the cross-validation), a noisy choice
+    pays for its noise.
 
     Parameters
     ----------
@@ -30,11 +36,15 @@ def loss_curve(success, times, order, *, overhead=0.0):
         Indices of the algorithms, in the order tested (several orders as rows).
     overhead : float, default=0.0
         Seconds spent before the first test.
+    chooser : array-like of shape (n_algorithms,), optional
+        What the best so far is chosen by (default ``success``: the loss is then
+        ``max(success) - max(success[order[:k]])``).
 
     Returns
     -------
     loss : ndarray, shape of ``order``
-        ``max(success) - max(success[order[:k]])`` after test ``k``.
+        ``max(success) - success[kept_k]``, ``kept_k`` the best by ``chooser`` of
+        ``order[:k]``.
     elapsed : ndarray, shape of ``order``
         Time at which test ``k`` completes.
 
@@ -43,13 +53,38 @@ def loss_curve(success, times, order, *, overhead=0.0):
     >>> loss, elapsed = loss_curve([0.9, 0.7, 0.8], [10.0, 1.0, 2.0], [1, 2, 0], overhead=1.0)
     >>> loss.round(2).tolist(), elapsed.tolist()
     ([0.2, 0.1, 0.0], [2.0, 4.0, 14.0])
+
+    Chosen on other results, which rank the third test below the second:
+
+    >>> loss, _ = loss_curve([0.9, 0.7, 0.8], [10.0, 1.0, 2.0], [1, 2, 0],
+    ...                      chooser=[0.9, 0.8, 0.7])
+    >>> loss.round(2).tolist()
+    [0.2, 0.2, 0.0]
     """
     success = np.asarray(success, dtype=np.float64)
     times = np.asarray(times, dtype=np.float64)
     order = np.asarray(order, dtype=np.int64)
-    best = np.maximum.accumulate(success[order], axis=-1)
     elapsed = float(overhead) + np.cumsum(times[order], axis=-1)
-    return success.max() - best, elapsed
+    return success.max() - success[kept(order, chooser, success)], elapsed
+
+
+def kept(order, chooser=None, success=None):
+    """The algorithm kept after each test of ``order``: the best by ``chooser`` of those
+    tested so far, the earliest on ties (``chooser`` None: by ``success``).
+
+    Examples
+    --------
+    >>> kept([2, 0, 1], [0.5, 0.9, 0.7]).tolist()
+    [2, 2, 1]
+    """
+    order = np.asarray(order, dtype=np.int64)
+    c = np.asarray(success if chooser is None else chooser, dtype=np.float64)[order]
+    before = np.maximum.accumulate(c, axis=-1)[..., :-1]
+    new = np.concatenate([np.ones(c.shape[:-1] + (1,), dtype=bool), c[..., 1:] > before],
+                         axis=-1)
+    step = np.broadcast_to(np.arange(c.shape[-1]), c.shape)
+    at = np.maximum.accumulate(np.where(new, step, 0), axis=-1)
+    return np.take_along_axis(order, at, axis=-1)
 
 
 def mean_interval_loss(loss, elapsed, loss0, time_range):
@@ -140,7 +175,7 @@ def _loss_after(loss, loss0, done):
     return np.take_along_axis(padded, np.asarray(done)[..., None], axis=-1)[..., 0]
 
 
-def random_loss_at(success, k) -> float:
+def random_loss_at(success, k, chooser=None) -> float:
     r"""Expected loss after ``k`` tests of a uniformly random order (closed form).
 
     With the successes sorted, :math:`s_{(1)} \le \dots \le s_{(n)}`, the best of a random
@@ -157,16 +192,32 @@ def random_loss_at(success, k) -> float:
     0.1
     >>> round(random_loss_at([0.9, 0.7, 0.8], 2), 12)  # best of 2: .9 w.p. 2/3, .8 w.p. 1/3
     0.033333333333
+
+    With ``chooser`` (the kept algorithm is the best of the ``k`` by it, as in
+    :func:`loss_curve`), the same weights go to the algorithms sorted by ``chooser``,
+    each block of ties sharing its weights equally (the earliest tested of a tied
+    block is any of them with equal chance), and the loss is
+    ``max(success)`` minus the expected ``success`` of the one kept:
+
+    >>> round(random_loss_at([0.9, 0.7, 0.8], 2, chooser=[0.9, 0.8, 0.7]), 12)
+    0.066666666667
     """
     from scipy.special import gammaln
 
-    s = np.sort(np.asarray(success, dtype=np.float64))
-    n = s.size
+    success = np.asarray(success, dtype=np.float64)
+    by = success if chooser is None else np.asarray(chooser, dtype=np.float64)
+    rank = np.argsort(by, kind="stable")
+    n = success.size
     k = min(int(k), n)
     j = np.arange(k, n + 1)
     log_w = (gammaln(j) - gammaln(k) - gammaln(j - k + 1)
              - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
-    return float(s[-1] - np.sum(s[k - 1:] * np.exp(log_w)))
+    w = np.zeros(n)
+    w[k - 1:] = np.exp(log_w)
+    sorted_by = by[rank]
+    _, block, size = np.unique(sorted_by, return_inverse=True, return_counts=True)
+    w = (np.bincount(block, weights=w) / size)[block]  # ties share their weights
+    return float(success.max() - np.sum(success[rank] * w))
 
 
 def _check_range(time_range):
