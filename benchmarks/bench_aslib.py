@@ -8,7 +8,10 @@ over ``--jobs`` worker processes (default: all cores; their CPU time is counted)
 2. :func:`evaluate_aslib` with every strategy the scenario allows, on all repetitions of
    its ``cv.arff`` (feature costs paid by the strategies that read features, unless
    ``--no-feature-costs``);
-3. optionally (``--cli``) the whole command line, ``metaeval recommend --evaluate
+3. two plain selectors written directly with scikit-learn (``plain_selectors.py``: a
+   random forest per algorithm, and k-NN with k by leave-one-out), scored by the same
+   rules on the same folds (``--no-plain`` leaves them out);
+4. optionally (``--cli``) the whole command line, ``metaeval recommend --evaluate
    --aslib DIR --json OUT``, in a fresh process (imports included).
 
 Printed per scenario: the single best (chosen on the training folds, and over the whole
@@ -19,7 +22,10 @@ costs), and wall and CPU seconds with the load average, since the machine may be
 shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
 Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
-       [--cli] [--markdown FILE] [--jobs N]
+       [--no-plain] [--cli] [--markdown FILE] [--jobs N]
+
+``--strategies single-best`` with the plain selectors gives their figures alone (the
+single best is the evaluation every score needs).
 """
 
 from __future__ import annotations
@@ -33,9 +39,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from joblib.externals.loky import get_reusable_executor
 
 from metaeval.recommend import evaluate_aslib, read_aslib
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plain_selectors  # noqa: E402  (beside this script)
+
+#: Strategies whose first picks pay the default steps' feature costs, as the plain
+#: selectors do: the scorer of the plain selectors is checked on the first one evaluated.
+_FEATURE_READERS = ("auto", "knn-metafeatures", "regression", "pairwise")
 
 #: The best LLAMA model per scenario and the gap it closes against the whole-scenario
 #: single best (the ASlib scenario pages, results of 2021-05, 10 folds, 1 repetition).
@@ -132,6 +146,8 @@ def main(argv=None):
     parser.add_argument("directories", nargs="*", type=Path)
     parser.add_argument("--strategies", help="comma-separated (default: every strategy)")
     parser.add_argument("--no-feature-costs", action="store_true")
+    parser.add_argument("--no-plain", action="store_true",
+                        help="leave out the two plain scikit-learn selectors")
     parser.add_argument("--cli", action="store_true",
                         help="also time the command line in a fresh process")
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
@@ -175,32 +191,68 @@ def main(argv=None):
                   f"{_fmt(r['gap_closed_whole_sbs'])} [{_fmt(r['gap_closed_whole_sbs_low'])}, "
                   f"{_fmt(r['gap_closed_whole_sbs_high'])}] {r['performance']:12.6g} "
                   f"{r['p_holm']:8.3g}", flush=True)
-        markdown.append((name, d, a, ev, llama, total, cli))
+        plain = {} if args.no_plain else _plain(ev, args)
+        markdown.append((name, d, a, ev, llama, total, cli, plain))
     if args.markdown:
         args.markdown.write_text(_markdown(markdown, costs))
         print(f"\nMarkdown written to {args.markdown}")
 
 
+def _plain(ev, args):
+    """The plain selectors' scores (and the CPU time of each), after checking the scorer
+    on a strategy of the evaluation that reads the same features."""
+    check = next((n for n in _FEATURE_READERS if n in ev.strategies), None)
+    if check is not None:
+        mine = plain_selectors.score(ev, plain_selectors.evaluation_picks(ev, check),
+                                     n_boot=args.n_boot)
+        theirs = ev.summary.set_index("strategy").loc[check]
+        for key in ("performance", "gap_closed", "gap_closed_whole_sbs",
+                    "gap_closed_whole_sbs_low", "gap_closed_whole_sbs_high"):
+            if not np.isclose(mine[key], theirs[key], rtol=1e-9, atol=1e-12):
+                raise SystemExit(f"the plain selectors' scorer gives {check} {key} "
+                                 f"{mine[key]!r}, the evaluation {theirs[key]!r}")
+        print(f"scorer checked on {check}'s picks: the evaluation's figures", flush=True)
+    out = {}
+    for name in plain_selectors.PLAIN:
+        start = _clock()
+        pick, chosen = plain_selectors.picks(ev.scenario, name, n_jobs=args.jobs)
+        r = plain_selectors.score(ev, pick, n_boot=args.n_boot)
+        wall, cpu = _since(start)
+        r["time"] = (wall, cpu)
+        out[name] = r
+        ks = f"; k chosen {sorted(chosen.values())}" if chosen else ""
+        print(f"{name:22s} {_fmt(r['gap_closed'])} "
+              f"[{_fmt(r['gap_closed_low'])}, {_fmt(r['gap_closed_high'])}]   "
+              f"{_fmt(r['gap_closed_whole_sbs'])} [{_fmt(r['gap_closed_whole_sbs_low'])}, "
+              f"{_fmt(r['gap_closed_whole_sbs_high'])}] {r['performance']:12.6g}   "
+              f"({wall:.0f} s, {cpu:.0f} CPU-s{ks})", flush=True)
+    return out
+
+
 def _markdown(results, costs):
     lines = ["| scenario | instances x algorithms | SBS (whole) | VBS | LLAMA's best: gap "
              "closed | auto: gap closed (whole SBS) | auto: gap closed (training SBS) | "
-             "best other strategy (whole SBS) | time (wall, CPU) |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
-    for name, d, a, ev, llama, total, cli in results:
+             "best other strategy (whole SBS) | plain RF (whole SBS) | plain k-NN (whole SBS) | "
+             "time (wall, CPU) |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
+    for name, d, a, ev, llama, total, cli, plain in results:
         s = ev.summary.set_index("strategy")
         auto = (f"{_fmt(s.loc['auto', 'gap_closed_whole_sbs'])}",
                 f"{_fmt(s.loc['auto', 'gap_closed'])}") if "auto" in s.index else ("-", "-")
         others = s.drop(index=[n for n in ("auto", "oracle", "single-best")
                                if n in s.index])
         best = others["gap_closed_whole_sbs"].idxmax()
+        rf, knn = (_fmt(plain[n]["gap_closed_whole_sbs"]) if n in plain else "-"
+                   for n in plain_selectors.PLAIN)
         timing = f"{total[0]:.0f} s, {total[1]:.0f} CPU-s"
         if cli is not None:
             timing = f"{cli[0]:.0f} s, {cli[1]:.0f} CPU-s (command line)"
         lines.append(f"| {name} | {d} x {a} | {ev.sbs_whole:.6g} | {ev.vbs:.6g} | "
                      f"{llama[1]} | {auto[0]} | {auto[1]} | {best} "
-                     f"{_fmt(others.loc[best, 'gap_closed_whole_sbs'])} | {timing} |")
+                     f"{_fmt(others.loc[best, 'gap_closed_whole_sbs'])} | {rf} | {knn} | "
+                     f"{timing} |")
     lines.append("")
-    for name, d, a, ev, llama, total, cli in results:
+    for name, d, a, ev, llama, total, cli, plain in results:
         unit = "PAR10" if ev.scenario.runtime else ev.scenario.measure
         paid = ("feature costs paid" if ev.feature_costs else
                 "no feature costs in the scenario" if not ev.scenario.feature_costs or
@@ -219,6 +271,12 @@ def _markdown(results, costs):
         for r in ev.summary.to_dict(orient="records"):
             lines.append(
                 f"| {r['strategy']} | {r['performance']:.6g} | {_fmt(r['gap_closed'])} "
+                f"[{_fmt(r['gap_closed_low'])}, {_fmt(r['gap_closed_high'])}] | "
+                f"{_fmt(r['gap_closed_whole_sbs'])} [{_fmt(r['gap_closed_whole_sbs_low'])}, "
+                f"{_fmt(r['gap_closed_whole_sbs_high'])}] |")
+        for n, r in plain.items():
+            lines.append(
+                f"| {n} (scikit-learn) | {r['performance']:.6g} | {_fmt(r['gap_closed'])} "
                 f"[{_fmt(r['gap_closed_low'])}, {_fmt(r['gap_closed_high'])}] | "
                 f"{_fmt(r['gap_closed_whole_sbs'])} [{_fmt(r['gap_closed_whole_sbs_low'])}, "
                 f"{_fmt(r['gap_closed_whole_sbs_high'])}] |")

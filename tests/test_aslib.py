@@ -378,9 +378,10 @@ BAD = {
                     "algorithm_runs.arff: missing run of 'B' on instance 'i3'"),
     "unknown algorithm": ({"algorithm_runs": _replace("i4,1,B", "i4,1,C")},
                           "algorithm_runs.arff, line 16: run of unknown algorithm 'C'"),
-    "non-ok run in a quality scenario": (
-        {"algorithm_runs": _replace("0.7,4.0,ok", "0.7,4.0,crash")},
-        "algorithm_runs.arff, line 12: run status 'crash' in a solution-quality scenario"),
+    "non-ok run without a value in a quality scenario": (
+        {"algorithm_runs": _replace("0.7,4.0,ok", "?,4.0,crash")},
+        "algorithm_runs.arff, line 12: run status 'crash' and no accuracy in a "
+        "solution-quality scenario"),
     "unknown run status": ({"algorithm_runs": _replace("0.7,4.0,ok", "0.7,4.0,fine")},
                            "algorithm_runs.arff, line 12: unknown runstatus 'fine'"),
     "ok run without a value": ({"algorithm_runs": _replace("0.7,4.0,ok", "?,4.0,ok")},

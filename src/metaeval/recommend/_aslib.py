@@ -1,14 +1,15 @@
 r"""Read and write algorithm-selection scenarios in the ASlib format.
 
-An ASlib scenario (Bischl et al. 2016) is a folder: ``description.txt`` (YAML: the
-performance measures, maximise or minimise, quality or runtime, the cutoff, the feature
-steps), ``algorithm_runs.arff``, ``feature_values.arff``, ``feature_runstatus.arff``,
-``cv.arff`` (the official repetitions x folds) and optionally ``feature_costs.arff``.
-:func:`read_aslib` turns one into the :class:`KnowledgeBase` the recommenders use
-(instances are datasets, algorithms are configurations, features are meta-features --
-those of a step named ``landmarks`` landmark features --, feature costs are description
-time); :func:`write_aslib` (in ``_aslib_write``) writes a knowledge base under one
-operating condition as a scenario other selectors can read.
+An ASlib scenario (Bischl et al. 2016) is a folder: ``description.txt`` (YAML, or the
+older one ``key: value`` a line: the performance measures, maximise or minimise, quality
+or runtime, the cutoff, the feature steps), ``algorithm_runs.arff``,
+``feature_values.arff``, ``feature_runstatus.arff``, ``cv.arff`` (the official
+repetitions x folds) and optionally ``feature_costs.arff``. :func:`read_aslib` turns one
+into the :class:`KnowledgeBase` the recommenders use (instances are datasets, algorithms
+are configurations, features are meta-features -- those of a step named ``landmarks``
+landmark features --, feature costs are description time); :func:`write_aslib` (in
+``_aslib_write``) writes a knowledge base under one operating condition as a scenario
+other selectors can read.
 
 Orientation. Success in a knowledge base is higher-is-better. With :math:`m` the chosen
 measure:
@@ -18,6 +19,10 @@ measure:
 - runtime (minimised): a run at or past the cutoff :math:`\kappa`, or whose status is not
   ``ok``, is a timeout scored PAR10 :math:`= 10\kappa`; otherwise PAR10 is its runtime,
   and :math:`success = 10\kappa - PAR10` (0 for a timeout).
+
+A quality scenario's run that is not ``ok`` (a timeout of an optimiser) is scored by the
+value of the measure it records (the best solution found), and refused only when it
+records none.
 
 For quality scenarios the shift :math:`s` is 0 when every oriented value is positive,
 else :math:`\text{SUCCESS\_FLOOR} - \min` over the whole scenario (A3R divides successes,
@@ -149,9 +154,9 @@ def read_aslib(path, measure=None) -> AslibScenario:
         Naming the file (and the line where there is one): a missing required file, a
         malformed description or ARFF file, a measure the scenario does not have, a run
         of an undeclared algorithm, a duplicated or missing run, a non-``ok`` run of a
-        quality scenario, a runtime scenario without a positive cutoff, fewer than 2
-        algorithms, an unknown run status, an instance missing from a feature or cv
-        file. Nothing is returned half-read.
+        quality scenario that records no value of the measure, a runtime scenario
+        without a positive cutoff, fewer than 2 algorithms, an unknown run status, an
+        instance missing from a feature or cv file. Nothing is returned half-read.
 
     References
     ----------
@@ -202,10 +207,19 @@ def read_aslib(path, measure=None) -> AslibScenario:
                          desc, tuple(notes), (root / "feature_costs.arff").is_file())
 
 
+#: A feature step of the older description format (``feature_step NAME: f1, f2, ...``).
+_OLD_STEP = re.compile(r"^feature_step\s+(\S.*?)\s*:(.*)$")
+
+
 def _read_description(file: Path):
+    """``description.txt`` as a dict: YAML (the format of today's scenarios), or the
+    older format of one ``key: value`` a line (recognised by its ``feature_step NAME:``
+    lines)."""
     import yaml
 
     text = _read_text(file)
+    if re.search(r"^\s*feature_step\s+\S", text, re.MULTILINE):
+        return _old_description(text, file), text
     try:
         desc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -216,6 +230,32 @@ def _read_description(file: Path):
     if not isinstance(desc, dict):
         raise ValueError(f"{file}: expected YAML keys (performance_measures, maximize, ...).")
     return desc, text
+
+
+def _old_description(text, file):
+    """The older format: ``key: value`` lines, lists comma-separated, ``?`` or nothing
+    for a missing value, each feature step ``feature_step NAME: f1, f2, ...`` (no
+    requirements between steps). Returned as the YAML format's keys."""
+    desc, steps = {}, {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        step = _OLD_STEP.match(s)
+        key, sep, value = s.partition(":")
+        if not sep or not key.strip():
+            raise ValueError(f"{file}, line {number}: expected 'key: value' (the older "
+                             f"description format), got {s[:60]!r}.")
+        name = f"feature_step {step.group(1)}" if step else key.strip()
+        if (step.group(1) in steps) if step else (name in desc):
+            raise ValueError(f"{file}, line {number}: {name} is given twice.")
+        if step:
+            steps[step.group(1)] = {"provides": step.group(2).strip() or None}
+        else:
+            value = value.strip()
+            desc[name] = None if value in ("", "?") else value
+    desc["feature_steps"] = steps
+    return desc
 
 
 def _read_text(file: Path) -> str:
@@ -423,17 +463,23 @@ def _read_runs(file, info, notes):
     status = _status(frame, "runstatus", file, lines)
     _duplicates(frame, ["instance_id", "repetition", "algorithm"], file, lines, "run")
     ok = status == "ok"
-    if not info["runtime"] and not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
-        raise ValueError(f"{file}, line {lines[row]}: run status {status[row]!r} in a "
-                         "solution-quality scenario (its performance is undefined; ASlib "
-                         "quality scenarios have ok runs only).")
     value = frame[measure].to_numpy(dtype=np.float64)
     bad = ok & ~np.isfinite(value)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{file}, line {lines[row]}: run status ok but {measure} is "
                          "missing or not finite.")
+    if not info["runtime"] and not ok.all():
+        # a quality scenario's run that timed out (or crashed) still has the quality it
+        # reached when the scenario gives one (the objective of its best solution)
+        undefined = ~ok & ~np.isfinite(value)
+        if undefined.any():
+            row = int(np.flatnonzero(undefined)[0])
+            raise ValueError(f"{file}, line {lines[row]}: run status {status[row]!r} and "
+                             f"no {measure} in a solution-quality scenario (its "
+                             "performance is undefined).")
+        notes.append(f"{int((~ok).sum())} run(s) not ok scored by the {measure} they "
+                     "record")
     if info["runtime"]:
         negative = np.isfinite(value) & (value < 0)
         if negative.any():
@@ -482,6 +528,8 @@ def _read_runs(file, info, notes):
         times = np.ones((d, a))
         if info["time_measure"] is not None:
             t = frame[info["time_measure"]].to_numpy(dtype=np.float64)
+            if info["cutoff"] is not None:  # a run not ok without a time: the cutoff
+                t = np.where(~ok & ~np.isfinite(t), info["cutoff"], t)
             bad = ~np.isfinite(t)
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
