@@ -324,7 +324,7 @@ def _run_study(study: Study, progress, retry_failed: bool, units: str) -> StudyS
                      for row in datasets}
             run_id = store.start_run(environment(summary.executor))
             _execute(run_tasks, store, todo, summary, progress,
-                     _Schedule(study, store, todo, sizes, units, run_id))
+                     _Schedule(study, store, todo, sizes, units, run_id, run_tasks))
             store.finish_run(run_id)
         recorded = store.tasks()
         if todo:
@@ -366,7 +366,8 @@ def _session(executor, store_path: Path):
 class _Schedule:
     """The units of work of a run, longest first, and what puts split tasks together."""
 
-    def __init__(self, study: Study, store: Store, todo, sizes: dict, mode: str, run_id: int):
+    def __init__(self, study: Study, store: Store, todo, sizes: dict, mode: str, run_id: int,
+                 run_tasks=None):
         self.run_id = run_id
         keys = {t.key for t in todo}
         held = {}
@@ -378,7 +379,8 @@ class _Schedule:
             if parts:
                 held[key] = parts
         self.n_held = sum(map(len, held.values()))
-        self.workers = _workers(study.executor)
+        seen = getattr(run_tasks, "workers", None)
+        self.workers = (seen() if callable(seen) else 0) or _workers(study.executor)
         self.units = plan_units(todo, sizes, workers=self.workers, mode=mode,
                                 held={k: {p.unit_fold for p in v} for k, v in held.items()})
         split = {u.task.key for u in self.units if u.fold is not None} | set(held)
@@ -422,7 +424,7 @@ def _workers(executor) -> int:
     if isinstance(executor, DaskExecutor):
         if executor.scheduler is None:
             return executor.n_workers or os.cpu_count() or 1
-        return max(getattr(executor, "seen_workers", 0) or 0, 1)
+        return 1  # until the run has seen them (the summary then says how many)
     return int(getattr(executor, "n_jobs", 1) or 1)
 
 
@@ -509,6 +511,9 @@ def _execute(run_tasks, store, todo, summary, progress, schedule: _Schedule) -> 
         if progress is not None:
             progress.stop()
         store.write_progress(None)
+    seen = getattr(run_tasks, "workers", None)
+    if callable(seen) and seen():  # a Dask cluster: the most workers it had at once
+        summary.workers = seen()
 
 
 class _Writer(threading.Thread):
