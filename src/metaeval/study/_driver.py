@@ -179,7 +179,9 @@ class StudySummary:
             )
         else:
             text = (
-                f"Ran {self.n_run} task{'s' if self.n_run != 1 else ''} on {self.executor} in "
+                f"Ran {self.n_run} task{'s' if self.n_run != 1 else ''}"
+                + (f" ({self.n_units} units of work)" if self.n_units > self.n_run else "")
+                + f" on {self.executor} in "
                 f"{self.wall:.1f} s: {self.n_done} done, {self.n_failed} failed"
                 f"{f' ({self.n_skipped} finished earlier)' if self.n_skipped else ''}. "
                 f"Results in {self.store}."
@@ -208,10 +210,9 @@ class StudySummary:
         if self.not_checkpointed:
             text += f"\nWarning: {self.not_checkpointed}"
         if self.efficiency is not None:
-            text += (f"\nParallel efficiency {self.efficiency:.0%}: {self.unit_cpu:.1f} CPU-s of "
-                     f"work in {self.wall:.1f} s on {self.workers} worker"
-                     f"{'s' if self.workers != 1 else ''} ({self.n_units} unit"
-                     f"{'s' if self.n_units != 1 else ''} of work).")
+            workers = f"{self.workers} worker{'s' if self.workers != 1 else ''}"
+            text += (f"\nParallel efficiency {self.efficiency:.0%}: {self.unit_cpu:.1f} CPU-s "
+                     f"of work / ({self.wall:.1f} s x {workers}).")
         return text
 
 
