@@ -156,7 +156,10 @@ def test_dask_logs_go_beside_the_store_and_a_lost_worker_is_one_line(tmp_path):
                                   executor=DaskExecutor(n_workers=1)))
         print(summary.message())
         """))
+    # one task at a time on the worker (the killer runs first, longest first: NB waits
+    # at the scheduler, not on the worker that dies with it)
     env = {**__import__("os").environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
+           "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
            "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "on_dask.py"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300, env=env)
