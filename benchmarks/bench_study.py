@@ -166,7 +166,7 @@ def _recorded_units(path: str):
 
 def _simulate(path: str, workers: list[int]) -> None:
     from metaeval.algorithms import get_algorithm
-    from metaeval.study._units import estimate_cost
+    from metaeval.study._units import MIN_SPLIT, estimate_cost
 
     rows, recorded = _recorded_units(path)
     if not rows:
@@ -184,7 +184,7 @@ def _simulate(path: str, workers: list[int]) -> None:
           f"{os.cpu_count()} cores of {os.uname().nodename} (a pure computation).")
     for k in workers:
         even = total / k
-        threshold_est = sum(estimates) / (4 * k)  # as the runner's auto mode
+        threshold_est = max(sum(estimates) / (4 * k), MIN_SPLIT)  # as the runner's auto
         plans = {
             "whole tasks": [(r["cpu"], e) for r, e in zip(rows, estimates, strict=True)],
             "every fold": [(c, e / len(r["folds"])) for r, e in zip(rows, estimates,

@@ -47,6 +47,11 @@ def test_dask_local_cluster_matches_the_local_executor(tmp_path):
                                executor=DaskExecutor(scheduler=cluster.scheduler_address),
                                store=tmp_path / "wide-dask.duckdb")
         wide_summary = run_study(wide_on_dask)
+        # every fold a unit of its own: the same store as whole tasks
+        in_folds = replace(on_dask, store=tmp_path / "dask-folds.duckdb")
+        folds_summary = run_study(in_folds, units="fold")
+    assert folds_summary.n_units >= 9 * 3 + 1
+    _the_same_without_clocks(Store(local.store), Store(in_folds.store))
     _the_wide_slice_matches(wide, wide_expected, wide_on_dask, wide_summary)
     assert (summary.n_done, summary.n_failed, summary.exit_code) == (9, 3, 1)
     assert {a for _, a, _, _ in summary.failed} == {"LR_bad"}
@@ -58,6 +63,12 @@ def test_dask_local_cluster_matches_the_local_executor(tmp_path):
     assert len(timings) == 9 * 3 and (timings[["fit_wall", "fit_cpu"]] >= 0).all().all()
     failed = got.tasks().set_index(["dataset", "algorithm"])
     assert "InvalidParameterError" in failed.at[("labor", "LR_bad"), "error"]
+
+
+def _the_same_without_clocks(want, got):
+    for read in (lambda s: s.tasks().drop(columns=["wall", "cpu"]), Store.scores_frame,
+                 Store.fold_seeds):
+        pd.testing.assert_frame_equal(read(got), read(want), check_exact=True)
 
 
 def _the_wide_slice_matches(local, expected, on_dask, summary):
@@ -145,7 +156,10 @@ def test_dask_logs_go_beside_the_store_and_a_lost_worker_is_one_line(tmp_path):
                                   executor=DaskExecutor(n_workers=1)))
         print(summary.message())
         """))
+    # one task at a time on the worker (the killer runs first, longest first: NB waits
+    # at the scheduler, not on the worker that dies with it)
     env = {**__import__("os").environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
+           "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
            "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "on_dask.py"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300, env=env)
@@ -156,3 +170,129 @@ def test_dask_logs_go_beside_the_store_and_a_lost_worker_is_one_line(tmp_path):
     assert "A Dask worker was lost while running labor x killer" in lines[0]
     log = (tmp_path / "dask.duckdb.dask.log").read_text()
     assert "distributed" in log
+
+
+_SLEEPY = '''
+import os, time
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+class Sleepy(ClassifierMixin, BaseEstimator):
+    """Sleeps $SLEEPY_SECONDS in fit."""
+
+    def fit(self, X, y):
+        time.sleep(float(os.environ.get("SLEEPY_SECONDS", "3")))
+        self.classes_ = np.unique(y)
+        self.p_ = float(np.mean(y))
+        return self
+
+    def predict_proba(self, X):
+        p = np.full(len(X), self.p_)
+        return np.column_stack([1 - p, p])
+'''
+
+
+def _watched_run(tmp_path, monkeypatch, cluster):
+    """Start a study of sleeping fits on ``cluster`` in a thread; return the thread, its
+    outcome, the messages said, and an event set once the watcher saw a unit running."""
+    import threading
+
+    from metaeval.algorithms import Algorithm
+    from metaeval.study import _dask_watch
+
+    said, seen = [], threading.Event()
+    original_check = _dask_watch.WorkerWatch.check
+
+    def check(self, *args, **kw):
+        self.say = said.append
+        original_check(self, *args, **kw)
+        if any(self.running.values()):
+            seen.set()
+
+    monkeypatch.setattr(_dask_watch.WorkerWatch, "check", check)
+    study = Study(datasets=["labor", "fertility"],
+                  algorithms=[Algorithm(name="Sleepy", estimator="sleepy_dask.Sleepy")],
+                  folds=2, timeout=None, store=tmp_path / "watch.duckdb",
+                  executor=DaskExecutor(scheduler=cluster.scheduler_address))
+    outcome = {}
+
+    def target():
+        try:
+            outcome["summary"] = run_study(study, units="task")
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread, outcome, said, seen
+
+
+@pytest.fixture
+def sleepy(tmp_path, monkeypatch):
+    (tmp_path / "sleepy_dask.py").write_text(_SLEEPY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the cluster's worker processes
+    yield
+    sys.modules.pop("sleepy_dask", None)
+
+
+def _wait_until(condition, what, timeout=180.0):
+    """Poll ``condition``; a hang guard only (generous), never a measure of speed."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            pytest.fail(f"{what} did not happen within {timeout} s")
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monkeypatch,
+                                                                 sleepy):
+    distributed = pytest.importorskip("dask.distributed")
+    monkeypatch.setenv("SLEEPY_SECONDS", "3")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as client:
+        thread, outcome, said, seen = _watched_run(tmp_path, monkeypatch, cluster)
+        assert seen.wait(180), outcome
+        busy = [w for w, keys in client.processing().items()
+                if any(str(k).startswith("metaeval-") for k in keys)]
+        assert busy, "a unit must be running"
+        try:  # that worker dies (its answer may never come)
+            client.run(__import__("os")._exit, 1, workers=busy[:1])
+        except Exception:  # noqa: BLE001, S110 - the worker is gone, as meant
+            pass
+        thread.join(300)
+        assert not thread.is_alive() and "error" not in outcome, outcome
+    summary = outcome["summary"]
+    assert (summary.n_done, summary.n_failed) == (2, 0)
+    lost = [line for line in said if line.startswith("A Dask worker was lost")]
+    assert lost and all("ran again on another worker" in line for line in lost), said
+    assert any("x Sleepy (repeat 0)" in line for line in lost), said
+
+
+@pytest.mark.slow
+def test_with_no_dask_worker_left_the_run_says_it_waits_and_goes_on(tmp_path, monkeypatch,
+                                                                   sleepy):
+    distributed = pytest.importorskip("dask.distributed")
+    monkeypatch.setenv("SLEEPY_SECONDS", "2")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster:
+        thread, outcome, said, seen = _watched_run(tmp_path, monkeypatch, cluster)
+        assert seen.wait(180), outcome
+        cluster.scale(0)  # the last worker goes
+        _wait_until(lambda: any(line.startswith("No Dask worker is left") for line in said),
+                    "the message that the run waits for workers")
+        waiting = next(line for line in said if line.startswith("No Dask worker is left"))
+        assert cluster.scheduler_address in waiting and "Ctrl-C" in waiting
+        assert "dask worker" in waiting and thread.is_alive()
+        cluster.scale(1)  # a worker comes back: the run goes on and ends
+        thread.join(300)
+        assert not thread.is_alive() and "error" not in outcome, outcome
+    assert outcome["summary"].n_done == 2
+    assert any(line.endswith("again: the run goes on.") for line in said), said

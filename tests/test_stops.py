@@ -95,6 +95,23 @@ def _wait_for_fits(proc, marks: Path, n: int, timeout: float = 90.0) -> None:
         time.sleep(0.05)
 
 
+def _wait_for_done(proc, progress: Path, n: int, timeout: float = 90.0) -> None:
+    """Wait until the run's progress file says ``n`` tasks are committed."""
+    import json
+
+    deadline = time.monotonic() + timeout
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if json.loads(progress.read_text())["done"] >= n:
+                return
+        except (OSError, ValueError, KeyError):
+            pass
+        if time.monotonic() >= deadline:  # a hang guard, never a measure of speed
+            pytest.fail(f"{n} tasks were not committed within {timeout} s")
+        time.sleep(0.05)
+
+
 def _descendants(pid: int) -> list[psutil.Process]:
     return psutil.Process(pid).children(recursive=True)
 
@@ -116,8 +133,11 @@ def _gone_within(processes, seconds: float = HANG) -> float:
 @pytest.mark.slow
 def test_sigterm_stops_like_ctrl_c_and_the_run_resumes(setup, tmp_path, monkeypatch):
     study, env, marks = setup
-    proc = _start([study, "--jobs", "2"], env, cwd=tmp_path)
-    _wait_for_fits(proc, marks, 2)  # both workers are inside a 60 s fit
+    # a worker per task (the sleeping ones run first, longest first): the quick two are
+    # committed while two workers are inside a 60 s fit
+    proc = _start([study, "--jobs", "4"], env, cwd=tmp_path)
+    _wait_for_fits(proc, marks, 2)
+    _wait_for_done(proc, tmp_path / "stops.duckdb.progress.json", 2)
     workers = _descendants(proc.pid)
     assert len(workers) >= 2
     proc.send_signal(signal.SIGTERM)

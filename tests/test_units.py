@@ -166,7 +166,7 @@ def test_the_last_line_gives_the_parallel_efficiency(tmp_path):
     summary = run_study(Study(datasets=["labor"], algorithms=["NB"], folds=3,
                               store=tmp_path / "s.duckdb", executor=LocalExecutor(jobs=1)))
     last = summary.message().splitlines()[-1]
-    assert last.startswith("Parallel efficiency ") and "on 1 worker" in last
+    assert last.startswith("Parallel efficiency ") and "x 1 worker)." in last
     assert summary.efficiency == pytest.approx(summary.unit_cpu / summary.wall)
     assert Unit(plan_tasks(Study(datasets=["labor"], algorithms=["NB"]))[0], 2).key[-1] == 2
 

@@ -28,6 +28,7 @@ __all__ = ["StoreDamagedError", "StoreFullError", "StorePermissionError", "trans
 
 _TABLES = ("meta", "datasets", "algorithms", "tasks", "scores", "timings")
 _SMALL_TABLES = ("meta", "datasets", "algorithms", "tasks", "timings")
+_UNIT_TABLES = {"units", "held_folds"}
 
 
 class StoreDamagedError(RuntimeError):
@@ -168,7 +169,13 @@ def quick_problems(con, path) -> list[str]:
 def _quick(con, path) -> tuple[list[str], bool]:
     """(problems, whether every small table could be read)."""
     problems: list[str] = []
-    readable = {t for t in _SMALL_TABLES if _read(con, t, problems, path)}
+    # the small tables of the parallel profile too, where the store has them
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND schema_name = current_schema()"
+    ).fetchall()}
+    tables = _SMALL_TABLES + tuple(sorted(_UNIT_TABLES & present))
+    readable = {t for t in tables if _read(con, t, problems, path)}
     if problems:
         return problems, False
     try:

@@ -179,7 +179,9 @@ class StudySummary:
             )
         else:
             text = (
-                f"Ran {self.n_run} task{'s' if self.n_run != 1 else ''} on {self.executor} in "
+                f"Ran {self.n_run} task{'s' if self.n_run != 1 else ''}"
+                + (f" ({self.n_units} units of work)" if self.n_units > self.n_run else "")
+                + f" on {self.executor} in "
                 f"{self.wall:.1f} s: {self.n_done} done, {self.n_failed} failed"
                 f"{f' ({self.n_skipped} finished earlier)' if self.n_skipped else ''}. "
                 f"Results in {self.store}."
@@ -208,10 +210,9 @@ class StudySummary:
         if self.not_checkpointed:
             text += f"\nWarning: {self.not_checkpointed}"
         if self.efficiency is not None:
-            text += (f"\nParallel efficiency {self.efficiency:.0%}: {self.unit_cpu:.1f} CPU-s of "
-                     f"work in {self.wall:.1f} s on {self.workers} worker"
-                     f"{'s' if self.workers != 1 else ''} ({self.n_units} unit"
-                     f"{'s' if self.n_units != 1 else ''} of work).")
+            workers = f"{self.workers} worker{'s' if self.workers != 1 else ''}"
+            text += (f"\nParallel efficiency {self.efficiency:.0%}: {self.unit_cpu:.1f} CPU-s "
+                     f"of work / ({self.wall:.1f} s x {workers}).")
         return text
 
 
@@ -324,7 +325,7 @@ def _run_study(study: Study, progress, retry_failed: bool, units: str) -> StudyS
                      for row in datasets}
             run_id = store.start_run(environment(summary.executor))
             _execute(run_tasks, store, todo, summary, progress,
-                     _Schedule(study, store, todo, sizes, units, run_id))
+                     _Schedule(study, store, todo, sizes, units, run_id, run_tasks))
             store.finish_run(run_id)
         recorded = store.tasks()
         if todo:
@@ -366,7 +367,8 @@ def _session(executor, store_path: Path):
 class _Schedule:
     """The units of work of a run, longest first, and what puts split tasks together."""
 
-    def __init__(self, study: Study, store: Store, todo, sizes: dict, mode: str, run_id: int):
+    def __init__(self, study: Study, store: Store, todo, sizes: dict, mode: str, run_id: int,
+                 run_tasks=None):
         self.run_id = run_id
         keys = {t.key for t in todo}
         held = {}
@@ -378,7 +380,8 @@ class _Schedule:
             if parts:
                 held[key] = parts
         self.n_held = sum(map(len, held.values()))
-        self.workers = _workers(study.executor)
+        seen = getattr(run_tasks, "workers", None)
+        self.workers = (seen() if callable(seen) else 0) or _workers(study.executor)
         self.units = plan_units(todo, sizes, workers=self.workers, mode=mode,
                                 held={k: {p.unit_fold for p in v} for k, v in held.items()})
         split = {u.task.key for u in self.units if u.fold is not None} | set(held)
@@ -422,7 +425,7 @@ def _workers(executor) -> int:
     if isinstance(executor, DaskExecutor):
         if executor.scheduler is None:
             return executor.n_workers or os.cpu_count() or 1
-        return max(getattr(executor, "seen_workers", 0) or 0, 1)
+        return 1  # until the run has seen them (the summary then says how many)
     return int(getattr(executor, "n_jobs", 1) or 1)
 
 
@@ -509,6 +512,9 @@ def _execute(run_tasks, store, todo, summary, progress, schedule: _Schedule) -> 
         if progress is not None:
             progress.stop()
         store.write_progress(None)
+    seen = getattr(run_tasks, "workers", None)
+    if callable(seen) and seen():  # a Dask cluster: the most workers it had at once
+        summary.workers = seen()
 
 
 class _Writer(threading.Thread):

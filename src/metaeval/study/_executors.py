@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from metaeval.study._dask_watch import WorkerWatch
 from metaeval.study._plan import Task
 from metaeval.study._run import LOST_PREFIX, TaskResult, one_thread, run_task
 from metaeval.study._units import Unit
@@ -416,7 +417,11 @@ class DaskExecutor:
             # (see _starting_children)
             with _dask_logging(log_file), _without_main():
                 try:
-                    yield lambda tasks, skip=None: self._run(tasks, held, log_file, skip)
+                    def run(tasks, skip=None):
+                        return self._run(tasks, held, log_file, skip)
+
+                    run.workers = lambda: _workers_of(held)
+                    yield run
                 except BaseException:
                     _end_local_workers(held)  # stopped: their fits are not waited for
                     raise
@@ -471,28 +476,54 @@ class DaskExecutor:
                 )
                 futures.append(future)
                 by_key[future.key] = unit
-            for future in as_completed(futures):
-                unit = by_key[future.key]
-                task = unit.task
-                if future.cancelled():
+            watch = WorkerWatch(client, by_key, client.scheduler.address)
+            held["watch"] = watch
+            completed = as_completed(futures)
+            while not completed.is_empty():
+                ready = completed.next_batch(block=False)
+                if not ready:
+                    watch.check(pending=len(by_key))
+                    time.sleep(0.05)
                     continue
-                try:
-                    result = future.result()
-                except Exception as exc:  # noqa: BLE001 - a lost worker, a pickling error
-                    what = f"{type(exc).__name__}: {exc}"
-                    lost = type(exc).__name__ in _DASK_LOST
-                    result = _unit_failure(
-                        unit, f"{LOST_PREFIX} (Dask {what})" if lost else f"Dask: {what}")
-                    if lost and log_file is not None:
-                        print(f"A Dask worker was lost while running {task.dataset} x "
-                              f"{task.algorithm.name} (repeat {task.repeat}); it runs again "
-                              f"on the next run. Dask's log: {log_file}",
-                              file=sys.stderr, flush=True)
-                future.release()
-                yield result
+                for future in ready:
+                    unit = by_key.pop(future.key)
+                    task = unit.task
+                    if future.cancelled():
+                        continue
+                    try:
+                        result = future.result()
+                        watch.finished(future.key, unit, ok=True)
+                    except Exception as exc:  # noqa: BLE001 - a lost worker, a pickling error
+                        watch.finished(future.key, unit, ok=False)
+                        what = f"{type(exc).__name__}: {exc}"
+                        lost = type(exc).__name__ in _DASK_LOST
+                        result = _unit_failure(
+                            unit, f"{LOST_PREFIX} (Dask {what})" if lost else f"Dask: {what}")
+                        if lost and log_file is not None:
+                            print(f"A Dask worker was lost while running {task.dataset} x "
+                                  f"{task.algorithm.name} (repeat {task.repeat}); it runs "
+                                  f"again on the next run. Dask's log: {log_file}",
+                                  file=sys.stderr, flush=True)
+                    future.release()
+                    yield result
         finally:
             for future in futures:
                 future.release()
+
+
+def _workers_of(held: dict) -> int:
+    """The most workers the run has seen at once (the parallel efficiency's divisor), or
+    before it, those of the connected scheduler (0: not known)."""
+    watch = held.get("watch")
+    if watch is not None:
+        return watch.max_workers
+    client = held.get("client")
+    if client is None:
+        return 0
+    try:
+        return len(client.scheduler_info()["workers"])
+    except Exception:  # noqa: BLE001 - not known; the caller has a default
+        return 0
 
 
 def _end_local_workers(held: dict) -> None:

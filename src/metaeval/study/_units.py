@@ -56,6 +56,9 @@ _SIZE = {
     "GaussianNB": (5e-8, "np"),
 }
 _DEFAULT_SIZE = (2e-6, "np")
+# Tasks estimated under this many CPU seconds are never split by ``auto``: their folds
+# would cost more to send and put back together than they could save.
+MIN_SPLIT = 1.0
 # A fold's fixed cost (building the pipeline, fitting on little data, scoring), seconds,
 # and a tree's in an ensemble.
 _FIXED, _PER_TREE = 0.012, 0.0015
@@ -135,7 +138,8 @@ def plan_units(tasks: Sequence[Task], sizes: dict, *, workers: int, mode: str = 
         ``'auto'`` splits a task when its estimated cost is over a quarter of the mean
         work per worker: the longest-first schedule ends at most one unit after the even
         share, so within 1.25 times of it. On few workers few tasks are split (their
-        overhead is not paid where it buys nothing).
+        overhead is not paid where it buys nothing), and never one estimated under
+        :data:`MIN_SPLIT` CPU seconds.
     held : dict of task key to set of int, optional
         Folds already done (kept in the store from a stopped run): not run again.
 
@@ -150,7 +154,7 @@ def plan_units(tasks: Sequence[Task], sizes: dict, *, workers: int, mode: str = 
     costs = [estimate_cost(t.algorithm, sizes[t.dataset][0], sizes[t.dataset][1],
                            max(sizes[t.dataset][2], 1)) for t in tasks]
     total = sum(costs)
-    threshold = total / (4 * max(workers, 1)) if mode == "auto" else 0.0
+    threshold = max(total / (4 * max(workers, 1)), MIN_SPLIT) if mode == "auto" else 0.0
     units = []
     for task, cost in zip(tasks, costs, strict=True):
         n_folds = sizes[task.dataset][2]
