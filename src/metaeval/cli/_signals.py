@@ -8,13 +8,26 @@ tracker is told every semaphore is gone -- and :func:`exit_stopped` prints one l
 exits with the code of the README's table (130, 143, 129). Later signals are ignored, so
 a second Ctrl-C cannot cut the clean-up short.
 
+An exception raised inside a callback the interpreter calls on its own -- a hook of
+``os.fork`` (logging releases its lock in one, each time a worker process starts), a
+``__del__`` method -- cannot reach the work: the interpreter prints "Exception ignored
+in ..." and goes on, and the stop would be lost. So the handler does not raise there: it
+has the signal delivered to the main thread again a moment later, when the callback has
+returned (a helper thread sends it, :func:`signal.pthread_kill`); a stop raised in such a
+callback all the same (one this module does not know of) is caught by
+:data:`sys.unraisablehook` and delivered again the same way.
+
 Standard library only: imported before the heavy modules.
 """
 
 from __future__ import annotations
 
+import _thread
+import os
 import signal
+import sys
 import threading
+import time
 from contextlib import contextmanager
 
 __all__ = ["Stopped", "stop_on_signals", "exit_stopped", "ignore_stop_signals", "STOP_SIGNALS"]
@@ -54,13 +67,24 @@ def stop_on_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _watch_forks()
     stopping = []
 
     def handler(signum, frame):
         if stopping:
             return
+        if not _safe(frame):  # the callback would swallow it: again in a moment
+            _deliver_again(signum)
+            return
         stopping.append(signum)
         raise Stopped(signum)
+
+    def unraisable(info):
+        if isinstance(info.exc_value, Stopped) and stopping:
+            stopping.clear()  # it was lost in a callback: deliver it again
+            _deliver_again(info.exc_value.signum)
+            return
+        previous_hook(info)
 
     # code that must not be cut short (a store's transaction) may hold these signals
     # back and act on them itself (metaeval.store's import does)
@@ -71,11 +95,76 @@ def stop_on_signals():
         number = getattr(signal, name, None)
         if number is not None and signal.getsignal(number) is default:
             previous[number] = signal.signal(number, handler)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
         for number, old in previous.items():
             signal.signal(number, old)
+        if sys.unraisablehook is unraisable:
+            sys.unraisablehook = previous_hook
+
+
+#: how many ``os.fork`` calls of this process are between their first and last hooks
+_forking = [0]
+_watching = []
+
+
+def _fork_starts():
+    _forking[0] += 1
+
+
+def _fork_ends():
+    _forking[0] = max(0, _forking[0] - 1)
+
+
+def _fork_ends_in_child():
+    _forking[0] = 0
+
+
+def _watch_forks() -> None:
+    """Know when ``os.fork`` runs its hooks: ours are registered after logging's (and
+    those of the modules imported so far), so that ours run first before a fork and last
+    after it."""
+    if _watching or not hasattr(os, "register_at_fork"):
+        return
+    import logging  # noqa: F401 - its hooks must be inside ours
+
+    _watching.append(True)
+    os.register_at_fork(before=_fork_starts, after_in_parent=_fork_ends,
+                        after_in_child=_fork_ends_in_child)
+
+
+_HOOKS = (_fork_starts.__code__, _fork_ends.__code__, _fork_ends_in_child.__code__)
+
+
+def _safe(frame) -> bool:
+    """Whether an exception raised in ``frame`` reaches the code that called it: not
+    while ``os.fork`` runs its hooks, nor in a ``__del__`` method."""
+    if _forking[0]:
+        return False
+    depth = 0
+    while frame is not None and depth < 64:
+        if frame.f_code in _HOOKS or frame.f_code.co_name == "__del__":
+            return False
+        frame, depth = frame.f_back, depth + 1
+    return True
+
+
+def _deliver_again(signum: int, delay: float = 0.05) -> None:
+    """Send ``signum`` to the main thread after ``delay`` seconds, from a new thread (the
+    low-level one: starting it takes no lock the interrupted code may hold)."""
+    target = threading.main_thread().ident
+
+    def later():
+        time.sleep(delay)
+        try:
+            signal.pthread_kill(target, signum)
+        except (OSError, ValueError):  # pragma: no cover - the process is ending
+            pass
+
+    _thread.start_new_thread(later, ())
 
 
 def ignore_stop_signals() -> None:

@@ -1,0 +1,82 @@
+"""A stop signal that arrives while the interpreter runs a callback of its own.
+
+An exception raised in a hook of ``os.fork`` (logging releases its lock in one each time
+a worker process starts) or in a ``__del__`` method cannot reach the command: the
+interpreter prints "Exception ignored in ..." and goes on. The stop must not be lost
+there (the command went on and exited 0), nor leave logging's lock held.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from metaeval.cli._signals import Stopped, stop_on_signals
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_kill"),
+                                reason="POSIX signals")
+
+
+def _call():
+    return None
+
+
+class _Dropped:
+    """Raises SIGTERM while it is collected, and runs Python code after it (the handler
+    runs at that call, inside ``__del__``)."""
+
+    def __del__(self):
+        signal.raise_signal(signal.SIGTERM)
+        _call()
+
+
+def test_a_stop_that_arrives_in_a_del_method_still_stops(capfd):
+    with pytest.raises(Stopped) as info:
+        with stop_on_signals():
+            _Dropped()  # collected at once
+            for _ in range(1200):  # a minute at most; the stop comes long before
+                time.sleep(0.05)
+    assert info.value.signum == signal.SIGTERM
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+FORK = textwrap.dedent("""
+    import functools, os, signal, threading, time
+    # a hook with no Python frame, registered before logging's: the signal is handled
+    # at the next Python code, logging's own hook that releases its lock (as when a
+    # worker process starts)
+    os.register_at_fork(after_in_parent=functools.partial(signal.raise_signal,
+                                                          signal.SIGTERM))
+    import logging
+    from metaeval.cli._signals import Stopped, stop_on_signals
+    try:
+        with stop_on_signals():
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0)
+            os.waitpid(pid, 0)
+            for _ in range(1200):
+                time.sleep(0.05)
+        print("not stopped")
+    except Stopped as exc:
+        print("stopped", exc.signum)
+    worker = threading.Thread(target=logging.getLogger, args=("after-the-stop",),
+                              daemon=True)
+    worker.start()
+    worker.join(60)
+    print("logging locked" if worker.is_alive() else "logging free")
+    os._exit(0)
+""")
+
+
+def test_a_stop_that_arrives_while_a_worker_process_starts_still_stops():
+    done = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.split("\n")[:2] == [f"stopped {int(signal.SIGTERM)}",
+                                           "logging free"], (done.stdout, done.stderr)
+    assert "Exception ignored" not in done.stderr, done.stderr
