@@ -70,6 +70,7 @@ from metaeval.recommend._condition import Condition
 from metaeval.recommend._knowledge import (
     KnowledgeBase,
     Query,
+    _across_datasets,
     _check_finite,
     _worst_for_failed,
     complete_repeats,
@@ -272,7 +273,7 @@ class KnowledgeArchive:
         # training datasets only
         return KnowledgeBase(self.datasets, self.algorithms, success, times, self.families,
                              self.n_instances, self.metafeatures, mf_time, land, land_time,
-                             condition, tuple(notes), bad if bad.any() else None,
+                             condition, tuple(notes), _across_datasets(bad),
                              repetitions)
 
     def landmark_features(self, condition: Condition) -> pd.DataFrame:
