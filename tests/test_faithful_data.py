@@ -301,3 +301,30 @@ def test_an_aslib_scenario_with_one_algorithm_names_its_file(tmp_path):
     assert result.exit_code == 2, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert "description.txt: declares one algorithm ('A')" in result.output
+
+
+def test_the_fast_copy_check_is_the_text_rule():
+    """The numeric fast exit of the target-copy check decides as the text rule does,
+    signed zeros included."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from metaeval.datasets._base import _copies_target
+
+    def by_text(values, y):
+        text = values.astype(str).to_numpy()
+        zero, one = np.unique(text[y == 0]), np.unique(text[y == 1])
+        return zero.size == 1 and one.size == 1 and zero[0] != one[0]
+
+    cell = st.sampled_from([0.0, -0.0, 1.0, 2.5, 1e300])
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(cell, st.integers(0, 1)), min_size=4, max_size=10))
+    def check(rows):
+        values = pd.Series([v for v, _ in rows], dtype=np.float64)
+        y = np.array([c for _, c in rows])
+        if min((y == 0).sum(), (y == 1).sum()) < 2:
+            return
+        assert _copies_target(values, y) == by_text(values, y)
+
+    check()
