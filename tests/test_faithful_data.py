@@ -328,3 +328,10 @@ def test_the_fast_copy_check_is_the_text_rule():
         assert _copies_target(values, y) == by_text(values, y)
 
     check()
+
+
+def test_a_knowledge_base_with_a_non_finite_cell_names_the_dataset_and_algorithm():
+    """Old code: 'success must be finite everywhere (impute failed cells)', no name."""
+    with pytest.raises(ValueError, match=r"dataset 'd2', algorithm 'B' has nan"):
+        KnowledgeBase(["d1", "d2", "d3"], ["A", "B"],
+                      success=[[0.9, 0.8], [0.9, np.nan], [0.6, 0.8]], times=[[1.0, 2.0]] * 3)

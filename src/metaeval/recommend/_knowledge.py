@@ -133,7 +133,10 @@ class KnowledgeBase:
                 raise ValueError(f"{name} must have shape {shape} (datasets, algorithms), "
                                  f"got {arr.shape}.")
             if not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name} must be finite everywhere (impute failed cells).")
+                i, j = (int(v[0]) for v in np.nonzero(~np.isfinite(arr)))
+                raise ValueError(f"{name} must be finite everywhere (impute failed cells); "
+                                 f"dataset {datasets[i]!r}, algorithm {algorithms[j]!r} "
+                                 f"has {arr[i, j]}.")
         if np.any(times <= 0):
             raise ValueError("times must be positive (A3R compares time ratios).")
         families = datasets if self.families is None else tuple(
@@ -170,8 +173,11 @@ class KnowledgeBase:
                 raise ValueError(f"repetitions must have shape (R, {shape[0]}, {shape[1]}) "
                                  f"with R >= 2 repetitions, got {reps.shape}.")
             if not np.all(np.isfinite(reps)):
+                r, i, j = (int(v[0]) for v in np.nonzero(~np.isfinite(reps)))
                 raise ValueError("repetitions must be finite everywhere (impute failed "
-                                 "cells).")
+                                 f"cells); dataset {datasets[i]!r}, algorithm "
+                                 f"{algorithms[j]!r} has {reps[r, i, j]} in repetition "
+                                 f"{r}.")
             set_(self, "repetitions", reps)
 
     @property
