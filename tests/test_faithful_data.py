@@ -270,6 +270,9 @@ def test_a_configuration_without_any_time_is_said_not_ranked_fastest():
     others = np.median(archive.times["cpu"][:, [0, 2]], axis=1)
     np.testing.assert_allclose(kb.times[:, 1], others)
     assert any(n.startswith("B: no time recorded on any dataset") for n in kb.notes), kb.notes
+    # each dataset's own median: an evaluation's folds need not impute it again (old
+    # code: marked imputed, and each fold gave it 1 ms again)
+    assert kb.imputed_times is None or not kb.imputed_times[:, 1].any()
 
 
 def test_a_store_algorithm_without_any_time_is_imputed_by_the_same_rule():
@@ -298,3 +301,37 @@ def test_an_aslib_scenario_with_one_algorithm_names_its_file(tmp_path):
     assert result.exit_code == 2, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert "description.txt: declares one algorithm ('A')" in result.output
+
+
+def test_the_fast_copy_check_is_the_text_rule():
+    """The numeric fast exit of the target-copy check decides as the text rule does,
+    signed zeros included."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from metaeval.datasets._base import _copies_target
+
+    def by_text(values, y):
+        text = values.astype(str).to_numpy()
+        zero, one = np.unique(text[y == 0]), np.unique(text[y == 1])
+        return zero.size == 1 and one.size == 1 and zero[0] != one[0]
+
+    cell = st.sampled_from([0.0, -0.0, 1.0, 2.5, 1e300])
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(cell, st.integers(0, 1)), min_size=4, max_size=10))
+    def check(rows):
+        values = pd.Series([v for v, _ in rows], dtype=np.float64)
+        y = np.array([c for _, c in rows])
+        if min((y == 0).sum(), (y == 1).sum()) < 2:
+            return
+        assert _copies_target(values, y) == by_text(values, y)
+
+    check()
+
+
+def test_a_knowledge_base_with_a_non_finite_cell_names_the_dataset_and_algorithm():
+    """Old code: 'success must be finite everywhere (impute failed cells)', no name."""
+    with pytest.raises(ValueError, match=r"dataset 'd2', algorithm 'B' has nan"):
+        KnowledgeBase(["d1", "d2", "d3"], ["A", "B"],
+                      success=[[0.9, 0.8], [0.9, np.nan], [0.6, 0.8]], times=[[1.0, 2.0]] * 3)

@@ -331,6 +331,14 @@ def _copies_target(values: pd.Series, y: np.ndarray) -> bool:
     (not asked of a class of one row, where any feature would qualify)."""
     if values.isna().any() or min((y == 0).sum(), (y == 1).sum()) < 2:
         return False
+    if values.dtype.kind in "biuf":
+        # fast exit: two different numbers in a class are two different texts (a
+        # float's text is unique to it), so no copy; the texts decide the rest
+        numbers = values.to_numpy()
+        for k in (0, 1):
+            part = numbers[y == k]
+            if not (part == part[0]).all():
+                return False
     text = values.astype(str).to_numpy()
     zero, one = np.unique(text[y == 0]), np.unique(text[y == 1])
     return zero.size == 1 and one.size == 1 and zero[0] != one[0]

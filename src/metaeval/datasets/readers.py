@@ -167,8 +167,13 @@ def read_dataset(
             target_col = resolve_column(frame.columns, outputs[0])
     else:
         target_col = resolve_column(frame.columns, target)
+    labels = frame[target_col]
+    if fmt in ("csv", "tsv"):
+        # a cell's surrounding spaces are not part of its value (skipinitialspace drops
+        # the leading ones only: "yes " and "yes" would be two classes)
+        labels = strip_text(labels)
     y, class_names = binarize_target(
-        frame[target_col].to_numpy(), target=target_col, pos_label=pos_label
+        labels.to_numpy(), target=target_col, pos_label=pos_label
     )
     features = frame.drop(columns=[target_col])
     if features.shape[1] == 0:
@@ -309,10 +314,6 @@ def _read_delimited(data: bytes, sep: str, na_values, path: Path) -> pd.DataFram
         raise ValueError(f"the file {str(path)!r} is not a readable "
                          f"{'CSV' if sep == ',' else 'TSV'} file: {text}") from None
     frame.columns = [str(c) for c in frame.columns]
-    # a cell's surrounding spaces are not part of its value (skipinitialspace drops the
-    # leading ones only, so that "yes " and "yes" would be two classes)
-    for c in frame.columns:
-        frame[c] = strip_text(frame[c])
     return frame
 
 
@@ -358,7 +359,9 @@ def _finalise_features(features: pd.DataFrame, forced, declared):
             else:
                 numeric = _try_float(col)
         if numeric is None:
-            cols[c] = to_object_strings(col)
+            # CSV/TSV text: surrounding spaces dropped, as from the target (a number's
+            # are already, by float())
+            cols[c] = to_object_strings(col if declared is not None else strip_text(col))
             cats.append(c)
         else:
             cols[c] = numeric

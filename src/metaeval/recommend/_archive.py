@@ -57,6 +57,7 @@ from metaeval.recommend._archive_file import (
     FORMATS,
     QUANTUM,
     check_members,
+    check_some_finished,
     decode_curves,
     encode_curves,
     machine,
@@ -70,7 +71,7 @@ from metaeval.recommend._condition import Condition
 from metaeval.recommend._knowledge import (
     KnowledgeBase,
     Query,
-    _check_finite,
+    _across_datasets,
     _worst_for_failed,
     complete_repeats,
     impute_times,
@@ -240,10 +241,6 @@ class KnowledgeArchive:
         success = self.success(condition)
         times = np.array(self.times[clock], dtype=np.float64)
         notes = []
-        _check_finite(success, self.repetition_success(condition)
-                      if self.n_repetitions > 1 else None, self.datasets,
-                      f"the knowledge base under {condition.label}",
-                      self.by_repetition.get("repeats"))
         failed = ~np.isfinite(success)
         if failed.any():
             notes.append(f"{int(failed.sum())} failed (dataset, configuration) cell(s) "
@@ -259,8 +256,7 @@ class KnowledgeArchive:
                 notes.append(f"{some} (dataset, configuration) cell(s) failed in some "
                              "repetitions of the cross-validation only: failed in the mean")
         bad = ~(times > 0)
-        if bad.any():
-            times = impute_times(times, bad, self.algorithms, notes)
+        times = impute_times(times, bad, self.algorithms, notes)
         land = mf_time = land_time = None
         if self.landmarkers:
             land = self.landmark_features(condition)
@@ -272,7 +268,7 @@ class KnowledgeArchive:
         # training datasets only
         return KnowledgeBase(self.datasets, self.algorithms, success, times, self.families,
                              self.n_instances, self.metafeatures, mf_time, land, land_time,
-                             condition, tuple(notes), bad if bad.any() else None,
+                             condition, tuple(notes), _across_datasets(bad),
                              repetitions)
 
     def landmark_features(self, condition: Condition) -> pd.DataFrame:
@@ -436,7 +432,7 @@ def _read(path, label) -> KnowledgeArchive:
         else:
             metrics, curves = metrics[0], {m: v[0] for m, v in curves.items()}
             times = {c: v[0] for c, v in times.items()}
-    _check_some_finished(metrics, by_repetition, curves, datasets, label)
+    check_some_finished(metrics, by_repetition, curves, datasets, label)
     mf = None
     if "metafeatures" in data:
         mf = pd.DataFrame(data["metafeatures"].astype(np.float64), index=list(datasets),
@@ -458,20 +454,6 @@ def _read(path, label) -> KnowledgeArchive:
         if landmarkers else {},
         desc, provenance, by_repetition,
     )
-
-
-def _check_some_finished(metrics, by_repetition, curves, datasets, label):
-    """Refuse a file with a dataset on which no configuration finished (every metric and
-    curve NaN; with several repetitions of the cross-validation, none finished in all of
-    them): no condition could score it."""
-    finished = np.isfinite(metrics).any(axis=2) | np.any(
-        [np.isfinite(v).any(axis=-1) for v in curves.values()], axis=0)
-    lost = ~finished.any(axis=1)
-    if lost.any():
-        every = " in every repetition of the cross-validation" if by_repetition else ""
-        raise ValueError(f"{label}: dataset {datasets[int(np.argmax(lost))]!r} has no "
-                         f"configuration that finished on it{every} (every metric is NaN); "
-                         "build the knowledge base again without it.")
 
 
 # ----------------------------------------------------------------------------- quadrature

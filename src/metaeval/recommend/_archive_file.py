@@ -434,3 +434,17 @@ def _counts(c, provenance, key, D, required=False):
         c.fail("provenance", f"has {key} of shape {counts.shape}, expected ({D}, 2) counts "
                              "of instances (class 0, class 1)")
     return counts
+
+
+def check_some_finished(metrics, by_repetition, curves, datasets, label):
+    """Refuse a file with a dataset on which no configuration finished (every metric and
+    curve NaN; with several repetitions of the cross-validation, none finished in all of
+    them): no condition could score it."""
+    finished = np.isfinite(metrics).any(axis=2) | np.any(
+        [np.isfinite(v).any(axis=-1) for v in curves.values()], axis=0)
+    lost = ~finished.any(axis=1)
+    if lost.any():
+        every = " in every repetition of the cross-validation" if by_repetition else ""
+        raise ValueError(f"{label}: dataset {datasets[int(np.argmax(lost))]!r} has no "
+                         f"configuration that finished on it{every} (every metric is NaN); "
+                         "build the knowledge base again without it.")

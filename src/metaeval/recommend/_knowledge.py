@@ -88,8 +88,8 @@ class KnowledgeBase:
     notes : tuple of str
         What was imputed or left out while reading.
     imputed_times : array-like of bool, shape (D, A), optional
-        Cells whose time was not recorded (failed runs) and was imputed; an evaluation
-        imputes them again from its training datasets only.
+        Cells whose time was not recorded (failed runs) and was imputed from other
+        datasets; an evaluation imputes them again from its training datasets only.
     repetitions : array-like of shape (R, D, A), optional
         The success in each of R >= 2 repetitions of the cross-validation (new folds and
         seeds), complete; ``success`` is then their mean (what strategies learn from).
@@ -133,7 +133,10 @@ class KnowledgeBase:
                 raise ValueError(f"{name} must have shape {shape} (datasets, algorithms), "
                                  f"got {arr.shape}.")
             if not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name} must be finite everywhere (impute failed cells).")
+                i, j = (int(v[0]) for v in np.nonzero(~np.isfinite(arr)))
+                raise ValueError(f"{name} must be finite everywhere (impute failed cells); "
+                                 f"dataset {datasets[i]!r}, algorithm {algorithms[j]!r} "
+                                 f"has {arr[i, j]}.")
         if np.any(times <= 0):
             raise ValueError("times must be positive (A3R compares time ratios).")
         families = datasets if self.families is None else tuple(
@@ -170,8 +173,11 @@ class KnowledgeBase:
                 raise ValueError(f"repetitions must have shape (R, {shape[0]}, {shape[1]}) "
                                  f"with R >= 2 repetitions, got {reps.shape}.")
             if not np.all(np.isfinite(reps)):
+                r, i, j = (int(v[0]) for v in np.nonzero(~np.isfinite(reps)))
                 raise ValueError("repetitions must be finite everywhere (impute failed "
-                                 "cells).")
+                                 f"cells); dataset {datasets[i]!r}, algorithm "
+                                 f"{algorithms[j]!r} has {reps[r, i, j]} in repetition "
+                                 f"{r}.")
             set_(self, "repetitions", reps)
 
     @property
@@ -334,7 +340,7 @@ class KnowledgeBase:
                                                             clock)
         return cls(names, algorithms, success, times, info["family"].tolist(),
                    info["n_instances"].to_numpy(), mf, mf_time, land, land_time, condition,
-                   tuple(notes), bad if bad.any() else None, repetitions)
+                   tuple(notes), _across_datasets(bad), repetitions)
 
 
 def mean_over_repetitions(metrics, curves, times):
@@ -396,6 +402,15 @@ def impute_times(times, bad, names, notes=None, *, train=None, what="configurati
             notes.append(f"{', '.join(dropped)}: no time recorded on any dataset; each "
                          f"dataset's median time over the other {what}s stands in")
     return np.where(out > 0, out, 1e-3)
+
+
+def _across_datasets(bad):
+    """The cells of ``bad`` that :func:`impute_times` imputed from other datasets (None
+    when none): those of configurations with a time recorded somewhere. A configuration
+    with none takes each dataset's own median, which an evaluation needs not impute
+    again (no other dataset's time enters it)."""
+    again = bad & (~bad).any(axis=0)
+    return again if again.any() else None
 
 
 def _check_finite(success, repetitions, names, where, repeats=None):

@@ -116,7 +116,12 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     ------
     ValueError
         An unknown strategy, the oracle, a store with fewer than 3 datasets, a dataset
-        that is neither a Dataset, a DataFrame nor a readable data file, a bad ``top``.
+        that is neither a Dataset, a DataFrame nor a readable data file, a bad ``top``;
+        data :func:`metaeval.study.Study` refuses (an infinite value, a class of fewer
+        than 2 rows, a copy of the target), named with the file, ``"the DataFrame"`` or
+        the dataset, the column and the row; a strategy (or the one ``auto`` chose)
+        that reads a description every landmarker or pymfe group failed to give, with
+        the reasons recorded.
 
     Examples
     --------
