@@ -7,7 +7,6 @@ from typing import Annotated
 
 import numpy as np
 import typer
-from rich.table import Table
 
 from metaeval.cli._app import (
     StoreOption,
@@ -108,9 +107,9 @@ def hardness(
                                f"{plural(np.unique(folds).size, 'fold')})", rows))
         columns = [("algorithm", "left")] + [(m, "right") for m in METHODS]
         for title, rows in tables:
-            print_table(title, columns, rows)
+            print_table(title, columns, rows, wrap=0)
         if len(overall) > 1:
-            out.print(_over_datasets(overall))
+            print_table(*_over_datasets(overall), wrap=0)
     if not overall:
         err.print(f"No dataset has finished scores for repeat {repeat}.", markup=False)
         raise typer.Exit(1)
@@ -133,15 +132,15 @@ def _mean_hardness(y, S, folds) -> tuple[dict, dict]:
     return means, sds
 
 
-def _over_datasets(overall) -> Table:
-    """Mean over datasets of each algorithm's mean hardness, ± sd over datasets."""
+def _over_datasets(overall) -> tuple[str, list, list]:
+    """Mean over datasets of each algorithm's mean hardness, ± sd over datasets: the
+    title, columns and rows of :func:`print_table`."""
     from metaeval.hardness import METHODS
 
     order = list(dict.fromkeys(a for algos, _ in overall for a in algos))
-    table = Table("algorithm", "datasets", title=f"Over the {len(overall)} datasets: mean "
-                  "instance hardness ± sd over datasets")
-    for m in METHODS:
-        table.add_column(m, justify="right", min_width=len(m))
+    title = f"Over the {len(overall)} datasets: mean instance hardness ± sd over datasets"
+    columns = [*_left("algorithm", "datasets"), *((m, "right") for m in METHODS)]
+    table = []
     for algo in order:
         rows = [{m: means[m][algos.index(algo)] for m in METHODS}
                 for algos, means in overall if algo in algos]
@@ -150,8 +149,8 @@ def _over_datasets(overall) -> Table:
             v = np.array([r[m] for r in rows])
             sd = f"{v.std(ddof=1):.4f}" if v.size > 1 else "n/a"
             cells.append(f"{v.mean():.4f} ± {sd}")
-        table.add_row(algo, str(len(rows)), *cells)
-    return table
+        table.append([algo, str(len(rows)), *cells])
+    return title, columns, table
 
 
 def _hardest_instances(st, name, repeat, methods, top) -> None:
@@ -163,15 +162,12 @@ def _hardest_instances(st, name, repeat, methods, top) -> None:
     for m in methods:
         pool = H[m].mean(axis=1)
         order = np.argsort(-pool, kind="stable")[:k]
-        table = Table("row", "class", "pool", *algos,
-                      title=f"{name}: the {k} hardest of {plural(y.shape[0], 'instance')} "
-                      f"under {m} (by pool hardness, the mean over the "
-                      f"{plural(len(algos), 'algorithm')}; "
-                      f"repeat {repeat})")
-        for i in order:
-            table.add_row(str(int(i)), str(int(y[i])), f"{pool[i]:.4f}",
-                          *(f"{H[m][i, j]:.4f}" for j in range(len(algos))))
-        out.print(table)
+        rows = [[str(int(i)), str(int(y[i])), f"{pool[i]:.4f}",
+                 *(f"{H[m][i, j]:.4f}" for j in range(len(algos)))] for i in order]
+        print_table(f"{name}: the {k} hardest of {plural(y.shape[0], 'instance')} under {m} "
+                    f"(by pool hardness, the mean over the {plural(len(algos), 'algorithm')}; "
+                    f"repeat {repeat})",
+                    _left("row", "class", "pool", *algos), rows, keys=3)
 
 
 TimeOption = Annotated[
@@ -348,13 +344,14 @@ def rank(
         caption += "; " + ("lower is better" if m == "ar" else "higher is better")
         if by_family is not None:
             caption = f"Families, {_family_words(by_family)}: {caption}"
-        table = Table("rank", label, *extra, "score", "95 % interval", title=caption)
+        rows = []
         for row in frame.itertuples(index=False):
             lo, hi = ci.at[row.algorithm, "low"], ci.at[row.algorithm, "high"]
-            table.add_row(f"{row.rank:g}", str(row.algorithm),
-                          *(str(col.get(row.algorithm, "")) for col in extra.values()),
-                          f"{row.score:.4f}", f"{lo:.4f} to {hi:.4f}")
-        out.print(table)
+            rows.append([f"{row.rank:g}", str(row.algorithm),
+                         *(str(col.get(row.algorithm, "")) for col in extra.values()),
+                         f"{row.score:.4f}", f"{lo:.4f} to {hi:.4f}"])
+        print_table(caption, _left("rank", label, *extra, "score", "95 % interval"), rows,
+                    keys=2, wrap=1)
     out.print(f"Intervals: 95 % bootstrap over the {plural(n_datasets, 'dataset')} ({draws} "
               "draws of "
               "the datasets with replacement).", markup=False)
@@ -428,24 +425,21 @@ def benchmark(
         ]
         for title, frame, spread in tables:
             sd = spread.set_index("algorithm")["sd"]
-            table = Table("rank", "algorithm", "score", "sd", title=title)
-            for row in frame.itertuples(index=False):
-                table.add_row(f"{row.rank:g}", str(row.algorithm), f"{row.score:.3f}",
-                              _fmt(sd.get(row.algorithm), ".3f"))
-            out.print(table)
-        table = Table("metric", "error cases", "error rate",
-                      title=f"Metric disagreement (k = {k}; all metrics agree on "
-                      f"{100 * dis.all_agree:.1f} % of {dis.n_comparisons} comparisons)")
-        for row in dis.per_metric.itertuples(index=False):
-            table.add_row(str(row.metric), str(row.error_cases), f"{row.error_rate:.3f}")
-        out.print(table)
-        table = Table("step", "algorithm", "gain", "value", "sd",
-                      title="Greedy portfolio (value: % captured, mean over datasets and "
-                      "metrics; sd over datasets)")
-        for row, sd in zip(port.itertuples(index=False), port_sd, strict=True):
-            table.add_row(str(row.step), str(row.algorithm), f"{row.gain:.2f}",
-                          f"{row.value:.2f}", _fmt(sd, ".2f"))
-        out.print(table)
+            print_table(title, _left("rank", "algorithm", "score", "sd"),
+                        [[f"{row.rank:g}", str(row.algorithm), f"{row.score:.3f}",
+                          _fmt(sd.get(row.algorithm), ".3f")]
+                         for row in frame.itertuples(index=False)], keys=2, wrap=1)
+        print_table(f"Metric disagreement (k = {k}; all metrics agree on "
+                    f"{100 * dis.all_agree:.1f} % of {dis.n_comparisons} comparisons)",
+                    _left("metric", "error cases", "error rate"),
+                    [[str(row.metric), str(row.error_cases), f"{row.error_rate:.3f}"]
+                     for row in dis.per_metric.itertuples(index=False)])
+        print_table("Greedy portfolio (value: % captured, mean over datasets and metrics; sd "
+                    "over datasets)", _left("step", "algorithm", "gain", "value", "sd"),
+                    [[str(row.step), str(row.algorithm), f"{row.gain:.2f}",
+                      f"{row.value:.2f}", _fmt(sd, ".2f")]
+                     for row, sd in zip(port.itertuples(index=False), port_sd, strict=True)],
+                    keys=2, wrap=1)
 
 
 def _benchmark_by_family(store: Path, how: str) -> None:
@@ -480,35 +474,35 @@ def _benchmark_by_family(store: Path, how: str) -> None:
         _note_exclusions(view)
     n_vc = vc["dataset"].nunique()
     sd = value_spread(fvc).set_index("algorithm")["sd"]
-    table = Table("rank", "family", "configurations", "score", "sd", "best member",
-                  "its value", "members' mean",
-                  title=f"Value captured by family (%, {_family_words(how)} and metric, "
-                  f"against the whole pool; mean over the {plural(n_vc, 'dataset')} and the "
-                  "metrics, sd "
-                  "over datasets; best member: the member of highest value captured, and "
-                  "the mean of the members' values)")
+    rows = []
     for row in overall_value(fvc).itertuples(index=False):
         info = members.loc[row.algorithm]
-        table.add_row(f"{row.rank:g}", str(row.algorithm), str(int(info["configurations"])),
-                      f"{row.score:.2f}", _fmt(sd.get(row.algorithm), ".2f"),
-                      str(info["best member"]), f"{info['best member score']:.2f}",
-                      f"{info['mean']:.2f}")
-    out.print(table)
+        rows.append([f"{row.rank:g}", str(row.algorithm), str(int(info["configurations"])),
+                     f"{row.score:.2f}", _fmt(sd.get(row.algorithm), ".2f"),
+                     str(info["best member"]), f"{info['best member score']:.2f}",
+                     f"{info['mean']:.2f}"])
+    print_table(f"Value captured by family (%, {_family_words(how)} and metric, against the "
+                f"whole pool; mean over the {plural(n_vc, 'dataset')} and the metrics, sd "
+                "over datasets; best member: the member of highest value captured, and the "
+                "mean of the members' values)",
+                _left("rank", "family", "configurations", "score", "sd", "best member",
+                      "its value", "members' mean"), rows, keys=2)
     means = fm.pivot_table(index="algorithm", columns="metric", values="value",
                            aggfunc="mean", sort=False)
-    table = Table("family", *(human_name(m) for m in means.columns),
-                  title=f"Metrics by family ({_family_words(how)} and metric; mean over "
-                  "the datasets)")
-    for fam, row in means.iterrows():
-        table.add_row(str(fam), *(_fmt(v, ".3f") for v in row))
-    out.print(table)
-    table = Table("step", "family", "gain", "value", "sd",
-                  title="Greedy portfolio of families (value: % captured, mean over datasets "
-                  "and metrics; sd over datasets)")
-    for row, spread in zip(port.itertuples(index=False), port_sd, strict=True):
-        table.add_row(str(row.step), str(row.algorithm), f"{row.gain:.2f}",
-                      f"{row.value:.2f}", _fmt(spread, ".2f"))
-    out.print(table)
+    print_table(f"Metrics by family ({_family_words(how)} and metric; mean over the "
+                "datasets)", _left("family", *(human_name(m) for m in means.columns)),
+                [[str(fam), *(_fmt(v, ".3f") for v in row)] for fam, row in means.iterrows()])
+    print_table("Greedy portfolio of families (value: % captured, mean over datasets and "
+                "metrics; sd over datasets)", _left("step", "family", "gain", "value", "sd"),
+                [[str(row.step), str(row.algorithm), f"{row.gain:.2f}", f"{row.value:.2f}",
+                  _fmt(spread, ".2f")]
+                 for row, spread in zip(port.itertuples(index=False), port_sd, strict=True)],
+                keys=2)
+
+
+def _left(*headers) -> list[tuple[str, str]]:
+    """The columns of :func:`print_table`, each left-justified (as rich's tables were)."""
+    return [(h, "left") for h in headers]
 
 
 def _fmt(value, spec: str) -> str:

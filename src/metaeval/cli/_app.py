@@ -12,6 +12,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from metaeval.cli._tables import fit_table, wrap_name  # noqa: F401 (the commands' tables)
+
 __all__ = ["app", "datasets_app", "out", "err", "StoreOption", "require_results",
            "EXIT_CODES", "did_you_mean", "plural"]
 
@@ -65,10 +67,48 @@ def _main(
         help="Print the version of metaeval and exit.")] = False,
 ) -> None:
     """The options that come before any command."""
+    fit_consoles()
 
-# Not a terminal (a pipe, a file, CI logs): wide enough for a hardness table.
-out = Console(highlight=False, soft_wrap=True, width=None if Console().is_terminal else 120)
+#: The output's width when it is not a terminal (a pipe, a file, CI logs) and COLUMNS is
+#: not set: that of a hardness table; its prose is not wrapped (a message a line).
+PIPE_WIDTH = 120
+out = Console(highlight=False, soft_wrap=True, width=None if Console().is_terminal else PIPE_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _columns() -> int | None:
+    """``COLUMNS`` when it is set to a positive integer, else None."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
+def output_width() -> int | None:
+    """The width the output must fit: ``COLUMNS`` when it is set (in a pipe too), else the
+    terminal's when standard output is one; None when neither (no limit for prose)."""
+    columns = _columns()
+    if columns is None and out.is_terminal:
+        import shutil
+
+        columns = shutil.get_terminal_size().columns
+    return columns
+
+
+def table_width() -> int:
+    """The width every table fits: :func:`output_width`, else :data:`PIPE_WIDTH`."""
+    return output_width() or PIPE_WIDTH
+
+
+def fit_consoles() -> None:
+    """Make both consoles fit the width of this command's output: ``COLUMNS`` when set,
+    else the terminal's, their prose wrapped at its spaces; in a pipe or a file without
+    ``COLUMNS``, a message a line (tables :data:`PIPE_WIDTH` wide)."""
+    columns = _columns()
+    for console in (out, err):
+        wrapped = columns is not None or console.is_terminal
+        console.soft_wrap = not wrapped
+        # None: rich measures the terminal itself
+        console.width = columns if columns is not None else (
+            None if console.is_terminal else PIPE_WIDTH if console is out else None)
 
 StoreOption = Annotated[
     Path, typer.Option("--store", help="The results store (a DuckDB file).")
@@ -250,75 +290,19 @@ def steps(description: str, total: int):
         yield _Steps(bar, bar.add_task(description, total=total))
 
 
-def print_table(title: str, columns, rows) -> None:
-    """Print a table drawn like rich's default table, without rich's layout engine.
+def print_table(title: str, columns, rows, *, keys: int = 1, wrap: int | None = None) -> None:
+    """Print a table drawn like rich's default table, without rich's layout engine, fitted
+    to the output's width (:func:`table_width`) by wrapping its cells or splitting its
+    columns into groups that repeat the first ``keys`` (:func:`fit_table`).
 
     ``columns``: ``(header, justify)`` pairs, justify ``"left"`` or ``"right"``;
-    ``rows``: sequences of cell strings. For commands that print many tables (rich
-    measures every cell of every table, tens of milliseconds per table).
+    ``rows``: sequences of cell strings; ``wrap``: the index of a column of names. Also
+    for commands that print many tables (rich measures every cell of every table, tens
+    of milliseconds per table).
     """
-    out.print("\n".join(fit_table(title, columns, rows)), markup=False, highlight=False)
-
-
-def wrap_name(name: str, width: int) -> list[str]:
-    """``name`` cut into lines of at most ``width`` characters after its commas and colons
-    (``rf:trees=100,`` / ``leaf=5``), and inside a part only when one part is longer."""
-    import re
-
-    lines, line = [], ""
-    for part in re.split(r"(?<=[,:])", name):
-        while len(part) > width:
-            if line:
-                lines.append(line)
-                line = ""
-            lines.append(part[:width])
-            part = part[width:]
-        if len(line) + len(part) > width:
-            lines.append(line)
-            line = part
-        else:
-            line += part
-    if line or not lines:
-        lines.append(line)
-    return lines
-
-
-def fit_table(title: str, columns, rows, *, width: int | None = None,
-              wrap: int | None = None) -> list[str]:
-    """The lines of a table drawn like rich's default table. With ``wrap``, at most
-    ``width`` characters wide: the cells of column ``wrap`` (names) are wrapped onto more
-    lines (:func:`wrap_name`) rather than cut. A header may hold ``"\\n"`` (two lines)."""
-    heads = [h.split("\n") for h, _ in columns]
-    depth = max(len(h) for h in heads)
-    heads = [h + [""] * (depth - len(h)) for h in heads]
-    right = [j == "right" for _, j in columns]
-    widths = [max([len(x) for x in h] + [len(r[i]) for r in rows])
-              for i, h in enumerate(heads)]
-    if wrap is not None:
-        room = width - (sum(widths) - widths[wrap]) - 3 * len(widths) - 1
-        widths[wrap] = max(min(widths[wrap], room), max(len(x) for x in heads[wrap]), 12)
-
-    def line(cells, bar):
-        padded = [c.rjust(w) if r else c.ljust(w)
-                  for c, w, r in zip(cells, widths, right, strict=True)]
-        return bar + bar.join(f" {c} " for c in padded) + bar
-
-    def rule(left, mid, right_end, fill):
-        return left + mid.join(fill * (w + 2) for w in widths) + right_end
-
-    lines = [title, rule("┏", "┳", "┓", "━")]
-    lines += [line([h[k] for h in heads], "┃") for k in range(depth)]
-    lines.append(rule("┡", "╇", "┩", "━"))
-    for r in rows:
-        if wrap is None:
-            lines.append(line(r, "│"))
-            continue
-        parts = wrap_name(r[wrap], widths[wrap])
-        lines.append(line([*r[:wrap], parts[0], *r[wrap + 1:]], "│"))
-        lines += [line(["" if i != wrap else p for i in range(len(r))], "│")
-                  for p in parts[1:]]
-    lines.append(rule("└", "┴", "┘", "─"))
-    return lines
+    out.print("\n".join(fit_table(title, columns, rows, width=table_width(), wrap=wrap,
+                                  keys=keys)),
+              markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager

@@ -6,9 +6,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from metaeval.cli._app import StoreOption, _bad_input, app, datasets_app, err, out, steps
+from metaeval.cli._app import (
+    StoreOption,
+    _bad_input,
+    app,
+    datasets_app,
+    err,
+    out,
+    print_table,
+    steps,
+)
 from metaeval.cli._early import DEFAULT_STORE
 
 # the store is imported by the commands that read it, after the arguments are parsed
@@ -33,14 +41,15 @@ def datasets_list(
     with _bad_input():
         names = list_datasets(subset)
     m = manifest("kb").set_index("name")
-    table = Table("name", "subset", "rows", "features", "categorical", "class 1", "family",
-                  title=f"Built-in datasets ({subset}: {len(names)})")
+    rows = []
     for name in names:
         r = m.loc[name]
-        table.add_row(name, str(r["subset"]), str(r["n_rows"]), str(r["n_features"]),
-                      str(r["n_categorical"]), f"{float(r['positive_fraction']):.3f}",
-                      str(r["family"]))
-    out.print(table)
+        rows.append([name, str(r["subset"]), str(r["n_rows"]), str(r["n_features"]),
+                     str(r["n_categorical"]), f"{float(r['positive_fraction']):.3f}",
+                     str(r["family"])])
+    print_table(f"Built-in datasets ({subset}: {len(names)})",
+                [(h, "left") for h in ("name", "subset", "rows", "features", "categorical",
+                                       "class 1", "family")], rows)
 
 
 @datasets_app.command("show")
@@ -60,20 +69,17 @@ def datasets_show(name: Annotated[str, typer.Argument(help="Dataset name.")]) ->
     with _bad_input():
         data = load_dataset(name)
     m = manifest("kb").set_index("name")
-    table = Table("", "", show_header=False, title=name)
-    table.add_row("instances", str(data.n_instances))
-    table.add_row("features", f"{data.n_features} ({len(data.categorical)} categorical)")
-    table.add_row("class 1 fraction", f"{data.positive_fraction:.4f}")
-    table.add_row("family", data.family)
-    table.add_row("sha256", data.sha256)
-    table.add_row("source", data.source)
+    rows = [["instances", str(data.n_instances)],
+            ["features", f"{data.n_features} ({len(data.categorical)} categorical)"],
+            ["class 1 fraction", f"{data.positive_fraction:.4f}"], ["family", data.family],
+            ["sha256", data.sha256], ["source", data.source]]
     if name in m.index:
         for key in ("positive_class", "negative_class", "origin", "url", "citation",
                     "license_note", "notes"):
             value = m.at[name, key]
             if isinstance(value, str) and value:
-                table.add_row(key.replace("_", " "), value)
-    out.print(table)
+                rows.append([key.replace("_", " "), value])
+    print_table(name, [("", "left"), ("", "left")], rows)  # no header: a record
 
 
 # ------------------------------------------------------------------------------ algorithms
@@ -87,15 +93,15 @@ def algorithms(
 
     with _bad_input():
         names = list_algorithms(pool)
-    table = Table("name", "family", "estimator", "params", "score", "scaled",
-                  title=f"Algorithms ({pool} pool, {len(names)})")
-    table.columns[0].no_wrap = True  # a configuration's name is one token
+    rows = []
     for name in names:
         a = get_algorithm(name)
         params = ", ".join(f"{k}={v!r}" for k, v in a.params)
-        table.add_row(a.name, family_of(a), a.estimator, params, a.score_method,
-                      "yes" if getattr(a, "scale", False) else "no")
-    out.print(table)
+        rows.append([a.name, family_of(a), a.estimator, params, a.score_method,
+                     "yes" if getattr(a, "scale", False) else "no"])
+    print_table(f"Algorithms ({pool} pool, {len(names)})",
+                [(h, "left") for h in ("name", "family", "estimator", "params", "score",
+                                       "scaled")], rows, wrap=0)
 
 
 # ------------------------------------------------------------------------------ export

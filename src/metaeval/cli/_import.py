@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from metaeval.cli._app import StoreOption, _bad_input, app, out
+from metaeval.cli._app import StoreOption, _bad_input, app, print_table
 from metaeval.cli._early import DEFAULT_STORE
 from metaeval.cli._signals import exit_stopped, stop_on_signals
 
@@ -54,12 +53,10 @@ def import_(
     except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: the store holds all or none
         _interrupted(target if before is not None else None, before, store, exc)
     try:
-        table = Table("dataset", "algorithm", "repeat", "rows", "folds",
-                      title=f"Imported into {store}")
-        for row in summary.itertuples(index=False):
-            table.add_row(row.dataset, row.algorithm, str(row.repeat), str(row.rows),
-                          str(row.folds))
-        out.print(table)
+        print_table(f"Imported into {store}",
+                    [(h, "left") for h in ("dataset", "algorithm", "repeat", "rows", "folds")],
+                    [[str(row.dataset), str(row.algorithm), str(row.repeat), str(row.rows),
+                      str(row.folds)] for row in summary.itertuples(index=False)], keys=2)
     except KeyboardInterrupt as exc:  # the import is committed: only the table is cut
         exit_stopped(exc, f"the import was committed: the predictions are in {store}")
 

@@ -9,7 +9,16 @@ from typing import Annotated
 
 import typer
 
-from metaeval.cli._app import _bad_input, app, err, fit_table, out, stage
+from metaeval.cli._app import (
+    _bad_input,
+    app,
+    err,
+    fit_table,
+    out,
+    print_table,
+    stage,
+    table_width,
+)
 
 #: rows shown when --top is not given
 DEFAULT_TOP = 10
@@ -214,10 +223,9 @@ def _source(store, knowledge):
 
 
 def _width() -> int:
-    """The width the output must fit: the terminal's, or ``COLUMNS`` when it is set (also
-    in a pipe), else that of the output console."""
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else out.width
+    """The width the output must fit: ``COLUMNS`` when it is set (also in a pipe), else
+    the terminal's, else that of a pipe (:func:`~metaeval.cli._app.table_width`)."""
+    return table_width()
 
 
 def _say(text: str, width: int) -> None:
@@ -284,7 +292,7 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
             for r in table.itertuples(index=False)]
     title = "\n".join(textwrap.wrap(f"{rec.strategy} for {rec.dataset} ({condition.label})",
                                     width))
-    out.print("\n".join(fit_table(title, columns, rows, width=width, wrap=1)),
+    out.print("\n".join(fit_table(title, columns, rows, width=width, wrap=1, keys=2)),
               markup=False, highlight=False, soft_wrap=True)
     meaning = _SCORE_MEANING.get(rec.strategy, "the strategy's score")
     _say(f"score: {meaning} (sets the order).", width)
@@ -324,8 +332,6 @@ def _fmt(value):
 
 def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_on=None,
               n_jobs=None):
-    from rich.table import Column, Table
-
     from metaeval.recommend import KnowledgeArchive, evaluate_recommenders
 
     if isinstance(source, KnowledgeArchive):
@@ -346,21 +352,18 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
     lo, hi = ev.time_range
     span = (f"[{lo:.0%}, {hi:.0%}] of the pool's {clock} time on each held-out dataset"
             if ev.time_axis == "relative" else f"[{lo:g}, {hi:g}] {clock} s")
-    rows = ev.summary.to_dict(orient="records")
-    table = Table("MIL", "loss@1", "loss@3", "loss@5", "closed gap")
-    # the strategies' names whole (the intervals wrap at their spaces instead)
-    table.columns.insert(0, Column("strategy", no_wrap=True,
-                                   min_width=max(len(str(r["strategy"])) for r in rows)))
-    for row in rows:
-        table.add_row(row["strategy"], *(_interval(row, c) for c in (
-            "mil", "loss_at_1", "loss_at_3", "loss_at_5", "closed_gap")))
+    # the strategies' names whole (a name has no space; the intervals wrap at theirs)
+    rows = [[str(row["strategy"]), *(_interval(row, c) for c in (
+        "mil", "loss_at_1", "loss_at_3", "loss_at_5", "closed_gap"))]
+        for row in ev.summary.to_dict(orient="records")]
     width = _width()
     reps = (f"{ev.n_repetitions} repetitions of the cross-validation" if ev.n_repetitions > 1
             else "one repetition of the cross-validation")
     _say(f"Leave-one-family-out over {ev.per_dataset['dataset'].nunique()} datasets x "
          f"{ev.n_algorithms} algorithms ({condition.label}); MIL over {span}; 95% bootstrap "
          f"intervals; {reps}, scored on the {ev.scored_on}", width)
-    out.print(table, width=width)
+    print_table("", [(h, "left") for h in ("strategy", "MIL", "loss@1", "loss@3", "loss@5",
+                                            "closed gap")], rows)
     if ev.scored_on == "unseen repetition":
         _say("Loss: on one repetition, the success of the algorithm best on the other "
              "repetitions (the oracle's pick) minus that of the one kept, the best tested "

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from metaeval.cli._app import (
     StoreOption,
@@ -19,6 +18,7 @@ from metaeval.cli._app import (
     err,
     out,
     plural,
+    print_table,
 )
 from metaeval.cli._early import DEFAULT_STORE, DEFAULT_TIMEOUT
 
@@ -195,12 +195,13 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
     failed = tasks[tasks["status"] == "failed"]
     if len(failed):
         kinds = [failure_kind(e) for e in failed["error"]]
-        table = Table("dataset", "algorithm", "repeat", "why", "error", title="Failed tasks")
+        rows = []
         for row, kind in zip(failed.itertuples(index=False), kinds, strict=True):
             first = (row.error or "").strip().splitlines()
-            table.add_row(row.dataset, row.algorithm, str(row.repeat), _WHY[kind],
-                          first[0] if first else "")
-        out.print(table)
+            rows.append([str(row.dataset), str(row.algorithm), str(row.repeat), _WHY[kind],
+                         first[0] if first else ""])
+        print_table("Failed tasks", [(h, "left") for h in ("dataset", "algorithm", "repeat",
+                                                           "why", "error")], rows, keys=2)
         lost = kinds.count("lost")
         if lost:
             out.print(f"{lost} failed task{'s' if lost != 1 else ''} whose worker process "
