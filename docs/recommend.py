@@ -464,7 +464,7 @@ EVALUATIONS_FILE = (Path(__file__).resolve().parent.parent / "src" / "metaeval" 
                     / "data" / "evaluations.json")
 
 
-def write_evaluations(path, evals, comparisons):
+def write_evaluations(path, evals, comparisons, knowledge):
     """The figures ``recommend``'s advice quotes, one entry per condition and P, with the
     verdicts of the primary comparisons as corrected in this document."""
     import json
@@ -478,7 +478,7 @@ def write_evaluations(path, evals, comparisons):
         mine["p_holm"] = mine["p_holm_document"]
         mine["supported"] = mine["supported_document"]
         by_key[tag, p] = mine
-    document = evaluations_document(evals, by_key)
+    document = evaluations_document(evals, by_key, knowledge=knowledge)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
 
@@ -590,7 +590,8 @@ def main(argv=None):
     comparisons["p_holm_document"] = comparisons["p_holm"]
     comparisons["supported_document"] = comparisons["supported"]
     if args.knowledge is None and not args.no_evaluations:
-        write_evaluations(Path(args.evaluations), evals["knowledge"], comparisons)
+        write_evaluations(Path(args.evaluations), evals["knowledge"], comparisons,
+                          archive.provenance["checksum"])
     name = "the shipped knowledge base" if args.knowledge is None else Path(
         args.knowledge).name
     prov = archive.provenance

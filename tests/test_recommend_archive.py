@@ -331,8 +331,11 @@ def test_cli_knowledge_build_writes_the_evaluations_advice_quotes(built, tmp_pat
     assert document["format"] == _advice.FORMAT
     [entry] = document["conditions"]
     assert entry["label"] == "AUC, P = 1/64" and entry["scored_on"] == "same repetition"
-    # the advice reads it as it reads the shipped one
-    text = _advice.advice("single-best", Condition("auc", time_weight=1 / 64), document)
+    # it names the file it describes; the advice reads it as it reads the shipped one
+    checksum = load_knowledge(out).provenance["checksum"]
+    assert document["knowledge"]["checksum"] == checksum
+    text = _advice.advice("single-best", Condition("auc", time_weight=1 / 64), document,
+                          knowledge=checksum)
     assert text.startswith("On 4 past datasets (4 families) under AUC, P = 1/64")
 
 

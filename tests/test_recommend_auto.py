@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.test_recommend_learners import _planted
 
 from metaeval.recommend import Condition, KnowledgeBase, evaluate_recommenders, recommend
-from metaeval.recommend._advice import advice, nearest
+from metaeval.recommend._advice import advice
 from metaeval.recommend._auto import Auto
 from metaeval.recommend._learners import one_se_without_each, select_one_se
 
@@ -118,7 +118,9 @@ def test_recommend_uses_auto_by_default_and_reports_its_choice():
     assert len(rec.selection["inner"]) == 3
     assert any("lower by Wilcoxon's signed-rank test at 0.05 / 2" in n
                for n in rec.notes), rec.notes
-    assert rec.advice == ""  # not the shipped knowledge base: nothing stored to quote
+    # not the shipped knowledge base: nothing stored to quote, and said so
+    assert rec.advice.startswith("No stored evaluation describes this knowledge base: "
+                                 "nothing is quoted")
     margin = recommend(load_dataset("labor"), kb, strategy=Auto(test="margin"))
     assert any("better by 1.96 standard errors" in n for n in margin.notes), margin.notes
 
@@ -126,7 +128,7 @@ def test_recommend_uses_auto_by_default_and_reports_its_choice():
 def _document():
     def entry(condition, auto, sb, supported):
         return {"condition": condition.to_dict(), "label": condition.label,
-                "n_datasets": 51, "n_families": 43,
+                "n_datasets": 51, "n_families": 43, "clock": "cpu",
                 "strategies": {"auto": {"loss_at_1": [auto, auto - .004, auto + .004],
                                         "loss_at_3": [auto / 2, auto / 3, auto]},
                                "single-best": {"loss_at_1": [sb, sb - .004, sb + .004],
@@ -140,22 +142,19 @@ def _document():
                            entry(beta, 0.0120, 0.0153, True)]}
 
 
-def test_advice_quotes_the_nearest_evaluated_condition():
+def test_advice_quotes_only_the_same_condition():
     doc = _document()
-    entry, exact = nearest(doc, Condition(time_weight=1 / 32))
-    assert not exact and entry["condition"]["time_weight"] == 1 / 64
-    entry, exact = nearest(doc, Condition(measure="hardness:score-driven",
-                                          cost_beta=(2, 8)))
-    assert exact and entry["condition"]["cost_beta"] == [2.0, 8.0]
-    # another hardness measure: the nearest is the hardness entry, not accuracy
-    entry, _ = nearest(doc, Condition(measure="hardness:rate-driven", cost=0.3))
-    assert entry["condition"]["measure"] == "hardness:score-driven"
     text = advice("auto", Condition(measure="hardness:score-driven", cost_beta=(2, 8)), doc)
     assert "0.0120 [0.0080, 0.0160]" in text and "0.0153 [0.0113, 0.0193]" in text
     assert "first-pick loss lower with evidence (Holm p = 0.01)" in text
     assert text.count(".") >= 1 and "\n" not in text
-    text = advice("auto", Condition(time_weight=1 / 32), doc)
-    assert "nearest evaluated condition" in text and "not shown to be lower" in text
+    # another P, or another hardness measure: said, nothing quoted (no nearest one)
+    for other in (Condition(time_weight=1 / 32),
+                  Condition(measure="hardness:rate-driven", cost=0.3)):
+        text = advice("auto", other, doc)
+        assert text.startswith(f"No stored evaluation matches {other.label} with CPU time")
+        assert "0.01" not in text
+    assert "not shown to be lower" in advice("auto", Condition(), doc)
     # where time counts, the MIL comparison too
     timed = doc["conditions"][1]
     timed["strategies"]["auto"]["mil"] = [0.0053, 0.0037, 0.0069]
@@ -164,7 +163,8 @@ def test_advice_quotes_the_nearest_evaluated_condition():
     text = advice("auto", Condition(time_weight=1 / 64), doc)
     assert ("MIL) was 0.0053 [0.0037, 0.0069] against 0.0832 [0.0683, 0.0957], MIL lower "
             "with evidence (Holm p = 0.0004)") in text
-    assert advice("auto", Condition(), {"conditions": []}) == ""
+    assert advice("auto", Condition(), {"conditions": []}).startswith(
+        "No stored evaluation describes this knowledge base")
 
 
 def test_the_margin_is_a_bonferroni_corrected_one_sided_z():

@@ -186,12 +186,12 @@ def test_advice_says_when_the_evaluation_scored_an_unseen_repetition():
     from metaeval.recommend._advice import advice
 
     entry = {"condition": Condition().to_dict(), "n_datasets": 72, "n_families": 50,
-             "label": "accuracy, P = 0",
+             "label": "accuracy, P = 0", "clock": "cpu",
              "strategies": {"single-best": {"loss_at_1": [0.01, 0.0, 0.02],
                                             "loss_at_3": [0.0, 0.0, 0.01]}}}
     plain = advice("single-best", Condition(), {"conditions": [entry]})
     unseen = advice("single-best", Condition(),
                     {"conditions": [{**entry, "scored_on": "unseen repetition"}]})
     assert "repetition" not in plain
-    assert "each scored on a repetition of the cross-validation its oracle did not choose" \
+    assert "each scored on a repetition of the cross-validation no choice was made on" \
         in unseen

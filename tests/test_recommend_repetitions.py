@@ -267,9 +267,13 @@ def test_knowledge_build_evaluations_are_those_the_docs_write(study, tmp_path, m
     rd.holm_by_family(comparisons, rd.ALPHA)
     comparisons["p_holm_document"] = comparisons["p_holm"]
     comparisons["supported_document"] = comparisons["supported"]
-    rd.write_evaluations(tmp_path / "e.json", evals, comparisons)
+    rd.write_evaluations(tmp_path / "e.json", evals, comparisons,
+                         loaded.provenance["checksum"])
     written = json.loads((tmp_path / "e.json").read_text())
     assert document["conditions"] == written["conditions"]
+    # both name the knowledge base they describe (the file's checksum)
+    assert document["knowledge"] == written["knowledge"] == {
+        "checksum": loaded.provenance["checksum"]}
     entry = document["conditions"][0]
     assert entry["scored_on"] == "unseen repetition" and entry["n_repetitions"] == 2
     assert "single-best" in entry["strategies"] and entry["n_datasets"] == 4

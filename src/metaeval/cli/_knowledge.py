@@ -216,7 +216,7 @@ def build_command(
     out.print(f"{archive!r} written to {path} ({path.stat().st_size / 2**20:.1f} MiB).",
               markup=False)
     if evaluations is not None:
-        _write_evaluations(archive, evaluations, quiet, jobs)
+        _write_evaluations(archive, evaluations, quiet, jobs, knowledge=path)
 
 
 def _usable_cores() -> int:
@@ -227,9 +227,10 @@ def _usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _write_evaluations(archive, path, quiet, jobs=1):
+def _write_evaluations(archive, path, quiet, jobs=1, knowledge=None):
     """Evaluate the strategies as recommend's advice quotes them and write the JSON, the
-    held-out families spread over ``jobs`` worker processes."""
+    held-out families spread over ``jobs`` worker processes; the document names the
+    knowledge base file ``knowledge`` (its checksum, as read back)."""
     import json
 
     from joblib import parallel_config
@@ -245,13 +246,20 @@ def _write_evaluations(archive, path, quiet, jobs=1):
                 # evaluate_recommenders' n_jobs=None: the n_jobs of this context
                 with parallel_config(n_jobs=jobs):
                     document = evaluate_for_advice(
-                        archive, progress=lambda label: bar.update(task, advance=1))
+                        archive, progress=lambda label: bar.update(task, advance=1),
+                        knowledge=None if knowledge is None else _checksum(knowledge))
         except KeyboardInterrupt as exc:
             exit_stopped(exc, f"no evaluations were written ({path} is as it was)")
         write_atomic(path, json.dumps(document, indent=1, sort_keys=True) + "\n",
                      "--evaluations", make_parents=True)
     out.print(f"Evaluations of {len(document['conditions'])} conditions written to {path}.",
               markup=False)
+
+
+def _checksum(path) -> str:
+    from metaeval.recommend import load_knowledge
+
+    return load_knowledge(path).provenance["checksum"]
 
 
 @knowledge_app.command("show")

@@ -118,7 +118,7 @@ def recommend_command(
         if evaluate:
             _evaluate(_source(store, knowledge), condition, strategy, json_file, clock,
                       shipped=store is None and knowledge is None, scored_on=scored_on,
-                      n_jobs=n_jobs)
+                      n_jobs=n_jobs, knowledge_file=knowledge)
             return
         if strategy is not None:
             from metaeval.recommend import get_strategy
@@ -133,7 +133,8 @@ def recommend_command(
                        else f"Reading the study {store}"):
                 source = _source(store, knowledge)
         dataset = _read(data_file, target, pos_label)
-        _recommend(dataset, source, condition, strategy, top, clock, shipped=shipped)
+        _recommend(dataset, source, condition, strategy, top, clock, shipped=shipped,
+                   knowledge_file=knowledge)
 
 
 def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top):
@@ -267,11 +268,16 @@ def _work(name: str, strategy: str | None) -> str:
     return f"Describing {name} ({what}) and ranking the algorithms"
 
 
-def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
+def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
+               knowledge_file=None):
     from metaeval.recommend import recommend
 
     work = _work(dataset.name, strategy)
     kwargs = {} if strategy is None else {"strategy": strategy}
+    if knowledge_file is not None:  # the evaluations kept beside it, if any
+        from metaeval.recommend._advice import evaluations_file
+
+        kwargs["evaluations"] = evaluations_file(knowledge_file)
     with stage(work):
         rec = recommend(dataset, source, condition, clock=clock, **kwargs)
     known = ()
@@ -296,8 +302,8 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped):
               markup=False, highlight=False, soft_wrap=True)
     meaning = _SCORE_MEANING.get(rec.strategy, "the strategy's score")
     _say(f"score: {meaning} (sets the order).", width)
-    if rec.advice:  # how far to trust the order: the shipped evaluation's sentence
-        _say(rec.advice, width)
+    if rec.advice:  # how far to trust the order: a stored evaluation's sentence, or why
+        _say(rec.advice, width)  # none is quoted
     if len(table) < len(rec.table):
         _say(f"The first {len(table)} of {len(rec.table)} algorithms; --top 0 shows all.",
              width)
@@ -331,9 +337,16 @@ def _fmt(value):
 
 
 def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_on=None,
-              n_jobs=None):
+              n_jobs=None, knowledge_file=None):
     from metaeval.recommend import KnowledgeArchive, evaluate_recommenders
+    from metaeval.recommend._advice import evaluations_file, knowledge_checksum
 
+    checksum, kept = knowledge_checksum(source), None
+    if knowledge_file is not None:  # where the evaluation is kept: checked before the work
+        from metaeval.recommend._advice import read_evaluations
+
+        kept = evaluations_file(knowledge_file)
+        read_evaluations(kept)
     if isinstance(source, KnowledgeArchive):
         source = source.knowledge_base(condition, clock=clock)
     # the shipped knowledge base's own notes: said by `metaeval knowledge show`
@@ -391,6 +404,13 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
     if known:
         _say(f"{len(known)} note(s) on the shipped knowledge base: `metaeval knowledge "
              "show`.", width)
+    if kept is not None:
+        from metaeval.recommend._advice import store_evaluation
+
+        _, said = store_evaluation(kept, ev, checksum)
+        _say(f"Evaluation kept in {kept}" + (f" ({said})" if said else "")
+             + f"; `metaeval recommend DATA --knowledge {knowledge_file}` quotes it under "
+             "the same condition and clock.", width)
     if json_file is not None:
         from metaeval._validation import json_text, write_atomic
 

@@ -332,7 +332,8 @@ class KnowledgeArchive:
             "metrics": np.asarray(rep["metrics"], dtype=np.float64),
             "repetitions": np.asarray(rep["repeats"], dtype=np.int64),
             "landmarkers": np.array(self.landmarkers, dtype=str),
-            "provenance": np.array(json.dumps(self.provenance, sort_keys=True)),
+            "provenance": np.array(json.dumps({k: v for k, v in self.provenance.items()
+                                               if k != "checksum"}, sort_keys=True)),
             "format": np.array(FORMAT),
         }
         for m, v in rep["curves"].items():
@@ -365,7 +366,7 @@ class KnowledgeArchive:
         store = Store(store)
         (mf, land_names, land_metrics, land_curves, desc_times, settings,
          land_counts) = _descriptions(store, list(self.datasets), True)
-        provenance = dict(self.provenance)
+        provenance = {k: v for k, v in self.provenance.items() if k != "checksum"}
         provenance["description_settings"] = settings
         provenance["landmark_class_counts"] = land_counts
         provenance["described_on"] = machine()

@@ -418,7 +418,9 @@ def check_members(data: dict, label: str, *, fmt, methods, grid_size: int,
         raise ValueError(f"{label} is damaged: its arrays do not match its checksum (array "
                          f"{CHECKSUM!r}); it was changed after it was built. Rebuild it with "
                          "`metaeval knowledge build`.")
-    return provenance
+    # the file's checksum, which stored evaluations name (never written back: save()
+    # leaves it out)
+    return {**provenance, "checksum": stored}
 
 
 def _counts(c, provenance, key, D, required=False):

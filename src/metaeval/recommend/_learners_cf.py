@@ -43,6 +43,32 @@ def expected_improvement(mean, sd, best):
 _SQRT_2PI = np.sqrt(2 * np.pi)
 
 
+#: Values closer than this, relative to the largest magnitude, are ties when choosing.
+TIES = 1e-9
+
+
+def _steps(x):
+    """``x`` on a grid of :data:`TIES` times its largest magnitude (integers as floats):
+    configurations whose values differ only by rounding -- identical columns of the
+    knowledge base, computed through BLAS kernels that sum in another order on another
+    machine -- tie exactly, and ties go to the first, so that the choices are the same on
+    every machine.
+
+    Examples
+    --------
+    >>> _steps(np.array([1.0, 1.0 + 1e-15, 0.5])).tolist()
+    [1000000000.0, 1000000000.0, 500000000.0]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    scale = float(np.max(np.abs(x))) if x.size else 0.0
+    return np.round(x / (scale * TIES)) if scale > 0 and np.isfinite(scale) else x
+
+
+def _first_best(x) -> int:
+    """The first index of the largest value, ties (:func:`_steps`) to the first."""
+    return int(np.argmax(_steps(x)))
+
+
 def _low_rank(Y, rank):
     """Column means and the rank-``rank`` factors ``Z`` (D, r) and ``V`` (A, r) of ``Y``."""
     mu = Y.mean(axis=0)
@@ -179,7 +205,7 @@ class _FittedCollaborative(Fitted):
                     for rows, (mu, _, V) in zip(folds, bases, strict=True):
                         Vr = V[:, :r]
                         shift = blend * (inner[rows] - mu) @ Vr @ Vr.T
-                        picks[rows] = np.argmax(mu + shift, axis=1)
+                        picks[rows] = [_first_best(v) for v in mu + shift]
                     scores[(r, leaf, blend)] = first_pick_loss(train.success, picks)
         if folds:  # simplest first: the training means (blend 0), low rank, large leaves
             simple = sorted(scores, key=lambda k: (k[2], k[0], -k[1]))
@@ -222,7 +248,7 @@ class _FittedCollaborative(Fitted):
         out = []
         for z0 in self._prior_means(queries):
             predicted = self._mu + self._V @ z0
-            order = np.argsort(-predicted, kind="stable")
+            order = np.argsort(-_steps(predicted), kind="stable")
             out.append(Ranking(order, predicted[order], self.knowledge.datasets))
         return out
 
@@ -239,7 +265,7 @@ class _FittedCollaborative(Fitted):
         precision0 = np.linalg.inv(prior_cov)
         untested = np.ones(n, dtype=bool)
         tested, observed, factors = [], [], []
-        pick = int(np.argmax(mu + V @ z0))
+        pick = _first_best(mu + V @ z0)
         while True:
             s, t = test(pick)
             untested[pick] = False
@@ -258,5 +284,5 @@ class _FittedCollaborative(Fitted):
             factor = sum(factors) / (1 + len(factors))
             per_second = expected_improvement(m, sd, max(observed)) / np.exp(
                 median_t[cand] + factor)
-            pick = int(cand[np.argmax(per_second)] if np.max(per_second) > 0
-                       else cand[np.argmax(m)])
+            pick = int(cand[_first_best(per_second)] if np.max(per_second) > 0
+                       else cand[_first_best(m)])

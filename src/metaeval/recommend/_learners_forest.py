@@ -598,7 +598,11 @@ def _leaf_tree(points, target, weight, seed, min_leaf, components):
     w = weight[rows]
     centre = np.average(Y, axis=0, weights=w)
     _, _, vt = np.linalg.svd((Y - centre) * np.sqrt(w)[:, None], full_matrices=False)
-    scores = (Y - centre) @ vt[:components].T
+    # on a grid of 2**-20: the last bits of an SVD differ between machines (BLAS kernels
+    # summing in another order), and a tree's choice among splits that tie but for
+    # those bits with them; on the grid the trees are the same on every machine (a sign
+    # flip of a component negates its scores exactly, which the squared error ignores)
+    scores = np.round(((Y - centre) @ vt[:components].T) * 2.0**20) / 2.0**20
     tree = _fitted(seed, points[rows], scores, w, min_leaf)
     train_leaves = tree.apply(points[rows], check_input=False)
     ids, inverse = np.unique(train_leaves, return_inverse=True)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from metaeval.datasets import Dataset, as_dataset
 from metaeval.datasets._base import check_values
-from metaeval.recommend._advice import advice
+from metaeval.recommend._advice import advice, knowledge_checksum, read_evaluations
 from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
@@ -38,10 +38,11 @@ class Recommendation:
         Seconds spent describing the dataset.
     notes : tuple of str
     advice : str
-        One plain sentence on how far to trust the order: in the stored evaluation of the
-        shipped knowledge base under the nearest evaluated condition, the strategy's
-        expected loss@1 and loss@3 with intervals beside the single best's, and whether
-        it is better with evidence ("" when recommending from another knowledge base).
+        One plain sentence on how far to trust the order: in the stored evaluation of
+        this knowledge base under the same condition, P, clock and budget, the
+        strategy's expected loss@1 and loss@3 with intervals beside the single best's,
+        and whether it is better with evidence; or a sentence saying that no stored
+        evaluation matches (and why), quoting nothing.
     selection : dict
         What the strategy chose on the knowledge base (``auto``: the strategy and why;
         a learner: its hyperparameters).
@@ -60,7 +61,8 @@ class Recommendation:
 
 def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
               top=None, describe_groups=None, time_budget=None,
-              clock="cpu", target="class", pos_label=None) -> Recommendation:
+              clock="cpu", target="class", pos_label=None,
+              evaluations=None) -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
 
     Parameters
@@ -107,6 +109,13 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     pos_label : optional
         The label of a DataFrame or file that becomes class 1 (default: the minority
         class).
+    evaluations : dict or path, optional
+        The stored evaluations the advice sentence quotes (a document, or a JSON file
+        such as the one ``metaeval recommend --evaluate --knowledge FILE`` keeps beside
+        FILE). Default: the shipped ones with the shipped knowledge base, none for
+        another. Quoted only when they name this knowledge base (its checksum) and hold
+        an evaluation of the same condition, P, clock and budget; otherwise the sentence
+        says so.
 
     Returns
     -------
@@ -206,7 +215,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         notes.append(f"auto chose {selection['strategy']} for this condition (inner "
                      f"leave-one-family-out {selection['criterion']}; it leaves "
                      f"single-best only for a candidate {rule})")
-    text = advice(chosen.name, condition) if shipped else ""
+    text = _trust(chosen.name, condition, clock, source, shipped, evaluations)
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
                           selection)
@@ -245,6 +254,23 @@ def _check_described(query, description, uses, chosen, fitted):
             f"failed on it ({reasons}); choose a strategy that does not describe the "
             "dataset, e.g. average-ranking or single-best (command line: --strategy "
             "average-ranking).")
+
+
+def _trust(strategy, condition, clock, source, shipped, evaluations) -> str:
+    """The advice sentence: a stored evaluation of this knowledge base, condition and
+    clock quoted, or said plainly to be missing."""
+    if evaluations is None and not shipped:
+        what = ("this knowledge base" if isinstance(source, (KnowledgeArchive, KnowledgeBase))
+                else "a study's results")
+        return (f"No stored evaluation describes {what}: nothing is quoted; `metaeval "
+                "recommend --evaluate` with the same options evaluates the strategies on it.")
+    document = (evaluations if isinstance(evaluations, dict) or evaluations is None
+                else read_evaluations(evaluations) or {})
+    checksum = knowledge_checksum(source)
+    if checksum is None:
+        return ("This knowledge base carries no checksum (it was not read from a file), so "
+                "no stored evaluation can be tied to it: nothing is quoted.")
+    return advice(strategy, condition, document, clock=clock, knowledge=checksum)
 
 
 def _lacks(kb, strategy):
