@@ -22,7 +22,7 @@ costs), and wall and CPU seconds with the load average, since the machine may be
 shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
 Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
-       [--no-plain] [--cli] [--markdown FILE] [--jobs N]
+       [--presolved] [--no-plain] [--cli] [--markdown FILE] [--jobs N]
 
 ``--strategies single-best`` with the plain selectors gives their figures alone (the
 single best is the evaluation every score needs).
@@ -146,6 +146,9 @@ def main(argv=None):
     parser.add_argument("directories", nargs="*", type=Path)
     parser.add_argument("--strategies", help="comma-separated (default: every strategy)")
     parser.add_argument("--no-feature-costs", action="store_true")
+    parser.add_argument("--presolved", action="store_true",
+                        help="credit instances a feature step presolved as solved at the "
+                        "feature cost (ASlib's rule; evaluate_aslib's presolved=True)")
     parser.add_argument("--no-plain", action="store_true",
                         help="leave out the two plain scikit-learn selectors")
     parser.add_argument("--cli", action="store_true",
@@ -159,7 +162,8 @@ def main(argv=None):
     strategies = args.strategies.split(",") if args.strategies else None
     costs = not args.no_feature_costs
     print(f"load average {os.getloadavg()}; {os.cpu_count()} cores; {args.jobs} jobs; "
-          f"feature costs {'paid' if costs else 'left out'}", flush=True)
+          f"feature costs {'paid' if costs else 'left out'}; presolved instances "
+          f"{'credited' if args.presolved else 'not credited'}", flush=True)
     markdown = []
     for root in _scenarios(args.directories):
         start = _clock()
@@ -167,7 +171,7 @@ def main(argv=None):
         read = _since(start)
         start = _clock()
         ev = evaluate_aslib(scenario, strategies, n_boot=args.n_boot, feature_costs=costs,
-                            n_jobs=args.jobs)
+                            n_jobs=args.jobs, presolved=args.presolved)
         evaluated = _since(start)
         total = (read[0] + evaluated[0], read[1] + evaluated[1])
         name = scenario.name

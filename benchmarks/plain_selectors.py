@@ -132,17 +132,21 @@ def picks(scenario, name, seed=0, n_jobs=1):
     return out, chosen
 
 
-def first_performance(scenario, pick, feature_costs=True):
+def first_performance(scenario, pick, feature_costs=True, presolved=False):
     """The performance of the picks (shape (R, D)), feature costs added as
-    :func:`evaluate_aslib` adds them (runtime scenarios with costs, when asked)."""
+    :func:`evaluate_aslib` adds them (runtime scenarios with costs, when asked), and
+    with ``presolved`` an instance a feature step presolved solved in its feature cost
+    (0 s when not recorded)."""
     perf = np.asarray(scenario.performance, dtype=np.float64)
     rows = np.arange(perf.shape[0])
     value = perf[rows, pick]
     if not (feature_costs and scenario.runtime and scenario.feature_costs):
         return value
     _, cost = features(scenario)
-    solved = scenario.solved[rows, pick]
-    runtime = value + cost
+    credit = scenario.presolved if presolved and scenario.presolved is not None else \
+        np.zeros(cost.shape, dtype=bool)
+    solved = scenario.solved[rows, pick] | credit
+    runtime = np.where(credit, cost, value + cost)
     timeout = solved & (cost > 0) & (runtime >= scenario.cutoff)
     return np.where(solved, np.where(timeout, 10.0 * scenario.cutoff, runtime), value)
 
@@ -153,7 +157,7 @@ def score(ev, pick, n_boot=1000, alpha=0.05, seed=0):
     bootstrap draws of the evaluation ``ev`` (:func:`evaluate_aslib`)."""
     sc = ev.scenario
     kb = sc.knowledge
-    value = first_performance(sc, pick, ev.feature_costs)
+    value = first_performance(sc, pick, ev.feature_costs, ev.presolved)
     frame = pd.DataFrame(sc.sign * value + sc.shift, columns=kb.datasets,
                          index=sc.cv.columns).mean(axis=0)
     per = ev.per_instance

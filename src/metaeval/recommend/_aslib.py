@@ -97,6 +97,9 @@ class AslibScenario:
     feature_costs : bool
         Whether the scenario has ``feature_costs.arff`` (the costs are the knowledge
         base's ``metafeature_time`` and ``landmark_time``).
+    presolved : ndarray of bool of shape (n_instances,), optional
+        Whether a used feature step presolved the instance (status ``presolved`` in
+        ``feature_runstatus.arff``, in any repetition); its features are then missing.
     """
 
     name: str
@@ -114,6 +117,7 @@ class AslibScenario:
     description: dict
     notes: tuple = field(default=())
     feature_costs: bool = False
+    presolved: np.ndarray | None = None
 
     def __repr__(self) -> str:
         d, a = self.performance.shape
@@ -176,7 +180,7 @@ def read_aslib(path, measure=None) -> AslibScenario:
     notes: list[str] = []
     runs = _read_runs(root / "algorithm_runs.arff", info, notes)
     instances = runs["instances"]
-    features, costs = _read_features(root, info, instances, notes)
+    features, costs, presolved = _read_features(root, info, instances, notes)
     cv = _read_cv(root / "cv.arff", instances)
     perf, solved, times = runs["performance"], runs["solved"], runs["times"]
     if info["runtime"]:
@@ -204,7 +208,8 @@ def read_aslib(path, measure=None) -> AslibScenario:
     return AslibScenario(info["scenario_id"] or root.name, root, kb, cv, info["measure"],
                          info["maximize"], "runtime" if info["runtime"] else
                          "solution_quality", info["cutoff"], perf, solved, sign, shift,
-                         desc, tuple(notes), (root / "feature_costs.arff").is_file())
+                         desc, tuple(notes), (root / "feature_costs.arff").is_file(),
+                         presolved)
 
 
 #: A feature step of the older description format (``feature_step NAME: f1, f2, ...``).
@@ -593,8 +598,11 @@ def _read_features(root, info, instances, notes):
     _duplicates(status, ["instance_id", "repetition"], file, lines, "feature run status")
     _check_instances(status, file, lines, instances, "feature run status")
     failed = 0
+    presolved = np.zeros(len(instances), dtype=bool)
     for step in used:
-        bad = status["instance_id"][_status(status, step, file, lines) != "ok"].unique()
+        code = _status(status, step, file, lines)
+        presolved |= pd.Index(instances).isin(status["instance_id"][code == "presolved"])
+        bad = status["instance_id"][code != "ok"].unique()
         cols = [c for c in steps[step][0] if c in features.columns]
         if len(bad) and cols:
             failed += len(bad)
@@ -602,6 +610,8 @@ def _read_features(root, info, instances, notes):
     if failed:
         notes.append(f"{failed} (instance, feature step) pair(s) not ok: their features "
                      "read as missing")
+    if presolved.any():
+        notes.append(f"{int(presolved.sum())} instance(s) presolved by a feature step")
     n_missing = int(features.isna().to_numpy().sum())
     if n_missing:
         notes.append(f"{n_missing} missing feature value(s) of {features.size}")
@@ -625,7 +635,7 @@ def _read_features(root, info, instances, notes):
             costs[present] = table.fillna(0.0).to_numpy()
             if np.any(costs.to_numpy() < 0):
                 raise ValueError(f"{file}: a negative feature cost.")
-    return features, costs
+    return features, costs, presolved
 
 
 def _read_cv(file, instances):

@@ -68,6 +68,9 @@ class AslibEvaluation:
     sbs_whole_algorithm : str
     feature_costs : bool
         Whether the first picks of strategies reading features paid the feature costs.
+    presolved : bool
+        Whether instances a feature step presolved were credited as solved at the
+        feature cost (see :func:`evaluate_aslib`).
     """
 
     scenario: AslibScenario
@@ -84,6 +87,7 @@ class AslibEvaluation:
     sbs_whole: float = float("nan")
     sbs_whole_algorithm: str = ""
     feature_costs: bool = False
+    presolved: bool = False
 
     def chosen(self, strategy="auto") -> dict:
         """How many held-out instances (over the repetitions) ``auto`` ranked with each
@@ -150,6 +154,7 @@ class AslibEvaluation:
             "sbs_whole_algorithm": self.sbs_whole_algorithm,
             "vbs": _num(self.vbs),
             "feature_costs": bool(self.feature_costs),
+            "presolved_credited": bool(self.presolved),
             **({"sbs_solved": _num(self.sbs_solved), "vbs_solved": _num(self.vbs_solved)}
                if sc.runtime else {}),
             "strategies": strategies,
@@ -167,8 +172,8 @@ def _num(v):
 
 
 def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_random=1000,
-                   n_boot=1000, alpha=0.05, seed=0, feature_costs=True, n_jobs=None
-                   ) -> AslibEvaluation:
+                   n_boot=1000, alpha=0.05, seed=0, feature_costs=True, n_jobs=None,
+                   presolved=False) -> AslibEvaluation:
     r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
 
     Feature costs (runtime scenarios with ``feature_costs.arff``). A strategy that reads
@@ -222,6 +227,15 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
         Worker processes over which the folds of each ``cv.arff`` repetition are spread,
         as in :func:`evaluate_recommenders` (None: 1; -1: every usable core); the
         figures are the same for any number.
+    presolved : bool, default=False
+        Credit presolved instances as ASlib and LLAMA do (Bischl et al. 2016): an
+        instance that a used feature step presolved (``presolved`` in
+        ``feature_runstatus.arff``) counts, for a strategy that computes the features
+        (for ``auto``, whose chosen candidate does), as solved in the feature cost
+        (0 s when not recorded), whatever it picks (a timeout if that cost reaches the
+        cutoff). Applies with the feature costs only (with ``feature_costs=False`` the
+        features cost nothing and nothing is credited). The single best and the
+        virtual best are unchanged.
 
     Returns
     -------
@@ -243,6 +257,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
 
     if not isinstance(feature_costs, (bool, np.bool_)):
         raise ValueError(f"feature_costs must be True or False, got {feature_costs!r}.")
+    if not isinstance(presolved, (bool, np.bool_)):
+        raise ValueError(f"presolved must be True or False, got {presolved!r}.")
     _n_jobs(n_jobs, 1)  # checked before reading the scenario
     sc = scenario if isinstance(scenario, AslibScenario) else read_aslib(scenario)
     kb = sc.knowledge
@@ -272,8 +288,10 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     pick = np.array([-1 if a is None else col[a] for a in algo], dtype=np.int64)
     costs = bool(feature_costs) and sc.runtime and sc.feature_costs
     per["feature_cost"] = 0.0
+    credit = costs and bool(presolved) and sc.presolved is not None
     if costs:
-        _add_feature_costs(sc, per, row, pick)
+        _add_feature_costs(sc, per, row, pick,
+                           _reads_features(per, strategies) if credit else None)
     per["performance"] = sc.to_performance(per["first_success"])
     per["sbs"] = sc.to_performance(per["single_best_success"])
     per["vbs"] = sc.to_performance(per["oracle_success"])
@@ -282,6 +300,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     if sc.runtime:
         solved = sc.solved.astype(np.float64)
         chosen = np.where(pick >= 0, solved[row, np.maximum(pick, 0)], solved[row].mean(axis=1))
+        if credit:
+            chosen = np.where(per["feature_presolved"].to_numpy(), 1.0, chosen)
         per["solved"] = np.where(per["feature_cost_timeout"].to_numpy(), 0.0, chosen) \
             if costs else chosen  # random: expected
         sbs = {}
@@ -300,7 +320,7 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     return AslibEvaluation(sc, condition, tuple(names), per, summary, sbs, vbs, sbs_solved,
                            vbs_solved, curves, tuple(notes), sbs_whole=sbs_whole,
                            sbs_whole_algorithm=kb.algorithms[whole],
-                           feature_costs=costs)
+                           feature_costs=costs, presolved=bool(credit))
 
 
 def _runtime_strategies(sc, strategies, k):
@@ -355,19 +375,47 @@ def _whole_single_best(sc) -> int:
     return int(np.argsort(-score, kind="stable")[0])
 
 
-def _add_feature_costs(sc, per, row, pick):
-    """The first pick's runtime plus the seconds spent describing the instance.
+def _reads_features(per, strategies):
+    """Whether each row's strategy computed the instance's features (for ``auto``, the
+    candidate it chose on the row's fold)."""
+    from metaeval.recommend._learners import uses_of
+    from metaeval.recommend._registry import STRATEGIES, get_strategy
+
+    items = list(STRATEGIES) if strategies is None else (
+        [strategies] if isinstance(strategies, str) else list(strategies))
+    known = {}
+    for item in items:
+        strategy = get_strategy(item)
+        known[strategy.name] = strategy
+
+    def reads(name):
+        strategy = known.get(name) or (get_strategy(name) if name in STRATEGIES else None)
+        return strategy is not None and bool(uses_of(strategy))
+
+    out = per["strategy"].map(reads).to_numpy(dtype=bool).copy()
+    if "chosen" in per.columns:
+        has = per["chosen"].notna().to_numpy()
+        out[has] = per["chosen"][has].map(reads).to_numpy(dtype=bool)
+    return out
+
+
+def _add_feature_costs(sc, per, row, pick, reads=None):
+    """The first pick's runtime plus the seconds spent describing the instance; with
+    ``reads`` (whether each row's strategy computed the features), an instance a feature
+    step presolved is solved in that time instead for those that did.
 
     The evaluation's ``overhead`` is the description time over the pool's time on the
     instance (its relative time axis); times ``pool_time`` it is the feature steps'
     cost in seconds. Changes ``first_success`` and ``loss_at_1`` in place and adds
-    ``feature_cost`` and ``feature_cost_timeout``.
+    ``feature_cost``, ``feature_cost_timeout`` and ``feature_presolved``.
     """
     cost = (per["overhead"] * per["pool_time"]).to_numpy(dtype=np.float64)
     cost = np.where(pick >= 0, cost, 0.0)  # random: no features read
     j = np.maximum(pick, 0)
-    was_solved = (pick >= 0) & sc.solved[row, j]
-    runtime = sc.performance[row, j] + cost
+    presolved = (sc.presolved[row] & reads & (pick >= 0)) if reads is not None else \
+        np.zeros(len(row), dtype=bool)
+    was_solved = ((pick >= 0) & sc.solved[row, j]) | presolved
+    runtime = np.where(presolved, cost, sc.performance[row, j] + cost)
     timeout = was_solved & (cost > 0) & (runtime >= sc.cutoff)
     par10 = np.where(was_solved, np.where(timeout, 10.0 * sc.cutoff, runtime),
                      sc.performance[row, j])
@@ -377,6 +425,7 @@ def _add_feature_costs(sc, per, row, pick):
     per["first_success"] = new
     per["feature_cost"] = cost
     per["feature_cost_timeout"] = timeout
+    per["feature_presolved"] = presolved
 
 
 def _summarise(sc, per, names, n_boot, alpha, seed):

@@ -1,0 +1,96 @@
+"""The algorithm-selection literature's ingredients, each an option worked by hand on the
+toy scenarios of test_aslib: presolved instances credited as ASlib defines."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metaeval.recommend import evaluate_aslib, read_aslib
+
+
+def _module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_T = _module(Path(__file__).with_name("test_aslib.py"), "_aslib_toy")
+_E = _module(Path(__file__).with_name("test_aslib_edges.py"), "_aslib_edges_toy")
+plain = _module(Path(__file__).resolve().parents[1] / "benchmarks" / "plain_selectors.py",
+                "_plain_selectors")
+
+# i1 presolved by the default step (cost 9.5 s), i3 too but its cost is not recorded,
+# i4 by the probe step, which is not used
+PRESOLVED_STATUS = _T.STATUS.replace("i1,1,ok,ok", "i1,1,presolved,ok").replace(
+    "i3,1,ok,ok", "i3,1,presolved,ok").replace("i4,1,ok,ok", "i4,1,ok,presolved")
+
+
+def _presolved(root):
+    return read_aslib(_T._write(root, description=_T.RUNTIME, algorithm_runs=_T.RUNTIME_RUNS,
+                                feature_costs=_E.COSTS, feature_runstatus=PRESOLVED_STATUS))
+
+
+def test_a_presolved_instance_counts_solved_at_its_feature_cost(tmp_path):
+    """test_aslib_edges' by-hand scenario (cutoff 10 s; B runs 5, 2, 3 s and a crash;
+    default-step costs 9.5, 8, missing and 0.5 s). Always-B reading the features scored
+    (100 + 100 + 3 + 100) / 4 = 75.75; with i1 presolved by the feature step it is
+    solved in its 9.5 s, and i3, whose cost is not recorded, in 0 s:
+    (9.5 + 100 + 0 + 100) / 4 = 52.375, half solved. i4 was presolved by a step not
+    used: nothing. The strategy reading no features, the single best and the virtual
+    best do not change."""
+    sc = _presolved(tmp_path / "rt")
+    np.testing.assert_array_equal(sc.presolved, [True, False, True, False])
+    assert any("2 instance(s) presolved by a feature step" in n for n in sc.notes)
+    strategies = [_E._Fixed("b-reading", [1, 0]), _E._Fixed("b-blind", [1, 0], uses=None),
+                  "single-best", "oracle"]
+    off = evaluate_aslib(sc, strategies, n_boot=20)
+    on = evaluate_aslib(sc, strategies, n_boot=20, presolved=True)
+    s, t = off.summary.set_index("strategy"), on.summary.set_index("strategy")
+    assert s.loc["b-reading", "performance"] == 75.75
+    assert t.loc["b-reading", "performance"] == 52.375
+    assert t.loc["b-reading", "solved"] == 0.5
+    assert t.loc["b-reading", "gap_closed_whole_sbs"] == pytest.approx(
+        (26 - 52.375) / (26 - 1.5))
+    for name in ("b-blind", "single-best", "oracle"):
+        assert t.loc[name, "performance"] == s.loc[name, "performance"], name
+    assert (on.sbs, on.vbs, on.sbs_whole) == (off.sbs, off.vbs, off.sbs_whole)
+    assert on.to_json()["presolved_credited"] is True
+    assert off.to_json()["presolved_credited"] is False
+    # without the feature costs nothing is credited (the features cost nothing)
+    free = evaluate_aslib(sc, strategies, n_boot=20, presolved=True, feature_costs=False)
+    assert free.summary.set_index("strategy").loc["b-reading", "performance"] == 27.5
+    assert free.presolved is False
+    with pytest.raises(ValueError, match="presolved must be True or False"):
+        evaluate_aslib(sc, strategies, presolved="yes")
+
+
+def test_the_plain_selectors_scorer_credits_presolved_instances_the_same_way(tmp_path):
+    sc = _presolved(tmp_path / "rt")
+    ev = evaluate_aslib(sc, ["knn-metafeatures", "single-best"], n_boot=30, presolved=True)
+    mine = plain.score(ev, plain.evaluation_picks(ev, "knn-metafeatures"), n_boot=30)
+    s = ev.summary.set_index("strategy").loc["knn-metafeatures"]
+    assert mine["performance"] == s["performance"]
+    assert mine["gap_closed_whole_sbs"] == pytest.approx(s["gap_closed_whole_sbs"], rel=1e-12)
+    np.testing.assert_array_equal(
+        plain.first_performance(sc, np.array([[1, 1, 1, 1]]), True, True),
+        [[9.5, 100, 0, 100]])
+
+
+def test_auto_is_credited_on_the_folds_where_its_candidate_reads_features(tmp_path):
+    sc = _presolved(tmp_path / "rt")
+    ev = evaluate_aslib(sc, ["auto", "single-best"], n_boot=10, presolved=True)
+    rows = ev.per_instance[ev.per_instance["strategy"] == "auto"]
+    assert rows["chosen"].notna().all()
+    readers = {"knn-metafeatures", "regression", "pairwise", "collaborative"}
+    cost = dict(zip(sc.knowledge.datasets, sc.knowledge.metafeature_time, strict=True))
+    done = dict(zip(sc.knowledge.datasets, sc.presolved, strict=True))
+    for r in rows.to_dict(orient="records"):
+        credited = done[r["dataset"]] and r["chosen"] in readers
+        assert bool(r["feature_presolved"]) == credited
+        if credited:
+            assert r["performance"] == cost[r["dataset"]]
