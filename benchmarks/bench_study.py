@@ -194,6 +194,14 @@ def _simulate(path: str, workers: list[int]) -> None:
                 [(c, e / len(r["folds"])) for c in r["folds"]]
                 if e > threshold_est and len(r["folds"]) >= 2 else [(r["cpu"], e)])],
         }
+        if len(recorded):
+            # the units as the run recorded them (the last run of each unit), and the
+            # estimate it ordered them by
+            last = recorded.drop_duplicates(["dataset", "algorithm", "repeat", "fold"],
+                                            keep="last")
+            plans["recorded"] = list(zip(last["cpu"].astype(float),
+                                         last["estimate"].fillna(0).astype(float),
+                                         strict=True))
         for name, units in plans.items():
             true = [c for c, _ in units]
             lpt = _list_makespan(sorted(true, reverse=True), k)

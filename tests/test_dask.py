@@ -146,6 +146,8 @@ def test_dask_logs_go_beside_the_store_and_a_lost_worker_is_one_line(tmp_path):
             def predict_proba(self, X):
                 raise AssertionError("never fitted")
         """))
+    # two workers, one task each: the killer runs first (longest first), and a task
+    # queued behind it on its worker would die with it (Dask's allowed failures: 0)
     (tmp_path / "on_dask.py").write_text(textwrap.dedent("""\
         from metaeval.algorithms import Algorithm
         from metaeval.study import DaskExecutor, Study, run_study
@@ -153,13 +155,10 @@ def test_dask_logs_go_beside_the_store_and_a_lost_worker_is_one_line(tmp_path):
         killer = Algorithm(name="killer", estimator="killer.Killer")
         summary = run_study(Study(datasets=["labor"], algorithms=["NB", killer], folds=2,
                                   store="dask.duckdb", timeout=None,
-                                  executor=DaskExecutor(n_workers=1)))
+                                  executor=DaskExecutor(n_workers=2)))
         print(summary.message())
         """))
-    # one task at a time on the worker (the killer runs first, longest first: NB waits
-    # at the scheduler, not on the worker that dies with it)
     env = {**__import__("os").environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
-           "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
            "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "on_dask.py"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300, env=env)

@@ -162,7 +162,7 @@ def test_export_parquet_round_trips(tmp_path):
     assert sorted(p.name for p in paths) == sorted(
         ["datasets.parquet", "algorithms.parquet", "tasks.parquet", "scores.parquet",
          "timings.parquet", "runs.parquet", "algorithm_hyperparameters.parquet",
-         "fold_seeds.parquet", "study.json"])
+         "fold_seeds.parquet", "units.parquet", "study.json"])
     scores = pd.read_parquet(tmp_path / "out" / "scores.parquet")
     expected = store.scores_frame()
     assert scores["score"].to_numpy().tobytes() == expected["score"].to_numpy().tobytes()

@@ -215,3 +215,25 @@ def replace_status(part, k):
                         error=f"ValueError in fit (fold {k} of 3)")
     failed.unit_fold = k
     return failed
+
+
+def test_a_store_written_before_units_were_recorded_reads_and_continues(tmp_path):
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    study = Study(datasets=["labor"], algorithms=["NB"], folds=3, store=path,
+                  executor=LocalExecutor(jobs=1))
+    run_study(study)
+    con = duckdb.connect(str(path))
+    for table in ("units", "held_folds", "held_scores"):
+        con.execute(f"DROP TABLE {table}")
+    con.close()
+    old = Store(path)
+    assert old.units().empty and list(old.units().columns)[:3] == ["run", "dataset",
+                                                                    "algorithm"]
+    assert old.held_folds() == {} and old.verify() == []
+    summary = run_study(Study(datasets=["labor"], algorithms=["NB", "DT"], folds=3,
+                              store=path, executor=LocalExecutor(jobs=1)), units="fold")
+    assert (summary.n_done, summary.n_skipped) == (1, 1)
+    units = Store(path).units()
+    assert len(units) == 3 and set(units["algorithm"]) == {"DT"}

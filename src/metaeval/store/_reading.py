@@ -455,8 +455,9 @@ class StoreReading:
         directory : str or path-like
             Created if missing. Files: datasets, algorithms, tasks, scores, timings,
             and the provenance tables runs (with each run's environment as JSON),
-            algorithm_hyperparameters and fold_seeds when the store has them
-            (``.parquet``), and ``study.json`` (the recorded study configuration).
+            algorithm_hyperparameters and fold_seeds, and the units of work run (the
+            parallel profile), when the store has them (``.parquet``), and
+            ``study.json`` (the recorded study configuration).
 
         Returns
         -------
@@ -480,10 +481,13 @@ class StoreReading:
             "runs": _provenance.SQL_RUNS,
             "algorithm_hyperparameters": _provenance.SQL_HYPERPARAMETERS,
             "fold_seeds": _provenance.SQL_FOLD_SEEDS,
+            "units": _units.SQL_UNITS,
         }
         written, unreadable = [], []
         with self._reading(check=False) as con:  # a damaged store: save what can be read
             missing = set(_provenance.TABLES) - _provenance.present(con)
+            if not _units.present(con):
+                missing.add("units")
             queries = {k: v for k, v in queries.items() if k not in missing}
             for name, sql in queries.items():
                 target = out / f"{name}.parquet"

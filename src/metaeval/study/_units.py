@@ -8,7 +8,7 @@ alone uses the same folds and the same model seed as in the whole task, so the s
 are bit-identical; the driver puts a task's folds back together and stores the task as
 one, as before.
 
-The units are run longest first (the LPT rule of Graham 1969, whose makespan is within
+The units are run longest first (the LPT rule of Graham (1969), whose makespan is within
 4/3 of the optimum), by a cost estimated before the run from the size of the data and a
 per-estimator factor (:func:`estimate_cost`).
 """
