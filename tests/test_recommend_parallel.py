@@ -154,6 +154,8 @@ def test_cli_passes_jobs_and_checks_it(cli_store, monkeypatch):
         return real(*args, n_jobs=1, **kwargs)
 
     monkeypatch.setattr(metaeval.recommend, "evaluate_recommenders", recording)
+    # four usable cores: --jobs 3 is not lowered to the cores (as it is on two)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
     runner = CliRunner()
     base = ["recommend", "--evaluate", "--store", str(cli_store), "--strategy",
             "single-best"]

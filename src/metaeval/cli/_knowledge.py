@@ -193,6 +193,9 @@ def build_command(
             jobs = _usable_cores()
         if jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
+        from metaeval.cli._jobs import cap_jobs
+
+        jobs = cap_jobs(jobs)
         check_output_file(out_file, "--out")  # before the work, not after it
         check_output(out_file, "--out", "knowledge", [(store, "--store")])
         if evaluations is not None:

@@ -87,6 +87,9 @@ def recommend_command(
     """
     with _bad_input():
         _check_jobs(jobs, evaluate)
+        from metaeval.cli._jobs import cap_jobs
+
+        jobs = cap_jobs(jobs)
     n_jobs = -1 if jobs is None else jobs  # every usable core by default
     if aslib is not None:
         from metaeval.cli._aslib import evaluate_aslib_command

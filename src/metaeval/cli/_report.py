@@ -96,6 +96,9 @@ def report(
     with _bad_input():
         if jobs is not None and jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
+        from metaeval.cli._jobs import cap_jobs
+
+        jobs = cap_jobs(jobs)
         _check_clock(time)
         from metaeval._validation import check_output_dir, check_output_file
 

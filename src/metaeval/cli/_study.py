@@ -114,7 +114,10 @@ def run(
         if scheduler is not None or dask_workers is not None:
             changes["executor"] = DaskExecutor(scheduler=scheduler, n_workers=dask_workers)
         elif jobs is not None:
-            changes["executor"] = LocalExecutor(jobs=jobs)
+            from metaeval.cli._jobs import cap_jobs
+
+            # below 1: the executor says what is wrong
+            changes["executor"] = LocalExecutor(jobs=cap_jobs(jobs) if jobs >= 1 else jobs)
         changes = {k: v for k, v in changes.items() if v is not None}
         if changes:
             study = replace(study, **changes)

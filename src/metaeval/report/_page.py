@@ -47,11 +47,13 @@ class _Page:
         self.rendered: dict[str, dict] = {}
         self.problems: list = []
         self.n_figures = 0
+        self.reused = False  # the piece shows a figure drawn before, not by it
 
     def begin(self, digest) -> None:
         """Start a piece of the page whose data have this digest."""
         self.digest = digest
         self.problems = []
+        self.reused = False
 
     def figure(self, kind, caption, *, fmt="svg", alt=None, colors=128, max_dpi=None,
                **options) -> str:
@@ -64,7 +66,9 @@ class _Page:
                        fmt, colors, max_dpi, self.dpi, caption, alt, options, self.view.methods,
                        self.view.t, self.view.measure,
                        self.digest if spec.needs_store else None)
-        if key not in self.known and key not in self.rendered:
+        if key in self.known:
+            self.reused = True
+        elif key not in self.rendered:
             dpi = self.dpi if max_dpi is None else min(self.dpi, max_dpi)
             self.rendered[key] = self._draw(spec.build, kind, caption, fmt, alt, options,
                                             colors, dpi, png=spec.png, svg=spec.svg)

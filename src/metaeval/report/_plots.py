@@ -104,8 +104,17 @@ class StudyView:
                              f"got {list(self.methods)}")
         self.t = float(t)
         self.measure = measure
-        self.clock = data.check_clock(clock)  # the time of ARR, A3R and the runtime score
+        self._clock = data.check_clock(clock)  # the time of ARR, A3R and the runtime score
+        #: how many times the clock was asked for: a report's piece that never asks for it
+        #: is the same on either clock (its cache entry serves both)
+        self.clock_reads = 0
         self._cache: dict = {}
+
+    @property
+    def clock(self) -> str:
+        """The clock of ARR, A3R and the runtime score (``"cpu"`` or ``"wall"``)."""
+        self.clock_reads += 1
+        return self._clock
 
     def _cached(self, key, compute):
         if key not in self._cache:
@@ -165,7 +174,8 @@ class StudyView:
     def times(self) -> pd.DataFrame:
         """``[dataset, algorithm, time]``: fit + predict seconds on the view's clock
         (:func:`metaeval.report.data.task_times_on`)."""
-        return self._cached("times", lambda: data.task_times_on(self.store.timings(), self.clock))
+        clock = self.clock  # asked for each time: the caller depends on it
+        return self._cached("times", lambda: data.task_times_on(self.store.timings(), clock))
 
     # ------------------------------------------------------------------ features
     def dataset(self, dataset):
@@ -372,6 +382,7 @@ class StudyView:
     def rankings(self, measure=None, *, accd=0.1, n=8) -> dict[str, pd.DataFrame]:
         """The five rankings (AR, SRR, SW, ARR, A3R), each a tidy frame best first."""
         measure = measure or self.measure
+        clock = self.clock  # ARR and A3R weigh the time: the caller depends on the clock
 
         def compute():
             import warnings
@@ -392,7 +403,7 @@ class StudyView:
             out[f"A3R (n={n:g})"] = rank_algorithms(success, times, method="a3r", n=n,
                                                     higher_is_better=hib)
             return out
-        return self._cached(("rankings", measure, accd, n), compute)
+        return self._cached(("rankings", measure, accd, n, clock), compute)
 
     # ------------------------------------------------------------------ benchmark
     def metrics(self) -> pd.DataFrame:

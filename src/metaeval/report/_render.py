@@ -46,6 +46,7 @@ class Fragment:
     kwargs: dict = field(default_factory=dict)
     dataset: str | None = None
     key: str = ""
+    clock_key: str = ""  # its key on the clock, for a piece that asks for the clock
     early: bool = False
 
 
@@ -199,8 +200,13 @@ def _run_job(settings: Settings, job: Job, known: frozenset, view, cpu):
         for frag in job.fragments:
             page.begin(settings.whole if frag.dataset is None
                        else settings.digests.get(frag.dataset))
+            view.clock_reads = 0
             html = frag.build(page, **frag.kwargs)
-            results[frag.name] = {"html": html, "problems": page.problems}
+            # on the clock: it asked for it, or it shows a whole-study figure it did not
+            # draw (whose key holds the clock: whether that figure asked is unknown)
+            results[frag.name] = {"html": html, "problems": page.problems,
+                                  "clock": bool(view.clock_reads or (
+                                      frag.dataset is None and page.reused))}
     used = set()
     if hasattr(view._cache, "used"):  # intermediates kept on disk
         used = set(view._cache.used)
@@ -530,10 +536,13 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
     for _, _, label, fragments in layout:
         for f in fragments:
             total += 1
+            # a piece that never asked for the clock is kept under a key without it and
+            # serves both clocks; one that did, under a key with the clock
             f.key = make_key("fragment", f.name, f"{f.build.__module__}.{f.build.__qualname__}",
-                             f.kwargs, view.methods, view.t, view.measure, view.clock, dpi,
+                             f.kwargs, view.methods, view.t, view.measure, dpi,
                              bool(strict), rc.digest(f.dataset))
-            hit = rc.get(f.key) if rc.has(f.key) else None
+            f.clock_key = make_key(f.key, "clock", view.clock)
+            hit = next((rc.get(k) for k in (f.key, f.clock_key) if rc.has(k)), None)
             if hit is not None and all(rc.has(k) for k in TOKEN.findall(hit["html"])):
                 results[f.name] = hit
                 continue
@@ -601,7 +610,8 @@ def draw_pieces(view, layout, *, dpi, strict, jobs=1, cache=False, progress=None
             rc.put(key, "figure", value, text=value.pop("sealed", None))
     for f_list in grouped.values():
         for f in f_list.fragments:
-            rc.put(f.key, "fragment", drawn[f.name])
+            rc.put(f.clock_key if drawn[f.name].get("clock", True) else f.key, "fragment",
+                   drawn[f.name])
     results.update(drawn)
     stats = {"total": total, "drawn": len(drawn), "cached": total - len(drawn),
              "workers": max(1, min(workers, len(grouped))), "cpu": cpu}
