@@ -234,8 +234,9 @@ def _check_described(query, description, uses, chosen, fitted):
             continue
         kind, what = kinds[use]
         rows = description.groups[description.groups["kind"] == kind]
-        reasons = "; ".join(f"{r.group}: {r.error or r.status}"
-                            for r in rows.itertuples(index=False)) or "none was run"
+        reasons = "; ".join(
+            f"{r.group}: {r.error or ('no feature computed' if r.status == 'ok' else r.status)}"
+            for r in rows.itertuples(index=False)) or "none was run"
         name = fitted.selection_.get("strategy") if chosen.name == "auto" else chosen.name
         chose = (f"auto chose {name} for this condition, and {name}"
                  if chosen.name == "auto" else name)
