@@ -149,9 +149,9 @@ def read_aslib(path, measure=None) -> AslibScenario:
         Naming the file (and the line where there is one): a missing required file, a
         malformed description or ARFF file, a measure the scenario does not have, a run
         of an undeclared algorithm, a duplicated or missing run, a non-``ok`` run of a
-        quality scenario, a runtime scenario without a positive cutoff, fewer than 2
-        algorithms, an unknown run status, an instance missing from a feature or cv
-        file. Nothing is returned half-read.
+        quality scenario, a runtime scenario without a positive cutoff, an unknown run
+        status, an instance missing from a feature or cv file. Nothing is returned
+        half-read.
 
     References
     ----------
