@@ -335,3 +335,15 @@ def test_a_knowledge_base_with_a_non_finite_cell_names_the_dataset_and_algorithm
     with pytest.raises(ValueError, match=r"dataset 'd2', algorithm 'B' has nan"):
         KnowledgeBase(["d1", "d2", "d3"], ["A", "B"],
                       success=[[0.9, 0.8], [0.9, np.nan], [0.6, 0.8]], times=[[1.0, 2.0]] * 3)
+
+
+def test_a_parquet_list_column_is_refused_naming_the_file_and_column(tmp_path):
+    """Old code: the lists became text categories ('[1 2]')."""
+    from metaeval.datasets import read_dataset
+
+    path = tmp_path / "lists.parquet"
+    pd.DataFrame({"x": [[1, 2], [3], [4], [5]], "a": [1.0, 2.0, 3.0, 4.0],
+                  "class": ["y", "n", "y", "n"]}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"lists.parquet': column 'x' holds a ndarray in "
+                                         r"row 1"):
+        read_dataset(path)

@@ -30,6 +30,7 @@ from metaeval.datasets._base import (
     Dataset,
     binarize_target,
     check_no_target_copy,
+    check_scalars,
     resolve_column,
     strip_text,
     to_object_strings,
@@ -335,6 +336,11 @@ def _read_parquet(data: bytes, path: Path):
                 f"column {c!r} holds dates or durations ({frame[c].dtype}); convert it to "
                 "numbers or text first."
             )
+        if kind == "O":  # a list column, say: one value per cell, as from a DataFrame
+            try:
+                check_scalars(frame[c].to_numpy(dtype=object), f"column {c!r}")
+            except ValueError as exc:
+                raise ValueError(f"the file {str(path)!r}: {exc}") from None
         declared[c] = "numeric" if kind in "biuf" else "nominal"
     return frame, declared
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metaeval.datasets import Dataset, as_dataset
-from metaeval.datasets._base import check_values
+from metaeval.datasets import as_dataset
 from metaeval.recommend._advice import advice, knowledge_checksum, read_evaluations
 from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend._condition import Condition
@@ -144,11 +143,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     """
     given = dataset
     dataset = as_dataset(dataset, target=target, pos_label=pos_label)
-    # the data `metaeval run` refuses (an infinite value, a class of one row, a copy of
-    # the target) are refused here too: no description of them is faithful, and no
-    # algorithm of the order could be cross-validated on them
-    check_values(dataset.X, dataset.y, target=str(target), class_names=dataset.class_names,
-                 source=_source_label(given, dataset))
+    _check_data(given, dataset, target)
     condition = Condition() if condition is None else condition
     if not isinstance(condition, Condition):
         raise ValueError(f"condition must be a Condition, got {condition!r}.")
@@ -221,41 +216,6 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
                           selection)
 
 
-def _source_label(given, dataset) -> str:
-    """How an error names the data: the file, the DataFrame or the dataset."""
-    if isinstance(given, pd.DataFrame):
-        return "the DataFrame"
-    if isinstance(given, Dataset):
-        return f"dataset {dataset.name!r}"
-    return f"the file {str(given)!r}"
-
-
-def _check_described(query, description, uses, chosen, fitted):
-    """Raise ``ValueError`` when the strategy reads a description the new dataset lacks
-    (every landmarker, or every pymfe group, failed on it), with the recorded reasons, the
-    strategy ``auto`` chose, and what to do instead."""
-    kinds = {"landmarks": ("landmarker", "the landmark features"),
-             "metafeatures": ("pymfe", "the meta-features")}
-    for use in uses:
-        point = getattr(query, use, None)
-        if use not in kinds or (point is not None
-                                and np.isfinite(point.to_numpy(dtype=np.float64)).any()):
-            continue
-        kind, what = kinds[use]
-        rows = description.groups[description.groups["kind"] == kind]
-        reasons = "; ".join(f"{r.group}: {r.error or r.status}"
-                            for r in rows.itertuples(index=False)) or "none was run"
-        name = fitted.selection_.get("strategy") if chosen.name == "auto" else chosen.name
-        chose = (f"auto chose {name} for this condition, and {name}"
-                 if chosen.name == "auto" else name)
-        every = "every landmarker" if kind == "landmarker" else "every pymfe group"
-        raise ValueError(
-            f"{chose} reads {what} of the new dataset {description.dataset!r}, and {every} "
-            f"failed on it ({reasons}); choose a strategy that does not describe the "
-            "dataset, e.g. average-ranking or single-best (command line: --strategy "
-            "average-ranking).")
-
-
 def _trust(strategy, condition, clock, source, shipped, evaluations) -> str:
     """The advice sentence: a stored evaluation of this knowledge base, condition and
     clock quoted, or said plainly to be missing."""
@@ -303,3 +263,48 @@ def _table(kb, ranking, n_new, condition):
     if condition.time_budget is not None:
         table["within_budget"] = table["cumulative_time"] <= condition.time_budget
     return table
+
+
+def _check_data(given, dataset, target):
+    """Refuse the data `metaeval run` refuses (an infinite value, a class of one row, a
+    copy of the target): no description of them is faithful, and no algorithm of the
+    order could be cross-validated on them. The error names the file, the DataFrame or
+    the dataset."""
+    from metaeval.datasets import Dataset
+    from metaeval.datasets._base import check_values
+
+    if isinstance(given, pd.DataFrame):
+        source = "the DataFrame"
+    elif isinstance(given, Dataset):
+        source = f"dataset {dataset.name!r}"
+    else:
+        source = f"the file {str(given)!r}"
+    check_values(dataset.X, dataset.y, target=str(target), class_names=dataset.class_names,
+                 source=source)
+
+
+def _check_described(query, description, uses, chosen, fitted):
+    """Raise ``ValueError`` when the strategy reads a description the new dataset lacks
+    (every landmarker, or every pymfe group, failed on it), with the recorded reasons, the
+    strategy ``auto`` chose, and what to do instead."""
+    kinds = {"landmarks": ("landmarker", "the landmark features"),
+             "metafeatures": ("pymfe", "the meta-features")}
+    for use in uses:
+        point = getattr(query, use, None)
+        if use not in kinds or (point is not None
+                                and np.isfinite(point.to_numpy(dtype=np.float64)).any()):
+            continue
+        kind, what = kinds[use]
+        rows = description.groups[description.groups["kind"] == kind]
+        reasons = "; ".join(
+            f"{r.group}: {r.error or ('no feature computed' if r.status == 'ok' else r.status)}"
+            for r in rows.itertuples(index=False)) or "none was run"
+        name = fitted.selection_.get("strategy") if chosen.name == "auto" else chosen.name
+        chose = (f"auto chose {name} for this condition, and {name}"
+                 if chosen.name == "auto" else name)
+        every = "every landmarker" if kind == "landmarker" else "every pymfe group"
+        raise ValueError(
+            f"{chose} reads {what} of the new dataset {description.dataset!r}, and {every} "
+            f"failed on it ({reasons}); choose a strategy that does not describe the "
+            "dataset, e.g. average-ranking or single-best (command line: --strategy "
+            "average-ranking).")
