@@ -299,13 +299,16 @@ def print_table(title: str, columns, rows, *, keys: int = 1, wrap: int | None = 
     columns into groups that repeat the first ``keys`` (:func:`fit_table`).
 
     ``columns``: ``(header, justify)`` pairs, justify ``"left"`` or ``"right"``;
-    ``rows``: sequences of cell strings; ``wrap``: the index of a column of names. Also
-    for commands that print many tables (rich measures every cell of every table, tens
-    of milliseconds per table).
+    ``rows``: sequences of cell strings; ``wrap``: the index of a column of names. The
+    title is wrapped as :func:`say` wraps prose. Also for commands that print many
+    tables (rich measures every cell of every table, tens of milliseconds per table).
     """
-    out.print("\n".join(fit_table(title, columns, rows, width=table_width(), wrap=wrap,
-                                  keys=keys)),
-              markup=False, highlight=False, soft_wrap=True)
+    from metaeval.cli._tables import wrap_text
+
+    # the title is prose: one line in a pipe without COLUMNS, as the other messages
+    lines = wrap_text(title, output_width()) if title else []
+    lines += fit_table("", columns, rows, width=table_width(), wrap=wrap, keys=keys)
+    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager
