@@ -391,7 +391,7 @@ def test_ctrl_c_after_the_commit_says_the_import_was_committed(store, tmp_path, 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_import, "Table", interrupted)  # after the commit
+    monkeypatch.setattr(cli_import, "print_table", interrupted)  # after the commit
     result = _cli_import(path, store)
     assert result.exit_code == 130, result.output
     lines = result.output.strip().splitlines()

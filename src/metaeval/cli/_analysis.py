@@ -17,10 +17,10 @@ from metaeval.cli._app import (
     check_store_exists,
     did_you_mean,
     err,
-    out,
     plural,
     print_table,
     require_results,
+    say,
     steps,
 )
 from metaeval.cli._early import DEFAULT_STORE
@@ -352,9 +352,8 @@ def rank(
                          f"{row.score:.4f}", f"{lo:.4f} to {hi:.4f}"])
         print_table(caption, _left("rank", label, *extra, "score", "95 % interval"), rows,
                     keys=2, wrap=1)
-    out.print(f"Intervals: 95 % bootstrap over the {plural(n_datasets, 'dataset')} ({draws} "
-              "draws of "
-              "the datasets with replacement).", markup=False)
+    say(f"Intervals: 95 % bootstrap over the {plural(n_datasets, 'dataset')} ({draws} draws "
+        "of the datasets with replacement).")
 
 
 # ------------------------------------------------------------------------------ benchmark

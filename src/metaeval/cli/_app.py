@@ -67,10 +67,9 @@ def _main(
         help="Print the version of metaeval and exit.")] = False,
 ) -> None:
     """The options that come before any command."""
-    fit_consoles()
 
-#: The output's width when it is not a terminal (a pipe, a file, CI logs) and COLUMNS is
-#: not set: that of a hardness table; its prose is not wrapped (a message a line).
+#: The width of the tables when the output is not a terminal (a pipe, a file, CI logs)
+#: and COLUMNS is not set: that of a hardness table. Prose is then not wrapped.
 PIPE_WIDTH = 120
 out = Console(highlight=False, soft_wrap=True, width=None if Console().is_terminal else PIPE_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -98,17 +97,21 @@ def table_width() -> int:
     return output_width() or PIPE_WIDTH
 
 
-def fit_consoles() -> None:
-    """Make both consoles fit the width of this command's output: ``COLUMNS`` when set,
-    else the terminal's, their prose wrapped at its spaces; in a pipe or a file without
-    ``COLUMNS``, a message a line (tables :data:`PIPE_WIDTH` wide)."""
-    columns = _columns()
-    for console in (out, err):
-        wrapped = columns is not None or console.is_terminal
-        console.soft_wrap = not wrapped
-        # None: rich measures the terminal itself
-        console.width = columns if columns is not None else (
-            None if console.is_terminal else PIPE_WIDTH if console is out else None)
+def say(text: str) -> None:
+    """Print a paragraph wrapped at its spaces to :func:`output_width` (a word is never
+    cut; a line indented keeps its indentation); one line where there is no width (a
+    pipe or a file without ``COLUMNS``). Errors and notes stay one line each."""
+    width = output_width()
+    if width is None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+        return
+    import textwrap
+
+    indent = text[:len(text) - len(text.lstrip(" "))]
+    out.print("\n".join(textwrap.wrap(text, width, subsequent_indent=indent,
+                                      break_long_words=False, break_on_hyphens=False)
+                        or [""]), markup=False, highlight=False, soft_wrap=True)
+
 
 StoreOption = Annotated[
     Path, typer.Option("--store", help="The results store (a DuckDB file).")
@@ -296,13 +299,16 @@ def print_table(title: str, columns, rows, *, keys: int = 1, wrap: int | None = 
     columns into groups that repeat the first ``keys`` (:func:`fit_table`).
 
     ``columns``: ``(header, justify)`` pairs, justify ``"left"`` or ``"right"``;
-    ``rows``: sequences of cell strings; ``wrap``: the index of a column of names. Also
-    for commands that print many tables (rich measures every cell of every table, tens
-    of milliseconds per table).
+    ``rows``: sequences of cell strings; ``wrap``: the index of a column of names. The
+    title is wrapped as :func:`say` wraps prose. Also for commands that print many
+    tables (rich measures every cell of every table, tens of milliseconds per table).
     """
-    out.print("\n".join(fit_table(title, columns, rows, width=table_width(), wrap=wrap,
-                                  keys=keys)),
-              markup=False, highlight=False, soft_wrap=True)
+    from metaeval.cli._tables import wrap_text
+
+    # the title is prose: one line in a pipe without COLUMNS, as the other messages
+    lines = wrap_text(title, output_width()) if title else []
+    lines += fit_table("", columns, rows, width=table_width(), wrap=wrap, keys=keys)
+    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager
@@ -319,9 +325,15 @@ def stage(text: str):
 
     started = time.perf_counter()
     yield
-    # wrapped to the width (COLUMNS), as every other line of the command is
-    err.print(f"{text}: done in {time.perf_counter() - started:.1f} s.", markup=False,
-              highlight=False)
+    # wrapped to the width (COLUMNS), as the lines of the command's output are
+    line = f"{text}: done in {time.perf_counter() - started:.1f} s."
+    width = output_width()
+    if width is not None:
+        import textwrap
+
+        line = "\n".join(textwrap.wrap(line, width, break_long_words=False,
+                                       break_on_hyphens=False))
+    err.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager

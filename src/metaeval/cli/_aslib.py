@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from metaeval._validation import check_output_file, json_text, write_atomic
-from metaeval.cli._app import _bad_input, err, out, print_table, working
+from metaeval.cli._app import _bad_input, err, out, print_table, say, working
 from metaeval.cli._outputs import check_output
 
 
@@ -95,16 +95,16 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         paid = "feature costs left out (--no-feature-costs)"
     else:
         paid = "no feature costs in this scenario"
-    out.print(f"Single best (chosen on each training part): {ev.sbs:.6g}; over the whole "
-              f"scenario ({ev.sbs_whole_algorithm}): {ev.sbs_whole:.6g}; virtual best: "
-              f"{ev.vbs:.6g}{extra}; {paid}. Gap closed = (SBS - s) / (SBS - VBS) on the "
-              "mean cost; 'better than SBS' needs the paired interval above 0, the "
-              "sign-flip null and Holm-corrected Wilcoxon p below 0.05.", markup=False)
+    say(f"Single best (chosen on each training part): {ev.sbs:.6g}; over the whole scenario "
+        f"({ev.sbs_whole_algorithm}): {ev.sbs_whole:.6g}; virtual best: {ev.vbs:.6g}{extra}; "
+        f"{paid}. Gap closed = (SBS - s) / (SBS - VBS) on the mean cost; 'better than SBS' "
+        "needs the paired interval above 0, the sign-flip null and Holm-corrected Wilcoxon "
+        "p below 0.05.")
     for name in ev.strategies:
         chosen = ev.chosen(name)
         if chosen:
-            out.print(f"{name} chose, per fold on its training instances: " + ", ".join(
-                f"{k} for {v} instance(s)" for k, v in chosen.items()) + ".", markup=False)
+            say(f"{name} chose, per fold on its training instances: " + ", ".join(
+                f"{k} for {v} instance(s)" for k, v in chosen.items()) + ".")
     if json_file is not None:
         with _bad_input():
             _write_json(json_file, document)

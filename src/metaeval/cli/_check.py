@@ -13,7 +13,7 @@ from metaeval.cli._app import (
     app,
     check_store_exists,
     err,
-    out,
+    say,
     steps,
 )
 from metaeval.cli._early import DEFAULT_STORE
@@ -43,6 +43,6 @@ def check(store: StoreOption = Path(DEFAULT_STORE)) -> None:
                   f"(another --store); `metaeval export --store {store} --parquet DIR` saves "
                   "the tables that are still readable.", markup=False)
         raise typer.Exit(EXIT_DAMAGED)
-    out.print(f"The store {store} is sound: {sum(counts.values())} tasks ({counts['done']} "
-              f"done, {counts['failed']} failed, {counts['pending']} pending), every score "
-              "and timing read and checked.", markup=False)
+    say(f"The store {store} is sound: {sum(counts.values())} tasks ({counts['done']} done, "
+        f"{counts['failed']} failed, {counts['pending']} pending), every score and timing "
+        "read and checked.")

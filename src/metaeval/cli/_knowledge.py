@@ -280,8 +280,10 @@ def show_command(
 
     with _bad_input():
         archive = load_knowledge(knowledge)
+    from metaeval.cli._app import say
+
     for line in describe_archive(archive, knowledge):
-        out.print(line, markup=False, highlight=False)
+        say(line)  # wrapped to COLUMNS, its indentation kept
 
 
 def describe_archive(archive, path=None) -> list[str]:

@@ -16,6 +16,7 @@ from metaeval.cli._app import (
     fit_table,
     out,
     print_table,
+    say,
     stage,
     table_width,
 )
@@ -394,16 +395,16 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
     if ev.comparisons is not None and len(ev.comparisons):
         comp = ev.comparisons
         supported = comp[comp["supported"]]
-        out.print(f"{len(comp)} paired comparisons (families resampled, Holm-corrected); "
-                  f"supported claims ({len(supported)}):", markup=False)
+        _say(f"{len(comp)} paired comparisons (families resampled, Holm-corrected); "
+             f"supported claims ({len(supported)}):", width)
         for r in supported.itertuples(index=False):
-            out.print(f"  {r.a} has lower {r.measure} than {r.b}: by {r.difference:.4f} "
-                      f"[{r.low:.4f}, {r.high:.4f}], Holm p = {r.p_holm:.3g}", markup=False)
+            say(f"  {r.a} has lower {r.measure} than {r.b}: by {r.difference:.4f} "
+                f"[{r.low:.4f}, {r.high:.4f}], Holm p = {r.p_holm:.3g}")
     cd = ev.critical_difference
     if cd is not None:
         groups = "; ".join(", ".join(g) for g in cd.groups) or "none"
-        out.print(f"Friedman p = {cd.friedman.p_value:.3g}; Nemenyi CD = {cd.cd:.2f}; "
-                  f"not significantly different: {groups}", markup=False)
+        _say(f"Friedman p = {cd.friedman.p_value:.3g}; Nemenyi CD = {cd.cd:.2f}; "
+             f"not significantly different: {groups}", width)
     if known:
         _say(f"{len(known)} note(s) on the shipped knowledge base: `metaeval knowledge "
              "show`.", width)

@@ -19,6 +19,7 @@ from metaeval.cli._app import (
     out,
     plural,
     print_table,
+    say,
 )
 from metaeval.cli._early import DEFAULT_STORE, DEFAULT_TIMEOUT
 
@@ -158,42 +159,33 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
             progress = st.progress()
             if progress is None:
                 raise StoreLockedError(f"The store {store} is in use by another process.")
-            out.print(
-                f"A run is in progress (pid {progress['pid']}, started {progress['started']}, "
+            say(f"A run is in progress (pid {progress['pid']}, started {progress['started']}, "
                 f"{progress['executor']}): {progress['done']} done, {progress['failed']} "
                 f"failed, {progress['remaining']} remaining of {progress['to_run']} "
-                f"({progress['skipped']} finished earlier). Updated {progress['updated']}.",
-                markup=False,
-            )
+                f"({progress['skipped']} finished earlier). Updated {progress['updated']}.")
             return
         with st.reading():  # one connection for the four reads
             counts = st.status_counts()
             config = st.study_config() or {}
             tasks = st.tasks()
             coverage = st.coverage()
-    out.print(
-        f"Store {store}: {plural(sum(counts.values()), 'task')}: {counts['done']} done, "
-        f"{counts['failed']} failed, {counts['pending']} pending.",
-        markup=False,
-    )
+    say(f"Store {store}: {plural(sum(counts.values()), 'task')}: {counts['done']} done, "
+        f"{counts['failed']} failed, {counts['pending']} pending.")
     folds = config.get("folds")
     if config:
-        out.print(
-            f"Study: {plural(len(config.get('datasets', [])), 'dataset')} x "
+        say(f"Study: {plural(len(config.get('datasets', [])), 'dataset')} x "
             f"{plural(len(config.get('algorithms', [])), 'algorithm')} x "
             f"{plural(int(config.get('repeats') or 1), 'repeat')}, {folds}-fold CV, "
-            f"seed {config.get('seed')}.",
-            markup=False,
-        )
+            f"seed {config.get('seed')}.")
     done = tasks[(tasks["status"] == "done") & tasks["n_folds"].notna()]
     if folds:
         used = done[done["n_folds"] < folds].groupby("dataset", sort=False)["n_folds"].min()
         if len(used):
             shown = ", ".join(f"{name} {int(k)}" for name, k in used.items())
-            out.print(f"Fewer folds than the {folds} asked, because a class has fewer "
-                      f"instances than that: {shown}.", markup=False)
+            say(f"Fewer folds than the {folds} asked, because a class has fewer instances "
+                f"than that: {shown}.")
     if counts["pending"]:
-        out.print("Pending tasks run when the study is run again.", markup=False)
+        say("Pending tasks run when the study is run again.")
     _print_coverage(coverage)
     failed = tasks[tasks["status"] == "failed"]
     if len(failed):
@@ -207,13 +199,13 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
                                                            "why", "error")], rows, keys=2)
         lost = kinds.count("lost")
         if lost:
-            out.print(f"{lost} failed task{'s' if lost != 1 else ''} whose worker process "
-                      "died will run again when the study is run again.", markup=False)
+            say(f"{lost} failed task{'s' if lost != 1 else ''} whose worker process died will "
+                "run again when the study is run again.")
         if len(kinds) - lost:
-            out.print(f"{len(kinds) - lost} failed task{'s' if len(kinds) - lost != 1 else ''}"
-                      " (error, time limit) stay failed: after fixing the cause, run the study "
-                      f"again with `metaeval run ... --store {store} --retry-failed` "
-                      "(`run_study(..., retry_failed=True)`).", markup=False)
+            say(f"{len(kinds) - lost} failed task{'s' if len(kinds) - lost != 1 else ''} "
+                "(error, time limit) stay failed: after fixing the cause, run the study again "
+                f"with `metaeval run ... --store {store} --retry-failed` "
+                "(`run_study(..., retry_failed=True)`).")
 
 
 def _print_coverage(coverage, show: int = 10) -> None:
@@ -224,12 +216,12 @@ def _print_coverage(coverage, show: int = 10) -> None:
                           for a, missing in items[:show])
         if len(items) > show:
             shown += f"; and {len(items) - show} more algorithms"
-        out.print(f"rank, benchmark and report compare the {len(coverage.common)} "
-                  "algorithm(s) finished on every dataset where at least two finished, and "
-                  f"leave out: {shown}.", markup=False)
+        say(f"rank, benchmark and report compare the {len(coverage.common)} algorithm(s) "
+            "finished on every dataset where at least two finished, and leave out: "
+            f"{shown}.")
     if coverage.usable and coverage.left_out_datasets:
-        out.print("rank, benchmark and report leave out the dataset(s) where fewer than two "
-                  f"algorithms finished: {_few(coverage.left_out_datasets)}.", markup=False)
+        say("rank, benchmark and report leave out the dataset(s) where fewer than two "
+            f"algorithms finished: {_few(coverage.left_out_datasets)}.")
 
 
 def _few(names, show: int = 5) -> str:

@@ -62,11 +62,12 @@ def wrap_name(name: str, width: int) -> list[str]:
 
 def wrap_text(text: str, width: int | None) -> list[str]:
     """A paragraph in lines of at most ``width`` characters (no limit: None), broken at
-    spaces; a word is cut only when it is longer than ``width``."""
+    its spaces; a word is never cut (one longer than ``width`` stands on its own line)."""
     if width is None:
         return text.split("\n")
     return [line for para in text.split("\n")
-            for line in (textwrap.wrap(para, width, break_on_hyphens=False) or [""])]
+            for line in (textwrap.wrap(para, width, break_long_words=False,
+                                       break_on_hyphens=False) or [""])]
 
 
 def _least(text: str, name: bool) -> int:
