@@ -166,3 +166,22 @@ def test_a_foreign_file_where_evaluations_are_kept_is_refused(files, tmp_path):
     assert result.exit_code == 2
     assert "is not an evaluations document" in text
     assert evaluations_file(knowledge).read_text() == "not json"
+
+
+def test_where_time_counts_the_sentence_compares_with_the_time_aware_single_best():
+    entry = _doc()["conditions"][0]
+    entry["condition"] = Condition(time_weight=1 / 64).to_dict()
+    entry["label"] = "accuracy, P = 1/64"
+    entry["strategies"]["single-best-a3r"] = {"loss_at_1": [0.025, 0.015, 0.035],
+                                              "loss_at_3": [0.012, 0.005, 0.02],
+                                              "mil": [0.05, 0.04, 0.06]}
+    entry["strategies"]["auto"]["mil"] = [0.045, 0.035, 0.055]
+    entry["versus_time_aware"] = {"auto": {
+        "loss_at_1": {"supported": False, "p_holm": 0.2},
+        "mil": {"supported": False, "p_holm": 0.3}}}
+    document = {**_doc(), "conditions": [entry]}
+    text = advice("auto", Condition(time_weight=1 / 64), document, knowledge=SUM)
+    assert "against the time-aware single best's 0.0250 [0.0150, 0.0350]" in text
+    assert "first-pick loss not shown to be lower (Holm p = 0.2)" in text
+    assert "0.0450 [0.0350, 0.0550] against 0.0500 [0.0400, 0.0600], MIL not shown" in text
+    assert "0.0300 [0.0200, 0.0400]" not in text  # not the time-blind single best's

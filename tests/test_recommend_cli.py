@@ -87,6 +87,7 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     from metaeval.recommend import STRATEGIES
 
     assert set(doc["strategies"]) == {"average-ranking", "active-testing", "single-best",
+                                      "single-best-a3r", "fast-first",
                                       "random", "oracle", "zero-shot-portfolio",
                                       *({"auto"} & set(STRATEGIES))}
     assert f"metaeval describe --store {store}" in result.output.replace("\n", " ")

@@ -78,15 +78,16 @@ def test_holm_runs_within_the_primary_and_the_exploratory_family(evaluations):
     comparisons = _document_comparisons(evals)
     # every evaluation's comparisons are in the document's table, once
     assert len(comparisons) == sum(len(ev.comparisons) for ev in evals.values())
-    # the primary family: auto and each learner against the single best, on loss@1 at
-    # every P and on MIL where P > 0
+    # the primary family: at P = 0 auto and each learner against the single best on
+    # loss@1; where P > 0 auto against the time-aware single best on loss@1 and MIL
     primary = comparisons[comparisons["family"] == "primary"]
-    expected = {(p, a, m) for p in rd.TIME_WEIGHTS
-                for a in ("auto", "pairwise", "regression", "collaborative")
+    expected = {(p, a, b, m) for p in rd.TIME_WEIGHTS
+                for a in (("auto", "pairwise", "regression", "collaborative") if p == 0
+                          else ("auto",))
+                for b in (("single-best",) if p == 0 else ("single-best-a3r",))
                 for m in (("loss_at_1",) if p == 0 else ("loss_at_1", "mil"))}
-    assert set(zip(primary["P"], primary["a"], primary["measure"], strict=True)) == {
-        (rd.p_text(p), a, m) for p, a, m in expected}
-    assert (primary["b"] == "single-best").all()
+    assert set(zip(primary["P"], primary["a"], primary["b"], primary["measure"],
+                   strict=True)) == {(rd.p_text(p), a, b, m) for p, a, b, m in expected}
     # by hand: Holm over a family of m p-values multiplies its smallest by m
     for _, part in comparisons.groupby("family"):
         m = len(part)

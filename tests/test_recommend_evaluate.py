@@ -191,7 +191,7 @@ def test_curves_start_at_the_description_time_and_end_at_zero_loss(default_evalu
     assert set(curves["strategy"]) == set(ev.strategies) == {
         "auto", "average-ranking", "knn-metafeatures", "cost-landmarking", "active-testing",
         "pairwise", "regression", "collaborative", "zero-shot-portfolio",
-        "single-best", "random", "oracle"}
+        "single-best", "single-best-a3r", "fast-first", "random", "oracle"}
     first = curves[curves["step"] == 0].set_index(["strategy", "dataset"])["elapsed"]
     assert (first.loc["knn-metafeatures"] == 0.3).all()
     assert (first.loc["cost-landmarking"] == 0.7).all()

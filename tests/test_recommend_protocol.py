@@ -84,3 +84,55 @@ def test_collaborative_filtering_ignores_the_last_bits_of_its_svds(monkeypatch):
     assert here.selection_["params"] == there.selection_["params"]
     np.testing.assert_array_equal(here._forest.train_pred, there._forest.train_pred)
     assert picks_here == picks_there
+
+
+# ------------------------------------------------------------------ fair baselines
+def _timed_kb():
+    from metaeval.recommend import KnowledgeBase
+
+    # A: best on average, slow (100 s); B: second, fast (1 s); C: worst, 10 s
+    success = [[.90, .85, .70], [.88, .86, .70], [.92, .80, .71], [.90, .84, .69]]
+    times = [[100.0, 1.0, 10.0]] * 4
+    return KnowledgeBase(["d1", "d2", "d3", "d4"], ["A", "B", "C"], success, times,
+                         families=["f1", "f2", "f3", "f4"])
+
+
+def test_time_aware_single_best_by_mean_log_a3r():
+    """Mean log success, by hand: A -.1055, B -.1777, C -.3567. At P = 1/64, log A3R =
+    log SR - P log T: A -.1055 - ln(100)/64 = -.1774, B -.1777 - 0, C -.3567 - .0360 =
+    -.3927 (A still first, by .0003); at P = 1/16: A -.1055 - .2878 = -.3933 below B
+    -.1777: B first, then A before C (-.3567 - .1439 = -.5006)."""
+    from metaeval.recommend import Condition, SingleBestA3R
+
+    kb = _timed_kb()
+    order = {p: [kb.algorithms[j] for j in
+                 SingleBestA3R().fit(kb, Condition(time_weight=p)).rank(kb.query(0)).order]
+             for p in (0, 1 / 64, 1 / 16)}
+    assert order == {0: ["A", "B", "C"], 1 / 64: ["A", "B", "C"], 1 / 16: ["B", "A", "C"]}
+
+
+def test_fast_first_puts_the_best_fast_configuration_first():
+    """Shares of the pool's time (111 s): A .90, B .009, C .09. Only B is at most 1 %:
+    B first, then A and C in the single best's order; with share 0.1, C is fast too, and
+    B, the better of B and C, is first."""
+    from metaeval.recommend import Condition, FastFirst
+
+    kb = _timed_kb()
+    for share, expected in ((0.01, ["B", "A", "C"]), (0.1, ["B", "A", "C"]),
+                            (0.001, ["A", "B", "C"])):
+        ranked = FastFirst(share).fit(kb, Condition()).rank(kb.query(0)).order
+        assert [kb.algorithms[j] for j in ranked] == expected
+
+
+def test_time_counts_primary_comparison_is_against_the_time_aware_baseline():
+    from metaeval.recommend import Condition, evaluate_recommenders
+
+    ev = evaluate_recommenders(_timed_kb(), Condition(time_weight=1 / 16),
+                               strategies=["auto", "single-best", "single-best-a3r",
+                                           "fast-first"], n_boot=20)
+    primary = ev.comparisons[ev.comparisons["family"] == "primary"]
+    assert sorted(zip(primary["a"], primary["b"], primary["measure"], strict=True)) == [
+        ("auto", "single-best-a3r", "loss_at_1"), ("auto", "single-best-a3r", "mil")]
+    against = set(zip(ev.comparisons["a"], ev.comparisons["b"], strict=True))
+    assert {("auto", "single-best"), ("auto", "fast-first"),
+            ("single-best-a3r", "single-best")} <= against

@@ -324,6 +324,8 @@ _SCORE_MEANING = {
     "auto": "the score of the strategy auto chose for this knowledge base",
     "average-ranking": "mean rank of A3R over the past datasets (lower first)",
     "single-best": "mean success over the past datasets",
+    "single-best-a3r": "mean log A3R over the past datasets",
+    "fast-first": "mean success over the past datasets (the best fast one first)",
     "knn-metafeatures": "A3R over the nearest past datasets",
     "cost-landmarking": "A3R over the nearest past datasets",
     "active-testing": "expected A3R gain over the first pick",

@@ -185,7 +185,12 @@ def advice(strategy, condition, document=None, *, clock="cpu", knowledge=None) -
         return (f"The stored evaluation of {entry['label']} ({clock.upper()} time) holds no "
                 f"figures of {strategy}: nothing is quoted; `metaeval recommend --evaluate` "
                 "with the same options evaluates it.")
-    mine, sb = figures[strategy], figures.get("single-best")
+    # where time counts and it was evaluated, against the time-aware single best
+    base = ("single-best-a3r" if float(entry["condition"].get("time_weight") or 0) > 0
+            and "single-best-a3r" in figures and "versus_time_aware" in entry
+            else "single-best")
+    mine, sb = figures[strategy], figures.get(base)
+    them = "the single best" if base == "single-best" else "the time-aware single best"
     # an unseen-repetition evaluation of the former protocol read the best of three on
     # the scored repetition: its loss@3 and MIL are not those of today's
     old = (entry.get("scored_on") == "unseen repetition"
@@ -204,13 +209,14 @@ def advice(strategy, condition, document=None, *, clock="cpu", knowledge=None) -
     tail = ("" if not old else " (its best of three and mean loss over time, stored under a "
             "former scoring that read the best so far on the scored repetition, are not "
             "quoted)")
-    if strategy == "single-best" or sb is None:  # alone: its own figures only
+    if strategy == base or sb is None:  # alone: its own figures only
         best = f" and its best of three {show(mine['loss_at_3'])}" if three else ""
-        who = "the single best" if strategy == "single-best" else strategy
-        alone = "" if sb is not None else " (the single best was not evaluated beside it)"
+        who = them if strategy == base else strategy
+        alone = "" if sb is not None else f" ({them} was not evaluated beside it)"
         return (f"{head}, {who}'s first pick lost {show(mine['loss_at_1'])}{best}{alone}"
                 f"{tail}.")
-    verdicts = entry.get("versus_single_best", {}).get(strategy)
+    verdicts = entry.get("versus_single_best" if base == "single-best"
+                         else "versus_time_aware", {}).get(strategy)
     if verdicts is not None and "supported" in verdicts:  # loss@1 alone
         verdicts = {"loss_at_1": verdicts}
     verdicts = verdicts or {}
@@ -218,18 +224,18 @@ def advice(strategy, condition, document=None, *, clock="cpu", knowledge=None) -
     def judged(measure, what):
         verdict = verdicts.get(measure)
         if verdict is None:
-            return f"{what} not tested against the single best's"
+            return f"{what} not tested against {them}'s"
         word = "lower with evidence" if verdict["supported"] else "not shown to be lower"
         return f"{what} {word} (Holm p = {verdict['p_holm']:.2g})"
 
     if three:
         text = (f"{head}, {strategy}'s first pick lost {show(mine['loss_at_1'])} and its best "
-                f"of three {show(mine['loss_at_3'])}, against the single best's "
+                f"of three {show(mine['loss_at_3'])}, against {them}'s "
                 f"{show(sb['loss_at_1'])} and {show(sb['loss_at_3'])}: "
                 f"{judged('loss_at_1', 'first-pick loss')}")
     else:
         text = (f"{head}, {strategy}'s first pick lost {show(mine['loss_at_1'])}, against "
-                f"the single best's {show(sb['loss_at_1'])}: "
+                f"{them}'s {show(sb['loss_at_1'])}: "
                 f"{judged('loss_at_1', 'first-pick loss')}")
     if not old and "mil" in verdicts and "mil" in mine and "mil" in sb:
         text += (f"; its mean loss over time (MIL) was {show(mine['mil'])} against "
@@ -243,13 +249,13 @@ def evaluation_entry(ev, comparisons=None) -> dict:
     document's Holm correction; default its own)."""
     s = ev.summary.set_index("strategy")
     comparisons = ev.comparisons if comparisons is None else comparisons
-    verdicts = {}
+    verdicts = {"single-best": {}, "single-best-a3r": {}}
     if comparisons is not None and len(comparisons):
-        rows = comparisons[comparisons["b"] == "single-best"]
+        rows = comparisons[comparisons["b"].isin(list(verdicts))]
         if "family" in rows.columns:
             rows = rows[rows["family"] == "primary"]
         for r in rows.itertuples(index=False):
-            verdicts.setdefault(r.a, {})[r.measure] = {
+            verdicts[r.b].setdefault(r.a, {})[r.measure] = {
                 "supported": bool(r.supported), "p_holm": _round(r.p_holm),
                 "difference": _round(r.difference)}
 
@@ -267,7 +273,10 @@ def evaluation_entry(ev, comparisons=None) -> dict:
                                                             "closed_gap")}
                        for name in s.index},
         "auto_chosen": ev.chosen("auto"),
-        "versus_single_best": verdicts,
+        "versus_single_best": verdicts["single-best"],
+        # where time counts: the pre-registered comparisons against the time-aware
+        # single best (docs/baselines.md)
+        "versus_time_aware": verdicts["single-best-a3r"],
         # how the held-out datasets were scored (an evaluation of one repetition: the
         # same repetition; of several: by default an unseen one)
         "scored_on": ev.scored_on,

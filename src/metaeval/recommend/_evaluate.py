@@ -59,6 +59,9 @@ DEFAULT_SECONDS_RANGE = (0.1, 1000.0)
 LOSS_TIMES = (0.01, 0.1, 1.0)
 #: How a held-out dataset is scored (see the module's text).
 SCORED_ON = ("unseen repetition", "same repetition")
+#: The baselines every strategy is compared with (those evaluated): the time-blind and
+#: the time-aware single best, the fast-first order, the random order.
+BASELINES = ("single-best", "single-best-a3r", "fast-first", "random")
 #: Datasets of at least this many rows are counted in the evaluation's JSON.
 LARGE_ROWS = 5000
 
@@ -95,11 +98,14 @@ class RecommenderEvaluation:
     clock : {"cpu", "wall"}
     n_algorithms : int
     comparisons : DataFrame or None
-        Every paired comparison the evaluation makes (each strategy against the single
-        best and against the random order, on loss@1 and MIL), families resampled. The
-        pre-registered primary comparisons (``auto`` and each learner against the single
-        best on loss@1, and on MIL where P > 0) and the exploratory rest are Holm-corrected
-        each within its own family (column ``family``; :func:`compare_strategies`).
+        Every paired comparison the evaluation makes (each strategy against each
+        evaluated baseline of :data:`BASELINES`: the time-blind and the time-aware single
+        best, the fast-first and the random order, on loss@1 and MIL), families
+        resampled. The pre-registered primary comparisons (:func:`primary_comparisons`:
+        at P = 0 ``auto`` and each learner against the single best on loss@1; at P > 0
+        ``auto`` against the time-aware single best on loss@1 and MIL) and the
+        exploratory rest are Holm-corrected each within its own family (column
+        ``family``; :func:`compare_strategies`).
     scored_on : {"unseen repetition", "same repetition"}
         How held-out datasets were scored (:func:`evaluate_recommenders`).
     n_repetitions : int
@@ -259,8 +265,9 @@ def evaluate_recommenders(
         divided by the total time of every algorithm of the pool on it, so curves and
         MIL compare across datasets and machines; ``"seconds"``: as recorded.
     compare : bool, default=True
-        Paired comparisons of every strategy with the single best and the random
-        order, families resampled, Holm-corrected (:attr:`RecommenderEvaluation.comparisons`).
+        Paired comparisons of every strategy with the baselines evaluated (the
+        time-blind and time-aware single best, the fast-first and the random order),
+        families resampled, Holm-corrected (:attr:`RecommenderEvaluation.comparisons`).
     scored_on : {"unseen repetition", "same repetition"}, optional
         Default: ``"unseen repetition"`` when the knowledge base holds R >= 2 repetitions
         of the cross-validation (:attr:`KnowledgeBase.repetitions`), else ``"same
@@ -380,7 +387,7 @@ def evaluate_recommenders(
     summary, versus, cd = summarise(per_dataset, names, n_boot=n_boot, alpha=alpha,
                                     seed=seed)
     comparisons = (compare_strategies(
-        per_dataset, names, n_boot=n_boot, alpha=alpha, seed=seed,
+        per_dataset, names, n_boot=n_boot, alpha=alpha, seed=seed, baselines=BASELINES,
         primary=primary_comparisons(names, condition.time_weight)) if compare else None)
     return RecommenderEvaluation(condition, lo_hi, tuple(names), curves, per_dataset,
                                  summary, versus, cd, tuple(kb.notes) + notes,

@@ -11,9 +11,11 @@ from metaeval.recommend._neighbours import CostLandmarking, KnnMetafeatures
 from metaeval.recommend._strategies import (
     ActiveTesting,
     AverageRanking,
+    FastFirst,
     Oracle,
     RandomOrder,
     SingleBest,
+    SingleBestA3R,
     Strategy,
 )
 
@@ -22,7 +24,7 @@ STRATEGIES = {
     cls.name: cls
     for cls in (Auto, AverageRanking, KnnMetafeatures, CostLandmarking, ActiveTesting,
                 PairwiseClassification, ConfigurationRegression, CollaborativeFiltering,
-                ZeroShotPortfolio, SingleBest, RandomOrder, Oracle)
+                ZeroShotPortfolio, SingleBest, SingleBestA3R, FastFirst, RandomOrder, Oracle)
 }
 
 

@@ -373,6 +373,55 @@ class SingleBest(Strategy):
                        Ranking(order, mean[order], knowledge.datasets))
 
 
+class SingleBestA3R(Strategy):
+    r"""Baseline: the time-aware single best, the algorithms by the mean over the training
+    datasets of log A3R at the condition's P, :math:`\log SR - P \log T` (at P = 0 the
+    mean log success).
+
+    References
+    ----------
+    A3R: Abdulrahman, Brazdil, van Rijn & Vanschoren (2018), Machine Learning 107:79-108.
+    """
+
+    name = "single-best-a3r"
+
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        mean = np.log(condition.a3r_values(knowledge.success, knowledge.times)).mean(axis=0)
+        order = np.argsort(-mean, kind="stable")
+        return _Static(self, knowledge, condition, seed,
+                       Ranking(order, mean[order], knowledge.datasets))
+
+
+class FastFirst(Strategy):
+    """Baseline: first the best (by mean success) of the fast algorithms, those whose
+    median share of the pool's time over the training datasets is at most ``share``;
+    then every other algorithm in the single best's order.
+
+    Parameters
+    ----------
+    share : float in (0, 1], default=0.01
+    """
+
+    name = "fast-first"
+
+    def __init__(self, share=0.01):
+        share = float(share)
+        if not 0 < share <= 1:
+            raise ValueError(f"share must be in (0, 1], got {share!r}.")
+        self.share = share
+
+    def _fit(self, knowledge, condition, seed) -> Fitted:
+        mean = knowledge.success.mean(axis=0)
+        order = np.argsort(-mean, kind="stable")
+        times = np.asarray(knowledge.times, dtype=np.float64)
+        share = np.median(times / times.sum(axis=1, keepdims=True), axis=0)
+        fast = order[share[order] <= self.share]
+        if fast.size:
+            order = np.concatenate([fast[:1], order[order != fast[0]]])
+        return _Static(self, knowledge, condition, seed,
+                       Ranking(order, mean[order], knowledge.datasets))
+
+
 class Oracle(Strategy):
     """Baseline: the true order on the new dataset, best success first (faster on ties).
 

@@ -259,15 +259,28 @@ N_NULL = 100_000
 
 
 def primary_comparisons(names, time_weight):
-    """The pre-registered primary comparisons of one condition: ``auto`` and each learner
-    against ``single-best`` on loss@1, and on MIL too where time counts (P > 0).
+    """The pre-registered primary comparisons of one condition: at P = 0, ``auto`` and
+    each learner against ``single-best`` on loss@1; where time counts (P > 0), ``auto``
+    against the time-aware single best (``single-best-a3r``) on loss@1 and MIL
+    (``docs/baselines.md``), or, when that baseline is not evaluated, ``auto`` and each
+    learner against ``single-best`` on both.
 
     Returns
     -------
     set of (a, b, measure)
+
+    Examples
+    --------
+    >>> sorted(primary_comparisons(["auto", "single-best", "single-best-a3r"], 1 / 64))
+    [('auto', 'single-best-a3r', 'loss_at_1'), ('auto', 'single-best-a3r', 'mil')]
     """
-    measures = ("loss_at_1",) if time_weight == 0 else ("loss_at_1", "mil")
-    return {(a, "single-best", m) for a in names if a in PRIMARY for m in measures}
+    if time_weight == 0:
+        return {(a, "single-best", "loss_at_1") for a in names if a in PRIMARY}
+    if "single-best-a3r" in names:
+        return {(a, "single-best-a3r", m) for a in names if a == "auto"
+                for m in ("loss_at_1", "mil")}
+    return {(a, "single-best", m) for a in names if a in PRIMARY
+            for m in ("loss_at_1", "mil")}
 
 
 def compare_strategies(per_dataset, names, *, baselines=("single-best", "random"),
