@@ -22,7 +22,7 @@ costs), and wall and CPU seconds with the load average, since the machine may be
 shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
 Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
-       [--presolved] [--no-plain] [--cli] [--markdown FILE] [--jobs N]
+       [--presolved] [--censored] [--no-plain] [--cli] [--markdown FILE] [--jobs N]
 
 ``--strategies single-best`` with the plain selectors gives their figures alone (the
 single best is the evaluation every score needs).
@@ -42,7 +42,9 @@ from pathlib import Path
 import numpy as np
 from joblib.externals.loky import get_reusable_executor
 
-from metaeval.recommend import evaluate_aslib, read_aslib
+from metaeval.recommend import STRATEGIES, evaluate_aslib, read_aslib
+from metaeval.recommend._learners import FEATURE_SOURCES
+from metaeval.recommend._learners_forest import ConfigurationRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_selectors  # noqa: E402  (beside this script)
@@ -149,6 +151,9 @@ def main(argv=None):
     parser.add_argument("--presolved", action="store_true",
                         help="credit instances a feature step presolved as solved at the "
                         "feature cost (ASlib's rule; evaluate_aslib's presolved=True)")
+    parser.add_argument("--censored", action="store_true",
+                        help="also evaluate regression-censored: the regression learner "
+                        "with its timeouts imputed as censored (Schmee & Hahn)")
     parser.add_argument("--no-plain", action="store_true",
                         help="leave out the two plain scikit-learn selectors")
     parser.add_argument("--cli", action="store_true",
@@ -170,7 +175,11 @@ def main(argv=None):
         scenario = read_aslib(root)
         read = _since(start)
         start = _clock()
-        ev = evaluate_aslib(scenario, strategies, n_boot=args.n_boot, feature_costs=costs,
+        chosen = strategies
+        if args.censored and scenario.runtime:
+            chosen = [*(strategies or [n for n in STRATEGIES if n != "cost-landmarking"]),
+                      _censored_regression(scenario)]
+        ev = evaluate_aslib(scenario, chosen, n_boot=args.n_boot, feature_costs=costs,
                             n_jobs=args.jobs, presolved=args.presolved)
         evaluated = _since(start)
         total = (read[0] + evaluated[0], read[1] + evaluated[1])
@@ -200,6 +209,17 @@ def main(argv=None):
     if args.markdown:
         args.markdown.write_text(_markdown(markdown, costs))
         print(f"\nMarkdown written to {args.markdown}")
+
+
+def _censored_regression(scenario):
+    """``regression`` as evaluate_aslib gives it a runtime scenario, its timeouts
+    imputed as runs censored at the cutoff (named ``regression-censored``)."""
+    kb = scenario.knowledge
+    have = tuple(u for u in FEATURE_SOURCES if getattr(kb, u) is not None)
+    learner = ConfigurationRegression(cost_ceiling=float(scenario.shift), features=have,
+                                      censored_cutoff=float(scenario.cutoff))
+    learner.name = "regression-censored"
+    return learner
 
 
 def _plain(ev, args):
