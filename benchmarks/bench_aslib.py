@@ -22,7 +22,8 @@ costs), and wall and CPU seconds with the load average, since the machine may be
 shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
 Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
-       [--presolved] [--censored] [--no-plain] [--cli] [--markdown FILE] [--jobs N]
+       [--presolved] [--censored] [--charged-auto] [--no-plain] [--cli] [--markdown FILE]
+       [--jobs N]
 
 ``--strategies single-best`` with the plain selectors gives their figures alone (the
 single best is the evaluation every score needs).
@@ -43,6 +44,7 @@ import numpy as np
 from joblib.externals.loky import get_reusable_executor
 
 from metaeval.recommend import STRATEGIES, evaluate_aslib, read_aslib
+from metaeval.recommend._auto import Auto
 from metaeval.recommend._learners import FEATURE_SOURCES
 from metaeval.recommend._learners_forest import ConfigurationRegression
 
@@ -154,6 +156,9 @@ def main(argv=None):
     parser.add_argument("--censored", action="store_true",
                         help="also evaluate regression-censored: the regression learner "
                         "with its timeouts imputed as censored (Schmee & Hahn)")
+    parser.add_argument("--charged-auto", action="store_true",
+                        help="also evaluate auto-charged: auto whose inner losses charge "
+                        "the feature costs (Auto(feature_cutoff=cutoff))")
     parser.add_argument("--no-plain", action="store_true",
                         help="leave out the two plain scikit-learn selectors")
     parser.add_argument("--cli", action="store_true",
@@ -176,9 +181,14 @@ def main(argv=None):
         read = _since(start)
         start = _clock()
         chosen = strategies
+        extra = []
         if args.censored and scenario.runtime:
+            extra.append(_censored_regression(scenario))
+        if args.charged_auto and scenario.runtime:
+            extra.append(_charged_auto(scenario))
+        if extra:
             chosen = [*(strategies or [n for n in STRATEGIES if n != "cost-landmarking"]),
-                      _censored_regression(scenario)]
+                      *extra]
         ev = evaluate_aslib(scenario, chosen, n_boot=args.n_boot, feature_costs=costs,
                             n_jobs=args.jobs, presolved=args.presolved)
         evaluated = _since(start)
@@ -220,6 +230,15 @@ def _censored_regression(scenario):
                                       censored_cutoff=float(scenario.cutoff))
     learner.name = "regression-censored"
     return learner
+
+
+def _charged_auto(scenario):
+    """``auto`` as evaluate_aslib gives it a runtime scenario, its inner losses charging
+    the feature costs (named ``auto-charged``)."""
+    strategy = Auto(params={"regression": {"cost_ceiling": float(scenario.shift)}},
+                    feature_cutoff=float(scenario.cutoff))
+    strategy.name = "auto-charged"
+    return strategy
 
 
 def _plain(ev, args):

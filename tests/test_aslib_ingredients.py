@@ -158,3 +158,44 @@ def test_without_censored_runs_the_option_changes_nothing_and_is_checked():
                           "between 0 and cost_ceiling")):
         with pytest.raises(ValueError, match=message):
             ConfigurationRegression(**bad)
+
+
+# --------------------------------------------------- are the features worth their cost
+def _switch_kb(cost):
+    """40 instances; feature x decides which of A and B takes 1 s (the other 2 s); the
+    features cost ``cost`` seconds an instance; cutoff 10 s (success = 100 - PAR10)."""
+    import pandas as pd
+
+    from metaeval.recommend import KnowledgeBase
+
+    n = 40
+    x = (np.arange(n) * 0.618034) % 1.0
+    runtime = np.where(x[:, None] < 0.5, [1.0, 2.0], [2.0, 1.0])
+    names = [f"i{i}" for i in range(n)]
+    return KnowledgeBase(names, ["A", "B"], 100.0 - runtime, runtime,
+                         metafeatures=pd.DataFrame({"x": x}, index=names),
+                         metafeature_time=np.full(n, cost))
+
+
+@pytest.mark.parametrize(("cost", "charged"), [(0.01, "knn-metafeatures"),
+                                               (5.0, "single-best")])
+def test_auto_charges_the_features_cost_in_its_inner_losses(cost, charged):
+    """Reading x saves 0.5 s an instance on average against the single best (1.5 s).
+    Uncharged, auto takes k-NN whatever the features cost; charged, it does when they
+    cost 0.01 s, and keeps the single best when they cost 5 s (1 + 5 s a pick)."""
+    from metaeval.recommend import Condition
+    from metaeval.recommend._auto import Auto
+
+    kb = _switch_kb(cost)
+    candidates = ("single-best", "knn-metafeatures")
+    blind = Auto(candidates=candidates).fit(kb, Condition())
+    assert blind.selection_["strategy"] == "knn-metafeatures"
+    fitted = Auto(candidates=candidates, feature_cutoff=10.0).fit(kb, Condition())
+    assert fitted.selection_["strategy"] == charged
+    # the single best's inner loss is not charged: the same either way
+    assert fitted.selection_["inner"]["single-best"] == blind.selection_["inner"][
+        "single-best"]
+    if cost == 5.0:  # k-NN's picks charged 5 s: about 1 + 5 - 1 = 5 s lost each
+        assert fitted.selection_["inner"]["knn-metafeatures"] > 4.5
+    with pytest.raises(ValueError, match="feature_cutoff must be a positive number"):
+        Auto(feature_cutoff=0)
