@@ -22,7 +22,8 @@ costs), and wall and CPU seconds with the load average, since the machine may be
 shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
 Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
-       [--presolved] [--no-plain] [--cli] [--markdown FILE] [--jobs N]
+       [--presolved] [--censored] [--charged-auto] [--no-plain] [--cli] [--markdown FILE]
+       [--jobs N]
 
 ``--strategies single-best`` with the plain selectors gives their figures alone (the
 single best is the evaluation every score needs).
@@ -42,7 +43,10 @@ from pathlib import Path
 import numpy as np
 from joblib.externals.loky import get_reusable_executor
 
-from metaeval.recommend import evaluate_aslib, read_aslib
+from metaeval.recommend import STRATEGIES, evaluate_aslib, read_aslib
+from metaeval.recommend._auto import Auto
+from metaeval.recommend._learners import FEATURE_SOURCES
+from metaeval.recommend._learners_forest import ConfigurationRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_selectors  # noqa: E402  (beside this script)
@@ -149,6 +153,12 @@ def main(argv=None):
     parser.add_argument("--presolved", action="store_true",
                         help="credit instances a feature step presolved as solved at the "
                         "feature cost (ASlib's rule; evaluate_aslib's presolved=True)")
+    parser.add_argument("--censored", action="store_true",
+                        help="also evaluate regression-censored: the regression learner "
+                        "with its timeouts imputed as censored (Schmee & Hahn)")
+    parser.add_argument("--charged-auto", action="store_true",
+                        help="also evaluate auto-charged: auto whose inner losses charge "
+                        "the feature costs (Auto(feature_cutoff=cutoff))")
     parser.add_argument("--no-plain", action="store_true",
                         help="leave out the two plain scikit-learn selectors")
     parser.add_argument("--cli", action="store_true",
@@ -170,7 +180,16 @@ def main(argv=None):
         scenario = read_aslib(root)
         read = _since(start)
         start = _clock()
-        ev = evaluate_aslib(scenario, strategies, n_boot=args.n_boot, feature_costs=costs,
+        chosen = strategies
+        extra = []
+        if args.censored and scenario.runtime:
+            extra.append(_censored_regression(scenario))
+        if args.charged_auto and scenario.runtime:
+            extra.append(_charged_auto(scenario))
+        if extra:
+            chosen = [*(strategies or [n for n in STRATEGIES if n != "cost-landmarking"]),
+                      *extra]
+        ev = evaluate_aslib(scenario, chosen, n_boot=args.n_boot, feature_costs=costs,
                             n_jobs=args.jobs, presolved=args.presolved)
         evaluated = _since(start)
         total = (read[0] + evaluated[0], read[1] + evaluated[1])
@@ -200,6 +219,26 @@ def main(argv=None):
     if args.markdown:
         args.markdown.write_text(_markdown(markdown, costs))
         print(f"\nMarkdown written to {args.markdown}")
+
+
+def _censored_regression(scenario):
+    """``regression`` as evaluate_aslib gives it a runtime scenario, its timeouts
+    imputed as runs censored at the cutoff (named ``regression-censored``)."""
+    kb = scenario.knowledge
+    have = tuple(u for u in FEATURE_SOURCES if getattr(kb, u) is not None)
+    learner = ConfigurationRegression(cost_ceiling=float(scenario.shift), features=have,
+                                      censored_cutoff=float(scenario.cutoff))
+    learner.name = "regression-censored"
+    return learner
+
+
+def _charged_auto(scenario):
+    """``auto`` as evaluate_aslib gives it a runtime scenario, its inner losses charging
+    the feature costs (named ``auto-charged``)."""
+    strategy = Auto(params={"regression": {"cost_ceiling": float(scenario.shift)}},
+                    feature_cutoff=float(scenario.cutoff))
+    strategy.name = "auto-charged"
+    return strategy
 
 
 def _plain(ev, args):

@@ -94,3 +94,108 @@ def test_auto_is_credited_on_the_folds_where_its_candidate_reads_features(tmp_pa
         assert bool(r["feature_presolved"]) == credited
         if credited:
             assert r["performance"] == cost[r["dataset"]]
+
+
+# --------------------------------------------------- censored runtimes (regression)
+def _censored_kb(n=60, cutoff=5.0):
+    """One feature x in [0, 3); A runs exp(x) s (a timeout past the cutoff 5 s, when
+    x > log 5), B 3 s everywhere; success = 10 x cutoff - PAR10."""
+    import pandas as pd
+
+    from metaeval.recommend import KnowledgeBase
+
+    x = (np.arange(n) * 0.618034) % 1.0 * 3
+    runtime = np.column_stack([np.exp(x), np.full(n, 3.0)])
+    par10 = np.where(runtime < cutoff, runtime, 10 * cutoff)
+    names = [f"i{i}" for i in range(n)]
+    return KnowledgeBase(names, ["A", "B"], 10 * cutoff - par10,
+                         np.minimum(runtime, cutoff),
+                         metafeatures=pd.DataFrame({"x": x}, index=names)), x
+
+
+def test_censored_costs_are_imputed_between_the_cutoff_and_the_ceiling():
+    from metaeval.recommend import Condition
+    from metaeval.recommend._learners_forest import ConfigurationRegression, _impute_censored
+
+    kb, x = _censored_kb()
+    learner = ConfigurationRegression(cost_ceiling=50.0, censored_cutoff=5.0)
+    target = learner.target(kb, Condition())
+    weights = np.ones((20, len(x)))
+    imputed = _impute_censored(learner, kb, x[:, None].astype(np.float32), target,
+                               weights, seed=0)
+    censored = np.exp(x) >= 5.0
+    assert censored.any() and (~censored).any()
+    # the runs that finished keep their -log runtime; B never times out
+    np.testing.assert_array_equal(imputed[~censored, 0], target[~censored, 0])
+    np.testing.assert_array_equal(imputed[:, 1], target[:, 1])
+    # a timeout's cost is at least the cutoff and at most PAR10's ceiling
+    cost = np.exp(-imputed[censored, 0])
+    assert np.all(cost >= 5.0) and np.all(cost <= 50.0)
+    assert np.all(target[censored, 0] == -np.log(50.0))  # without: log PAR10
+    assert np.any(cost < 50.0)  # imputed, not left at PAR10
+    # the same seed, the same imputation
+    again = _impute_censored(learner, kb, x[:, None].astype(np.float32), target,
+                             weights, seed=0)
+    np.testing.assert_array_equal(again, imputed)
+
+
+def test_without_censored_runs_the_option_changes_nothing_and_is_checked():
+    from metaeval.recommend import Condition
+    from metaeval.recommend._learners_forest import ConfigurationRegression
+
+    kb, _ = _censored_kb(cutoff=100.0)  # every run finishes
+    features = ("metafeatures",)
+    plain_fit = ConfigurationRegression(cost_ceiling=1000.0, features=features).fit(
+        kb, Condition())
+    censored_fit = ConfigurationRegression(cost_ceiling=1000.0, censored_cutoff=100.0,
+                                           features=features).fit(kb, Condition())
+    np.testing.assert_array_equal(plain_fit.inner_orders_, censored_fit.inner_orders_)
+    assert censored_fit.selection_["target"] == "-log cost, censored costs imputed"
+    for bad, message in (({"censored_cutoff": 5.0}, "censored_cutoff needs cost_ceiling"),
+                         ({"cost_ceiling": 50.0, "censored_cutoff": 60.0},
+                          "between 0 and cost_ceiling"),
+                         ({"cost_ceiling": 50.0, "censored_cutoff": True},
+                          "between 0 and cost_ceiling")):
+        with pytest.raises(ValueError, match=message):
+            ConfigurationRegression(**bad)
+
+
+# --------------------------------------------------- are the features worth their cost
+def _switch_kb(cost):
+    """40 instances; feature x decides which of A and B takes 1 s (the other 2 s); the
+    features cost ``cost`` seconds an instance; cutoff 10 s (success = 100 - PAR10)."""
+    import pandas as pd
+
+    from metaeval.recommend import KnowledgeBase
+
+    n = 40
+    x = (np.arange(n) * 0.618034) % 1.0
+    runtime = np.where(x[:, None] < 0.5, [1.0, 2.0], [2.0, 1.0])
+    names = [f"i{i}" for i in range(n)]
+    return KnowledgeBase(names, ["A", "B"], 100.0 - runtime, runtime,
+                         metafeatures=pd.DataFrame({"x": x}, index=names),
+                         metafeature_time=np.full(n, cost))
+
+
+@pytest.mark.parametrize(("cost", "charged"), [(0.01, "knn-metafeatures"),
+                                               (5.0, "single-best")])
+def test_auto_charges_the_features_cost_in_its_inner_losses(cost, charged):
+    """Reading x saves 0.5 s an instance on average against the single best (1.5 s).
+    Uncharged, auto takes k-NN whatever the features cost; charged, it does when they
+    cost 0.01 s, and keeps the single best when they cost 5 s (1 + 5 s a pick)."""
+    from metaeval.recommend import Condition
+    from metaeval.recommend._auto import Auto
+
+    kb = _switch_kb(cost)
+    candidates = ("single-best", "knn-metafeatures")
+    blind = Auto(candidates=candidates).fit(kb, Condition())
+    assert blind.selection_["strategy"] == "knn-metafeatures"
+    fitted = Auto(candidates=candidates, feature_cutoff=10.0).fit(kb, Condition())
+    assert fitted.selection_["strategy"] == charged
+    # the single best's inner loss is not charged: the same either way
+    assert fitted.selection_["inner"]["single-best"] == blind.selection_["inner"][
+        "single-best"]
+    if cost == 5.0:  # k-NN's picks charged 5 s: about 1 + 5 - 1 = 5 s lost each
+        assert fitted.selection_["inner"]["knn-metafeatures"] > 4.5
+    with pytest.raises(ValueError, match="feature_cutoff must be a positive number"):
+        Auto(feature_cutoff=0)

@@ -105,6 +105,16 @@ class Auto(Strategy):
         :math:`z = \Phi^{-1}(1 - \alpha / m)` standard errors of it (the default until
         a pre-registered comparison on ASlib scenarios favoured the rank test: see
         docs/aslib.md).
+    feature_cutoff : float, optional
+        Decide whether the features are worth their cost. For a runtime scenario read
+        from ASlib (success = 10 x cutoff - PAR10) with feature costs: the inner loss of
+        the first pick of a candidate that reads features charges the training
+        instance's feature cost to the pick's runtime, as the evaluation charges it (a
+        run that then reaches this cutoff is a timeout, PAR10 = 10 x cutoff), so that
+        a learner is preferred to the single best (which reads nothing) only where its
+        picks gain more than the features cost. Default: the inner losses ignore the
+        feature costs. Only the loss of the first pick (P = 0) is charged; the mean
+        interval loss (P > 0) already counts the description time.
 
     Attributes
     ----------
@@ -137,7 +147,7 @@ class Auto(Strategy):
     name = "auto"
 
     def __init__(self, candidates=CANDIDATES, k=None, params=None, alpha=0.05,
-                 test="wilcoxon"):
+                 test="wilcoxon", feature_cutoff=None):
         if alpha is not None and not (isinstance(alpha, (int, float))
                                       and not isinstance(alpha, bool) and 0 < alpha < 1):
             raise ValueError(f"alpha must be a number in (0, 1) or None, got {alpha!r}.")
@@ -162,12 +172,20 @@ class Auto(Strategy):
         self.params = {n: dict(v) for n, v in params.items()}
         self.alpha = alpha
         self.test = test
+        if feature_cutoff is not None and (isinstance(feature_cutoff, bool) or not isinstance(
+                feature_cutoff, (int, float, np.integer, np.floating)) or not (
+                np.isfinite(feature_cutoff) and feature_cutoff > 0)):
+            raise ValueError(f"feature_cutoff must be a positive number or None, got "
+                             f"{feature_cutoff!r}.")
+        self.feature_cutoff = None if feature_cutoff is None else float(feature_cutoff)
         self.selection_ = {}
 
     def __repr__(self) -> str:
         extra = f", params={self.params}" if self.params else ""
         extra += f", alpha={self.alpha}" if self.alpha != 0.05 else ""
         extra += f", test={self.test!r}" if self.test != "wilcoxon" else ""
+        extra += (f", feature_cutoff={self.feature_cutoff:g}"
+                  if self.feature_cutoff is not None else "")
         return f"Auto(candidates={self.candidates}, k={self.k}{extra})"
 
     def margin(self, n_candidates) -> float:
@@ -228,7 +246,8 @@ class Auto(Strategy):
             values = np.zeros((len(strategies), max(n_families, 1)))
         else:
             values = np.array([_by_family(_inner_values(f, knowledge, condition, codes,
-                                                        n_families, criterion), codes,
+                                                        n_families, criterion,
+                                                        self.feature_cutoff), codes,
                                           n_families) for f in fits])
         names = [s.name for s in strategies]
         margin = self.margin(len(names))
@@ -309,6 +328,32 @@ def choose_by_ranks(names, values, best, alpha):
     return (best if p < alpha / others else sb), p
 
 
+def _feature_cost(kb, uses) -> np.ndarray:
+    """Each dataset's cost of the features ``uses`` names, in seconds (0 unrecorded)."""
+    cost = np.zeros(len(kb.datasets))
+    for source, clock in (("metafeatures", "metafeature_time"),
+                          ("landmarks", "landmark_time")):
+        t = getattr(kb, clock)
+        if source in uses and t is not None:
+            cost = cost + np.nan_to_num(np.asarray(t, dtype=np.float64))
+    return cost
+
+
+def charged_success(success, cost, cutoff) -> np.ndarray:
+    r"""Success :math:`10\kappa - PAR10` of runs whose runtime is charged ``cost`` more
+    (the cutoff :math:`\kappa`): a solved run (PAR10 below :math:`\kappa`) whose runtime
+    plus the cost reaches :math:`\kappa` becomes a timeout (success 0); a timeout stays
+    one.
+
+    >>> charged_success(np.array([95.0, 91.5, 0.0]), np.array([2.0, 2.0, 2.0]), 10.0)
+    array([93.,  0.,  0.])
+    """
+    ceiling = 10.0 * cutoff
+    par10 = ceiling - np.asarray(success, dtype=np.float64)
+    runtime = par10 + cost
+    return np.where((par10 < cutoff) & (runtime < cutoff), ceiling - runtime, 0.0)
+
+
 class _FittedAuto(Fitted):
     """The chosen candidate, fitted; ``auto`` ranks as it does."""
 
@@ -344,14 +389,20 @@ def _by_family(values, codes, n_families):
     return sums / np.bincount(codes, minlength=n_families)
 
 
-def _inner_values(fitted, kb, condition, codes, n_families, criterion):
+def _inner_values(fitted, kb, condition, codes, n_families, criterion,
+                  feature_cutoff=None):
     """Each training dataset's inner loss@1 or MIL under ``fitted``'s strategy, the
-    dataset ranked by the strategy fitted without its family."""
+    dataset ranked by the strategy fitted without its family (loss@1 with the feature
+    costs charged when ``feature_cutoff`` is given and the strategy reads features)."""
     orders = _inner_orders(fitted, kb, condition, codes, n_families)
     success = kb.success
     if criterion == "loss@1":
         rows = np.arange(success.shape[0])
-        return success.max(axis=1) - success[rows, orders[:, 0]]
+        first = success[rows, orders[:, 0]]
+        uses = uses_of(fitted.strategy)
+        if feature_cutoff is not None and uses:
+            first = charged_success(first, _feature_cost(kb, uses), feature_cutoff)
+        return success.max(axis=1) - first
     out = np.empty(success.shape[0])
     for i in range(success.shape[0]):
         unit = float(kb.times[i].sum())

@@ -373,6 +373,17 @@ class ConfigurationRegression(Learner):
     splitter : {"random", "best"}, default="random"
         Extremely randomised trees grown together, or scikit-learn's CART trees one by
         one (see above).
+    censored_cutoff : float, optional
+        With ``cost_ceiling``: costs at the ceiling are runs censored at this cutoff
+        (an ASlib runtime scenario's timeouts: PAR10 = 10 x the cutoff, the true
+        runtime only known to be at least the cutoff). Their log cost is imputed by
+        Schmee & Hahn's iteration, as Tornede et al. (2020) impute timeouts for
+        per-algorithm forests: the forests are fitted, and each censored log cost
+        replaced by its expectation under a normal distribution of the forests'
+        prediction mean and the trees' standard deviation truncated below at the log
+        cutoff (kept between the log cutoff and the log ceiling), three times; the
+        forests finally used learn the imputed targets. Default: the ceiling is learnt
+        as it is (log PAR10).
 
     References
     ----------
@@ -383,15 +394,21 @@ class ConfigurationRegression(Learner):
     F. Hutter, H. H. Hoos and K. Leyton-Brown, "SATzilla: portfolio-based algorithm
     selection for SAT", JAIR 32 (2008); L. Kotthoff, "LLAMA: leveraging learning to
     automatically manage algorithms", arXiv:1306.1031 (2013); Bischl et al., "ASlib",
-    AIJ 237 (2016).
+    AIJ 237 (2016); J. Schmee and G. J. Hahn, "A simple method for regression analysis
+    with censored data", Technometrics 21 (1979); A. Tornede, M. Wever, S. Werner,
+    F. Mohr and E. Hüllermeier, "Run2Survive: a decision-theoretic approach to algorithm
+    selection based on survival analysis", ACML 2020.
     """
 
     name = "regression"
+    #: Schmee & Hahn imputation rounds with ``censored_cutoff``.
+    IMPUTATION_ROUNDS = 3
     #: The ways of growing the trees.
     SPLITTERS = ("random", "best")
 
     def __init__(self, min_leaf=(1,), trees=(50,), blend=(0.0, 0.5, 1.0),
-                 cost_ceiling=None, features=FEATURE_SOURCES, splitter="random"):
+                 cost_ceiling=None, features=FEATURE_SOURCES, splitter="random",
+                 censored_cutoff=None):
         super().__init__(features)
         if not isinstance(splitter, str) or splitter not in self.SPLITTERS:
             raise ValueError(f"splitter must be one of {self.SPLITTERS}, got {splitter!r}.")
@@ -409,9 +426,22 @@ class ConfigurationRegression(Learner):
                                  f"{cost_ceiling!r}.")
             cost_ceiling = float(cost_ceiling)
         self.cost_ceiling = cost_ceiling
+        if censored_cutoff is not None:
+            if cost_ceiling is None:
+                raise ValueError("censored_cutoff needs cost_ceiling (censored costs are "
+                                 "those at the ceiling).")
+            if isinstance(censored_cutoff, bool) or not isinstance(
+                    censored_cutoff, (int, float, np.integer, np.floating)) or not (
+                    0 < censored_cutoff < cost_ceiling):
+                raise ValueError(f"censored_cutoff must be a number between 0 and "
+                                 f"cost_ceiling, got {censored_cutoff!r}.")
+            censored_cutoff = float(censored_cutoff)
+        self.censored_cutoff = censored_cutoff
 
     def __repr__(self) -> str:
         ceiling = "" if self.cost_ceiling is None else f"cost_ceiling={self.cost_ceiling:g}, "
+        if self.censored_cutoff is not None:
+            ceiling += f"censored_cutoff={self.censored_cutoff:g}, "
         return (f"ConfigurationRegression(min_leaf={self.min_leaf}, trees={self.trees}, "
                 f"blend={self.blend}, {ceiling}features={self.features}, "
                 f"splitter={self.splitter!r})")
@@ -444,6 +474,8 @@ class _FittedRegression(Fitted):
         n_trees = max(strategy.trees)
         weights, in_bag = family_bags(codes, n_families, n_trees, rng)
         points = design.X.astype(np.float32)
+        if strategy.censored_cutoff is not None:
+            target = _impute_censored(strategy, train, points, target, weights, seed)
         oob = ~in_bag[:, codes]
         sizes = list(strategy.trees)
         # each inner fold's fallback: the mean target of the datasets outside its family
@@ -496,7 +528,9 @@ class _FittedRegression(Fitted):
         self.selection_ = {"params": {"min_leaf": leaf, "trees": t, "blend": blend},
                            "inner_loss": means, "inner_se": se, "rule": "one-SE",
                            "target": ("log A3R" if strategy.cost_ceiling is None else
-                                      "-log cost"), "splitter": strategy.splitter,
+                                      "-log cost" if strategy.censored_cutoff is None else
+                                      "-log cost, censored costs imputed"),
+                           "splitter": strategy.splitter,
                            "inner": _inner_record(train, codes, n_families, in_bag[:t]),
                            "nested": nested_record(simple, nested, codes)}
 
@@ -513,6 +547,35 @@ class _FittedRegression(Fitted):
 
     def rank(self, query) -> Ranking:
         return self.rank_many([query])[0]
+
+
+def _impute_censored(strategy, train, points, target, weights, seed):
+    """The target with each censored entry (cost at the ceiling) imputed by Schmee &
+    Hahn's iteration (see :class:`ConfigurationRegression`); the imputation's forests
+    draw from their own generator, so the forests finally used are grown as without."""
+    from scipy.stats import norm
+
+    ceiling = strategy.cost_ceiling
+    cost = ceiling - np.asarray(train.success, dtype=np.float64)
+    censored = cost >= ceiling * (1 - 1e-9)
+    if not censored.any():
+        return target
+    # target = -log cost - P log T: the censored entries' -log cost is at most -log cutoff
+    shift = target + np.log(np.maximum(cost, 1e-6 * ceiling))  # -P log T, kept
+    low, high = np.log(strategy.censored_cutoff), np.log(ceiling)
+    z = np.where(censored, low, -(target - shift))  # log cost, censored at the cutoff
+    rng = np.random.default_rng([int(seed), 1])
+    leaf = min(strategy.min_leaf)
+    for _ in range(strategy.IMPUTATION_ROUNDS):
+        forest = RegressionTreeBatch(points, z, weights, rng, min_leaf=leaf)
+        pred = forest.predict(points)  # (T, N, A)
+        mu, sigma = pred.mean(axis=0), pred.std(axis=0)
+        sigma = np.maximum(sigma, 1e-6)
+        alpha = (low - mu) / sigma
+        tail = np.maximum(norm.sf(alpha), 1e-300)
+        expected = mu + sigma * norm.pdf(alpha) / tail
+        z = np.where(censored, np.clip(expected, low, high), z)
+    return -z + shift
 
 
 class ColumnForests:
