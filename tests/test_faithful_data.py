@@ -347,3 +347,18 @@ def test_a_parquet_list_column_is_refused_naming_the_file_and_column(tmp_path):
     with pytest.raises(ValueError, match=r"lists.parquet': column 'x' holds a ndarray in "
                                          r"row 1"):
         read_dataset(path)
+
+
+def test_categories_and_bytes_read_as_text():
+    """A pandas categorical keeps its kind (numbers stay categories) with spaces dropped;
+    bytes (scipy's ARFF reader gives nominal values so) are UTF-8 text. Old code: ' a'
+    and 'a' two categories; b'yes' the class name "b'yes'"."""
+    frame = pd.DataFrame({"c": pd.Categorical([" a", "a", "b", "b"]),
+                          "n": pd.Categorical([1, 2, 1, 2]),
+                          "raw": [b"x", b"y ", b"x", b"y"],
+                          "class": [b"yes", b"no", b"no", b"yes"]})
+    ds = as_dataset(frame)
+    assert ds.X.to_dict("list") == {"c": ["a", "a", "b", "b"], "n": ["1", "2", "1", "2"],
+                                    "raw": ["x", "y", "x", "y"]}
+    assert ds.categorical == ("c", "n", "raw")
+    assert ds.class_names == ("no", "yes") and ds.y.tolist() == [1, 0, 0, 1]

@@ -241,17 +241,22 @@ def _label_keys(arr) -> np.ndarray:
 
 
 def strip_text(col: pd.Series) -> pd.Series:
-    """``col`` with the surrounding spaces of its text values dropped (other values kept),
-    as a CSV file's cells are read."""
+    """``col`` with the surrounding spaces of its text values dropped and bytes decoded
+    (UTF-8, as scipy's ARFF reader leaves nominal values), other values kept, as a CSV
+    file's cells are read. A pandas categorical column comes back as objects (two
+    categories may become one)."""
     if col.dtype.kind != "O":
         return col
     values = col.to_numpy(dtype=object)
-    text = np.fromiter((isinstance(v, str) for v in values.tolist()), bool, values.size)
+    text = np.fromiter((isinstance(v, (str, bytes)) for v in values.tolist()), bool,
+                       values.size)
     if not text.any():
         return col
     out = values.copy()
-    out[text] = [v.strip() for v in values[text].tolist()]
-    return pd.Series(out, index=col.index, name=col.name, dtype=col.dtype)
+    out[text] = [(v.decode("utf-8", "replace") if isinstance(v, bytes) else v).strip()
+                 for v in values[text].tolist()]
+    dtype = object if isinstance(col.dtype, pd.CategoricalDtype) else col.dtype
+    return pd.Series(out, index=col.index, name=col.name, dtype=dtype)
 
 
 def check_scalars(values, what: str) -> None:

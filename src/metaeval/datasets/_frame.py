@@ -73,8 +73,9 @@ def as_dataset(data, *, target: str = "class", pos_label=None, name: str | None 
     Notes
     -----
     Values are read as a CSV file's would be: surrounding spaces of text dropped,
-    numbers held as text, ``Decimal`` or ``Fraction`` taken as numbers, and class labels
-    that are all numbers compared as numbers (``1`` and ``1.0`` are one class).
+    bytes decoded as UTF-8, numbers held as text, ``Decimal`` or ``Fraction`` taken as
+    numbers, and class labels that are all numbers compared as numbers (``1`` and
+    ``1.0`` are one class).
 
     Examples
     --------
@@ -140,6 +141,7 @@ def _typed(features: pd.DataFrame, forced) -> tuple[pd.DataFrame, tuple]:
     for c in features.columns:
         col = features[c]
         kind = col.dtype.kind
+        category = isinstance(col.dtype, pd.CategoricalDtype)
         if kind in "mM" or isinstance(col.dtype, pd.PeriodDtype):
             raise ValueError(f"column {c!r} holds dates or durations ({col.dtype}); "
                              "convert it to numbers or text first.")
@@ -150,7 +152,7 @@ def _typed(features: pd.DataFrame, forced) -> tuple[pd.DataFrame, tuple]:
             _check_cells(col)
             col = strip_text(col)  # as a CSV file's cells are read
         numeric = None
-        if c not in forced and not isinstance(col.dtype, pd.CategoricalDtype):
+        if c not in forced and not category:
             if kind in "biuf":
                 numeric = pd.Series(col.to_numpy(dtype=np.float64, na_value=np.nan),
                                     index=col.index, name=c)
