@@ -91,3 +91,18 @@ def test_a_stop_swallowed_just_before_the_work_ends_stops_when_it_ends():
             _Dropped()  # the stop is due again in a moment; the work ends before
     assert info.value.signum == signal.SIGTERM
     time.sleep(0.3)  # the late delivery, if any, would end this process here
+
+
+def test_a_stop_caught_by_code_that_catches_everything_stops_when_the_work_ends():
+    """A library's bare ``except:`` around the point the signal came takes the stop; the
+    work then ends normally, and the command stops there instead of exiting 0."""
+    went_on = []
+    with pytest.raises(Stopped) as info:
+        with stop_on_signals():
+            try:
+                signal.raise_signal(signal.SIGINT)
+                _call()
+            except BaseException:  # noqa: BLE001 - what the library does
+                pass
+            went_on.append(True)
+    assert info.value.signum == signal.SIGINT and went_on == [True]

@@ -101,16 +101,21 @@ def stop_on_signals():
             previous[number] = signal.signal(number, handler)
     previous_hook = sys.unraisablehook
     sys.unraisablehook = unraisable
+    swallowed = None
     try:
         yield
+        # the work ended although a stop was raised in it: code that catches every
+        # exception (a library's bare ``except:``) took it; the command stops here
+        swallowed = stopping[0] if stopping else None
     finally:
         for number, old in previous.items():
             signal.signal(number, old)
         if sys.unraisablehook is unraisable:
             sys.unraisablehook = previous_hook
     if pending:  # the work ended before the stop came again: it stops here
-        signum = pending.pop()
-        raise Stopped(signum)
+        swallowed = pending.pop()
+    if swallowed is not None:
+        raise Stopped(swallowed)
 
 
 #: how many ``os.fork`` calls of this process are between their first and last hooks
