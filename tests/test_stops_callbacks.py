@@ -80,3 +80,29 @@ def test_a_stop_that_arrives_while_a_worker_process_starts_still_stops():
     assert done.stdout.split("\n")[:2] == [f"stopped {int(signal.SIGTERM)}",
                                            "logging free"], (done.stdout, done.stderr)
     assert "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_a_stop_swallowed_just_before_the_work_ends_stops_when_it_ends():
+    """The stop comes back after the work is over: it is raised as the context is left,
+    never sent to the handler put back then (SIGTERM's default would kill the process
+    without a word)."""
+    with pytest.raises(Stopped) as info:
+        with stop_on_signals():
+            _Dropped()  # the stop is due again in a moment; the work ends before
+    assert info.value.signum == signal.SIGTERM
+    time.sleep(0.3)  # the late delivery, if any, would end this process here
+
+
+def test_a_stop_caught_by_code_that_catches_everything_stops_when_the_work_ends():
+    """A library's bare ``except:`` around the point the signal came takes the stop; the
+    work then ends normally, and the command stops there instead of exiting 0."""
+    went_on = []
+    with pytest.raises(Stopped) as info:
+        with stop_on_signals():
+            try:
+                signal.raise_signal(signal.SIGINT)
+                _call()
+            except BaseException:  # noqa: BLE001 - what the library does
+                pass
+            went_on.append(True)
+    assert info.value.signum == signal.SIGINT and went_on == [True]

@@ -69,20 +69,24 @@ def stop_on_signals():
         return
     _watch_forks()
     stopping = []
+    pending = []  # a stop to deliver again (a callback would have swallowed it)
 
     def handler(signum, frame):
         if stopping:
             return
         if not _safe(frame):  # the callback would swallow it: again in a moment
-            _deliver_again(signum)
+            pending[:] = [signum]
+            _deliver_again(signum, pending)
             return
+        pending.clear()
         stopping.append(signum)
         raise Stopped(signum)
 
     def unraisable(info):
         if isinstance(info.exc_value, Stopped) and stopping:
             stopping.clear()  # it was lost in a callback: deliver it again
-            _deliver_again(info.exc_value.signum)
+            pending[:] = [info.exc_value.signum]
+            _deliver_again(info.exc_value.signum, pending)
             return
         previous_hook(info)
 
@@ -97,13 +101,21 @@ def stop_on_signals():
             previous[number] = signal.signal(number, handler)
     previous_hook = sys.unraisablehook
     sys.unraisablehook = unraisable
+    swallowed = None
     try:
         yield
+        # the work ended although a stop was raised in it: code that catches every
+        # exception (a library's bare ``except:``) took it; the command stops here
+        swallowed = stopping[0] if stopping else None
     finally:
         for number, old in previous.items():
             signal.signal(number, old)
         if sys.unraisablehook is unraisable:
             sys.unraisablehook = previous_hook
+    if pending:  # the work ended before the stop came again: it stops here
+        swallowed = pending.pop()
+    if swallowed is not None:
+        raise Stopped(swallowed)
 
 
 #: how many ``os.fork`` calls of this process are between their first and last hooks
@@ -152,13 +164,16 @@ def _safe(frame) -> bool:
     return True
 
 
-def _deliver_again(signum: int, delay: float = 0.05) -> None:
+def _deliver_again(signum: int, pending: list, delay: float = 0.05) -> None:
     """Send ``signum`` to the main thread after ``delay`` seconds, from a new thread (the
-    low-level one: starting it takes no lock the interrupted code may hold)."""
+    low-level one: starting it takes no lock the interrupted code may hold), unless
+    ``pending`` no longer holds it (the stop was raised, or its context left)."""
     target = threading.main_thread().ident
 
     def later():
         time.sleep(delay)
+        if signum not in pending:
+            return
         try:
             signal.pthread_kill(target, signum)
         except (OSError, ValueError):  # pragma: no cover - the process is ending
