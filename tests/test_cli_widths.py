@@ -67,6 +67,7 @@ COMMANDS = {
     "datasets show": ["datasets", "show", "labor"],
     "algorithms": ["algorithms"],
     "knowledge show": ["knowledge", "show"],
+    "plot --list": ["plot", "--list"],
     "recommend": ["recommend", "{csv}", "--strategy", "average-ranking"],
     "recommend --evaluate": ["recommend", "--evaluate", "--store", "{store}", "--strategy",
                              "single-best"],
