@@ -2,8 +2,9 @@
 
 Each command is run three times in this process: wide (``COLUMNS=1000``, nothing to
 wrap), then at 80 and 60 columns. The narrow outputs must have no line longer than
-``COLUMNS`` and hold every number of the wide output (as many times): wrapped or split
-into groups of columns, never cut, truncated with an ellipsis or rounded.
+``COLUMNS`` (but a word longer than that, alone on its line) and hold every number of
+the wide output (as many times): wrapped or split into groups of columns, never cut,
+truncated with an ellipsis or rounded.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ SCENARIO = {
 #: ``{aslib}`` to fill in; ``recommend`` reads the shipped knowledge base
 COMMANDS = {
     "status": ["status", "--store", "{store}"],
+    "status, failed tasks": ["status", "--store", "{failed}"],
     "check": ["check", "--store", "{store}"],
     "hardness": ["hardness", "--store", "{store}"],
     "hardness --instances": ["hardness", "--store", "{store}", "--instances", "labor"],
@@ -65,6 +67,7 @@ COMMANDS = {
     "datasets show": ["datasets", "show", "labor"],
     "algorithms": ["algorithms"],
     "knowledge show": ["knowledge", "show"],
+    "plot --list": ["plot", "--list"],
     "recommend": ["recommend", "{csv}", "--strategy", "average-ranking"],
     "recommend --evaluate": ["recommend", "--evaluate", "--store", "{store}", "--strategy",
                              "single-best"],
@@ -85,7 +88,32 @@ def inputs(cli_store, tmp_path_factory):
     aslib.mkdir()
     for name, text in SCENARIO.items():
         (aslib / name).write_text(text)
-    return {"store": cli_store, "csv": csv, "aslib": aslib}
+    return {"store": cli_store, "csv": csv, "aslib": aslib, "failed": _failed(where)}
+
+
+def _failed(where):
+    """A store of three failed tasks, their errors long (as in test_cli)."""
+    from metaeval.store import Store
+
+    store = Store(where / "failed.duckdb")
+    with store.writing():
+        store.sync_study({"folds": 3, "seed": 0}, datasets=[
+            {"name": "toy", "sha256": "0" * 64, "n_instances": 4, "n_features": 1,
+             "positive_fraction": 0.5, "family": "toy", "source": "test"}],
+            algorithms=[{"name": a, "estimator": "m.A", "params": "{}",
+                         "score_method": "predict_proba", "versions": "{}"}
+                        for a in ("A", "B", "C")],
+            tasks=[("toy", "A", 0), ("toy", "B", 0), ("toy", "C", 0)])
+        store.record_task("toy", "A", 0, status="failed",
+                          error="worker process died (killed by signal 9) while running "
+                          "the task.")
+        store.record_task("toy", "B", 0, status="failed",
+                          error="ValueError in fit (fold 0 of 3): the estimator refused "
+                          "12 rows of 4 features with 2 classes")
+        store.record_task("toy", "C", 0, status="failed",
+                          error="time limit of 5 s exceeded (5.1 s elapsed; worker process "
+                          "killed).")
+    return store.path
 
 
 def _run(args, columns):
@@ -103,11 +131,25 @@ def test_every_command_fits_80_and_60_columns_and_loses_no_number(name, inputs):
     for columns in (80, 60):
         narrow = _run(args, columns)
         lines = narrow.output.splitlines()
-        over = [line for line in lines if len(line) > columns]
+        # (but for a word longer than the width on a line of its own: a long temporary
+        # path, never cut)
+        over = [line for line in lines if len(line) > columns and " " in line.strip()]
         assert not over, f"{len(over)} line(s) over {columns} columns:\n" + "\n".join(over)
         assert "…" not in narrow.output
         lost = numbers - Counter(NUMBER.findall(narrow.stdout))
         assert not lost, f"at {columns} columns, lost {dict(lost)}:\n{narrow.stdout}"
+
+
+def test_a_stage_line_on_standard_error_fits_columns(monkeypatch, capsys):
+    from metaeval.cli._app import stage
+
+    monkeypatch.setenv("COLUMNS", "40")
+    text = "Choosing a strategy (describing haberman if it needs to) and ranking"
+    with stage(text):
+        pass
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) > 1 and max(map(len, lines)) <= 40
+    assert " ".join(lines).startswith(f"{text}: done in ")
 
 
 # ----------------------------------------------------------------- the table itself

@@ -97,17 +97,18 @@ def table_width() -> int:
     return output_width() or PIPE_WIDTH
 
 
-def say(text: str) -> None:
+def say(text: str, hang: int | None = None) -> None:
     """Print a paragraph wrapped at its spaces to :func:`output_width` (a word is never
-    cut; a line indented keeps its indentation); one line where there is no width (a
-    pipe or a file without ``COLUMNS``). Errors and notes stay one line each."""
+    cut; a line indented keeps its indentation, or its lines after the first are
+    indented by ``hang``); one line where there is no width (a pipe or a file without
+    ``COLUMNS``). Errors and notes stay one line each."""
     width = output_width()
     if width is None:
         out.print(text, markup=False, highlight=False, soft_wrap=True)
         return
     import textwrap
 
-    indent = text[:len(text) - len(text.lstrip(" "))]
+    indent = " " * hang if hang is not None else text[:len(text) - len(text.lstrip(" "))]
     out.print("\n".join(textwrap.wrap(text, width, subsequent_indent=indent,
                                       break_long_words=False, break_on_hyphens=False)
                         or [""]), markup=False, highlight=False, soft_wrap=True)

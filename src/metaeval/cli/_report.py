@@ -238,8 +238,10 @@ def plot(
     from metaeval.report import plot as make_plot
 
     if list_kinds or not kind:
-        for name, spec in PLOT_KINDS.items():
-            out.print(f"{name:24s} {getattr(spec, 'description', '')}", markup=False)
+        from metaeval.cli._app import say
+
+        for name, spec in PLOT_KINDS.items():  # the descriptions wrapped under themselves
+            say(f"{name:24s} {getattr(spec, 'description', '')}", hang=25)
         return
     with _bad_input():
         if out_file is None:

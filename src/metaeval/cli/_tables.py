@@ -152,7 +152,8 @@ def fit_table(title: str, columns, rows, *, width: int | None = None,
     named = [i == wrap for i in range(len(columns))]
     natural = [max(len(x) for c in [heads[i], *(r[i] for r in rows)] for x in c.split("\n"))
                for i in range(len(columns))]
-    least = [max([_least(heads[i], False), *(_least(r[i], named[i]) for r in rows)])
+    # a header breaks after its commas and colons too (an algorithm's name in a header)
+    least = [max([_least(heads[i], True), *(_least(r[i], named[i]) for r in rows)])
              for i in range(len(columns))]
     lines = [line for para in title.split("\n") for line in wrap_text(para, width)
              ] if title else []
@@ -181,7 +182,7 @@ def _draw(heads, right, rows, widths, named) -> list[str]:
         return left + mid.join(fill * (w + 2) for w in widths) + end
 
     if any(heads):
-        lines = [rule("┏", "┳", "┓", "━"), *block(heads, "┃", [False] * len(heads)),
+        lines = [rule("┏", "┳", "┓", "━"), *block(heads, "┃", [True] * len(heads)),
                  rule("┡", "╇", "┩", "━")]
     else:
         lines = [rule("┌", "┬", "┐", "─")]
