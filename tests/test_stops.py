@@ -136,7 +136,7 @@ def test_sigterm_stops_like_ctrl_c_and_the_run_resumes(setup, tmp_path, monkeypa
     # a worker per task (the sleeping ones run first, longest first): the quick two are
     # committed while two workers are inside a 60 s fit
     proc = _start([study, "--jobs", "4"], env, cwd=tmp_path)
-    _wait_for_fits(proc, marks, 2)
+    _wait_for_fits(proc, marks, 2, timeout=180)  # four workers start on a busy machine
     _wait_for_done(proc, tmp_path / "stops.duckdb.progress.json", 2)
     workers = _descendants(proc.pid)
     assert len(workers) >= 2
