@@ -27,6 +27,16 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--hide-scrollbars", "--disable-dev-shm-usage"]
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_size(monkeypatch):
+    """Every test sees the output of a pipe: no ``COLUMNS`` or ``LINES`` unless the test
+    sets them. pytest-xdist's workers inherit ``COLUMNS=80`` and ``LINES=24`` (a plain
+    ``pytest`` process does not), and the command line wraps its prose to ``COLUMNS``, so
+    without this the same test would see other output under ``-n 2`` than alone."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _one_thread_per_worker():
     """One BLAS/OpenMP thread in each test process: ``pytest -n 2`` already runs a test
