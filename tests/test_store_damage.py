@@ -124,7 +124,7 @@ def test_export_saves_what_is_still_readable(finished, tmp_path):
     written = sorted(p.name for p in (tmp_path / "pq").iterdir())
     assert written == ["algorithm_hyperparameters.parquet", "algorithms.parquet",
                        "datasets.parquet", "fold_seeds.parquet", "runs.parquet",
-                       "scores.parquet", "study.json", "tasks.parquet"]
+                       "scores.parquet", "study.json", "tasks.parquet", "units.parquet"]
 
 
 def test_a_sound_store_passes_check(finished):

@@ -101,12 +101,12 @@ def report(
         jobs = cap_jobs(jobs)
         _check_clock(time)
         from metaeval._validation import check_output_dir, check_output_file
-
-        check_output_dir(out_dir, "--out")  # a folder: never a file, a device, read-only
-        check_output_file(out_dir / "index.html", "--out")
         from metaeval.cli._outputs import check_output
 
+        # an input given as --out is said as such first, whatever else is wrong with it
         check_output(out_dir, "--out", "report", [(store, "--store")])
+        check_output_dir(out_dir, "--out")  # a folder: never a file, a device, read-only
+        check_output_file(out_dir / "index.html", "--out")
         check_output(out_dir / "index.html", "--out", "report", [(store, "--store")])
     from metaeval.report._render import start_workers_early
 
