@@ -283,8 +283,15 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
                                     width))
     out.print("\n".join(fit_table(title, columns, rows, width=width, wrap=1)),
               markup=False, highlight=False, soft_wrap=True)
-    meaning = _SCORE_MEANING.get(rec.strategy, "the strategy's score")
-    _say(f"score: {meaning} (sets the order).", width)
+    chose = rec.selection.get("strategy") if rec.strategy == "auto" else None
+    meaning = _SCORE_MEANING.get(chose or rec.strategy, "the strategy's score")
+    _say(f"score: {meaning} (sets the order)" + (f", of {chose}, which auto chose"
+                                                  if chose else "") + ".", width)
+    sd = table["success_sd"].iloc[0] if len(table) else float("nan")
+    _say(f"expected success: the mean {condition.label.split(',')[0]} over the "
+         f"{len(rec.drivers)} past dataset(s) below"
+         + (f" (for the first, {sd:.4f} standard deviation across them)" if sd == sd
+            else "") + ", not a prediction for this dataset.", width)
     if rec.advice:  # how far to trust the order: a stored evaluation's sentence, or why
         _say(rec.advice, width)  # none is quoted
     if len(table) < len(rec.table):
