@@ -290,7 +290,8 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
         # `metaeval knowledge show`
         from metaeval.recommend import load_knowledge
 
-        known = load_knowledge().knowledge_base(condition, clock=clock).notes
+        source = load_knowledge()  # (read once more: its study's protocol too)
+        known = source.knowledge_base(condition, clock=clock).notes
     _notes([n for n in rec.notes if n not in known])
     width = _width()
     table = rec.table if top == 0 else rec.table.head(top)
@@ -304,8 +305,18 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
                                     width))
     out.print("\n".join(fit_table(title, columns, rows, width=width, wrap=1, keys=2)),
               markup=False, highlight=False, soft_wrap=True)
-    meaning = _SCORE_MEANING.get(rec.strategy, "the strategy's score")
-    _say(f"score: {meaning} (sets the order).", width)
+    chose = rec.selection.get("strategy") if rec.strategy == "auto" else None
+    meaning = _SCORE_MEANING.get(chose or rec.strategy, "the strategy's score")
+    _say(f"score: {meaning} (sets the order)" + (f", of {chose}, which auto chose"
+                                                  if chose else "") + ".", width)
+    sd = table["success_sd"].iloc[0] if len(table) else float("nan")
+    _say(f"expected success: the mean {condition.label.split(',')[0]} over the "
+         f"{len(rec.drivers)} past dataset(s) below"
+         + (f" (for the first, {sd:.4f} standard deviation across them)" if sd == sd
+            else "") + ", not a prediction for this dataset.", width)
+    _say(f"expected {clock} s: {_protocol(source)}, the geometric mean over those past "
+         "datasets scaled linearly by the number of rows (columns are not modelled).",
+         width)
     if rec.advice:  # how far to trust the order: a stored evaluation's sentence, or why
         _say(rec.advice, width)  # none is quoted
     if len(table) < len(rec.table):
@@ -318,6 +329,15 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
              "show`.", width)
     if rec.overhead:
         _say(f"Describing {rec.dataset} took {rec.overhead:.2f} {clock} s.", width)
+
+
+def _protocol(source) -> str:
+    """What a past time is the time of: one k-fold cross-validation as the study behind
+    the knowledge base ran it."""
+    study = getattr(source, "provenance", {}).get("study")
+    folds = study.get("folds") if isinstance(study, dict) else None
+    return (f"one {folds}-fold cross-validation (fit and predict on each fold)"
+            if isinstance(folds, int) else "one cross-validation as the past study ran it")
 
 
 _SCORE_MEANING = {

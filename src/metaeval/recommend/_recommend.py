@@ -27,10 +27,11 @@ class Recommendation:
     strategy : str
     condition : Condition
     table : DataFrame
-        ``rank, algorithm, expected_success, expected_time, cumulative_time, score``
-        (and ``within_budget`` under a time budget), first to try first. Expected
-        success is the mean over the driving datasets; expected time their geometric
-        mean, scaled linearly by the number of instances.
+        ``rank, algorithm, expected_success, success_sd, expected_time,
+        cumulative_time, score`` (and ``within_budget`` under a time budget), first to
+        try first. Expected success is the mean over the driving datasets (``drivers``),
+        ``success_sd`` its standard deviation across them (NaN for one); expected time
+        their geometric mean, scaled linearly by the number of instances.
     drivers : tuple of str
         The past datasets the order was built from.
     overhead : float
@@ -210,10 +211,42 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         notes.append(f"auto chose {selection['strategy']} for this condition (inner "
                      f"leave-one-family-out {selection['criterion']}; it leaves "
                      f"single-best only for a candidate {rule})")
+    notes.extend(_words(kb, source, dataset, chosen, fitted))
     text = _trust(chosen.name, condition, clock, source, shipped, evaluations)
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
                           selection)
+
+
+def _words(kb, source, dataset, chosen, fitted) -> list:
+    """The lines the output owes its reader: an order the same for every dataset, and
+    a dataset outside the knowledge base's range of rows, columns or class balance."""
+    words = []
+    if not uses_of(fitted):
+        name = fitted.selection_.get("strategy") if chosen.name == "auto" else chosen.name
+        why = ("auto kept the single best: on the past datasets (inner "
+               "leave-one-family-out) no strategy that reads the data beat it clearly"
+               if chosen.name == "auto" and name == "single-best" else
+               f"{name} ranks from the past results only, without reading the new data")
+        words.append(f"this order is the same for every dataset: {why}")
+    ranges = [("rows", dataset.n_instances, np.asarray(kb.n_instances, dtype=np.float64))]
+    if kb.metafeatures is not None and "general.nr_attr" in kb.metafeatures.columns:
+        ranges.append(("columns", dataset.n_features,
+                       kb.metafeatures["general.nr_attr"].to_numpy(dtype=np.float64)))
+    counts = getattr(source, "provenance", {}).get("class_counts")
+    if counts is not None:
+        counts = np.asarray(counts, dtype=np.float64)
+        share = float(min(dataset.positive_fraction, 1 - dataset.positive_fraction))
+        ranges.append(("minority-class share", round(share, 4),
+                       counts.min(axis=1) / counts.sum(axis=1)))
+    for what, value, past in ranges:
+        past = past[np.isfinite(past)]
+        if past.size and not past.min() <= value <= past.max():
+            low, high = (f"{x:.4g}" if what.startswith("minority") else f"{x:g}"
+                         for x in (past.min(), past.max()))
+            words.append(f"{dataset.name}: {what} {value:g}, outside the knowledge "
+                         f"base's range ({low} to {high}): its figures are extrapolated")
+    return words
 
 
 def _trust(strategy, condition, clock, source, shipped, evaluations) -> str:
@@ -256,6 +289,7 @@ def _table(kb, ranking, n_new, condition):
         "rank": np.arange(1, ranking.order.size + 1),
         "algorithm": [kb.algorithms[j] for j in ranking.order],
         "expected_success": success.mean(axis=0),
+        "success_sd": success.std(axis=0, ddof=1) if len(rows) > 1 else np.nan,
         "expected_time": expected_time,
         "cumulative_time": np.cumsum(expected_time),
         "score": ranking.score,
