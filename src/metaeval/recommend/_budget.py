@@ -392,12 +392,32 @@ def plan_budget(algorithms, predicted, budget, success=None, *, rank=None,
     return BudgetPlan(budget, protocol, table, tuple(skipped), best, sd, oracle)
 
 
+def predicted_times(kb, rows, cols):
+    """Predicted seconds of each of ``kb``'s configurations on data of ``rows`` x
+    ``cols`` (:class:`TimeModel` fitted on all of ``kb``), or None when ``kb`` does not
+    know its datasets' rows."""
+    past_rows, past_cols, times = knowledge_shape(kb)
+    if not np.all(past_rows > 0) or not np.isfinite(times).any():
+        return None
+    model = TimeModel.fit(past_rows, past_cols, times, kb.algorithms)
+    return model.predict(rows, cols if model.uses_columns else None)
+
+
 def protocol_of(source) -> str:
     """What a knowledge base's recorded times are for, in words."""
     folds = None
     provenance = getattr(source, "provenance", None)
     if isinstance(provenance, dict) and isinstance(provenance.get("study"), dict):
         folds = provenance["study"].get("folds")
+    elif isinstance(source, (str, bytes)) or hasattr(source, "__fspath__") \
+            or hasattr(source, "study_config"):
+        try:  # a store: its study's folds
+            from metaeval.store import Store
+
+            store = source if hasattr(source, "study_config") else Store(source)
+            folds = (store.study_config() or {}).get("folds")
+        except Exception:  # noqa: BLE001 - the words only; the plan does not need them
+            folds = None
     what = f"one {folds}-fold cross-validation" if folds else \
         "one cross-validation as in the knowledge base's study"
     return f"{what} (every fold's fit and prediction, one thread)"
