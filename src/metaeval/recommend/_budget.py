@@ -125,6 +125,9 @@ class TimeModel:
         Past datasets each configuration was fitted on.
     penalty : float
     uses_columns : bool
+        Whether the past datasets' columns were known (else rows only).
+    notes : tuple of str
+        Configurations without any recorded time (predicted as the pool's median).
     """
 
     algorithms: tuple
@@ -176,9 +179,7 @@ class TimeModel:
             raise ValueError("rows and cols must be positive and finite.")
         span = (float(np.log(rows.min())), float(np.log(rows.max())))
         X = _features(rows, cols, span)
-        if X.shape[0] != D:
-            raise ValueError(f"rows (and cols) must have {D} values, one per dataset.")
-        if not (np.all(np.isfinite(X))):
+        if not np.all(np.isfinite(X)):
             raise ValueError("rows and cols must be positive and finite.")
         if not penalty >= 0:
             raise ValueError(f"penalty must be >= 0, got {penalty!r}.")
