@@ -250,3 +250,14 @@ def test_cli_bad_budget_is_one_line_exit_2(haberman, args, message):
 def test_cli_budget_with_evaluate_is_refused():
     result = runner.invoke(app, ["recommend", "--evaluate", "--budget", "10m"])
     assert result.exit_code == 2 and "--budget goes with DATA_FILE" in result.output
+
+
+def test_protocol_of_a_store_reads_its_folds_and_never_creates_one(tmp_path, quick_store):
+    from metaeval.recommend._budget import protocol_of
+    from metaeval.store import Store
+
+    folds = Store(quick_store).study_config()["folds"]
+    assert protocol_of(quick_store).startswith(f"one {folds}-fold cross-validation")
+    missing = tmp_path / "none.duckdb"
+    assert protocol_of(missing).startswith("one cross-validation as in")
+    assert not missing.exists()

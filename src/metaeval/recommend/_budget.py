@@ -416,7 +416,7 @@ def protocol_of(source) -> str:
             from metaeval.store import Store
 
             store = source if hasattr(source, "study_config") else Store(source)
-            folds = (store.study_config() or {}).get("folds")
+            folds = (store.study_config() or {}).get("folds") if store.exists() else None
         except Exception:  # noqa: BLE001 - the words only; the plan does not need them
             folds = None
     what = f"one {folds}-fold cross-validation" if folds else \
