@@ -22,7 +22,8 @@ The measured CPU seconds are this machine's, the knowledge base's were another's
 shared machine CPU seconds are steadier than wall seconds but not exact (caches, memory
 bandwidth). The load average is printed.
 
-Usage: python benchmarks/bench_time_model.py [--first 4] [--quick]
+Usage: python benchmarks/bench_time_model.py [--first 4] [--quick] [--shape 1500x120 ...]
+       [--no-lofo]
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def lofo(kb):
     print(f"   log-error ratio model / former rule: {np.log(new) / np.log(base):.3f}")
 
 
-def files(kb, first, quick):
+def files(kb, first, shapes):
     from sklearn.datasets import make_classification
 
     from metaeval.algorithms import get_algorithm
@@ -104,7 +105,6 @@ def files(kb, first, quick):
 
     rows, cols, times = knowledge_shape(kb)
     model = TimeModel.fit(rows, cols, times, kb.algorithms)
-    shapes = SHAPES[:1] if quick else SHAPES
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         for n, p in shapes:
@@ -149,13 +149,21 @@ def main():
     parser.add_argument("--first", type=int, default=4,
                         help="configurations of the default order run on each file")
     parser.add_argument("--quick", action="store_true", help="one file only")
+    parser.add_argument("--shape", action="append", default=None, metavar="ROWSxCOLS",
+                        help="a file's shape, e.g. 1500x120 (repeatable; default the three "
+                        "of SHAPES)")
+    parser.add_argument("--no-lofo", action="store_true",
+                        help="skip the leave-one-family-out part")
     args = parser.parse_args()
+    shapes = (tuple(tuple(int(v) for v in s.lower().split("x")) for s in args.shape)
+              if args.shape else SHAPES[:1] if args.quick else SHAPES)
     print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     kb = load_knowledge().knowledge_base(clock="cpu")
-    lofo(kb)
-    print("2. Three synthetic files outside the knowledge base, one 5-fold cross-validation "
-          "each, CPU seconds (this machine)")
-    files(kb, args.first, args.quick)
+    if not args.no_lofo:
+        lofo(kb)
+    print(f"2. {len(shapes)} synthetic file(s) outside the knowledge base, one 5-fold "
+          "cross-validation each, CPU seconds (this machine)")
+    files(kb, args.first, shapes)
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
