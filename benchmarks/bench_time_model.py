@@ -22,8 +22,12 @@ The measured CPU seconds are this machine's, the knowledge base's were another's
 shared machine CPU seconds are steadier than wall seconds but not exact (caches, memory
 bandwidth). The load average is printed.
 
+With ``--calibrate`` it also runs six recorded (dataset, configuration) pairs of the
+knowledge base again and prints the ratio of this machine's CPU seconds now to the
+recorded ones (a check that the machine and its load do not explain the errors).
+
 Usage: python benchmarks/bench_time_model.py [--first 4] [--quick] [--shape 1500x120 ...]
-       [--no-lofo]
+       [--no-lofo] [--no-files] [--calibrate]
 """
 
 from __future__ import annotations
@@ -144,6 +148,29 @@ def files(kb, first, shapes):
           f"{frame['model'].sum():.1f}, by the former rule {frame['former'].sum():.1f}")
 
 
+def calibrate(archive):
+    """The knowledge base's recorded CPU seconds against this machine's now, on two of
+    its own datasets: whether this machine (and its load) runs as fast as the one that
+    recorded them."""
+    from metaeval.algorithms import get_algorithm
+    from metaeval.study import run_task
+    from metaeval.study._plan import Task
+
+    print("3. This machine now against the knowledge base's records (same protocol)")
+    ratios = []
+    for ds in ("spambase", "satimage"):
+        i = archive.datasets.index(ds)
+        for name in ("rf:trees=100,features=sqrt,leaf=1", "hgb:rate=0.1,leaves=31",
+                     "lr:C=1,penalty=l2"):
+            j = archive.algorithms.index(name)
+            recorded = float(archive.times["cpu"][i, j])
+            r = run_task(Task(ds, get_algorithm(name), repeat=0, folds=5, seed=0))
+            ratios.append(r.cpu / recorded)
+            print(f"   {ds:10s} {name:36s} now {r.cpu:6.2f}  recorded {recorded:6.2f}  "
+                  f"ratio {r.cpu / recorded:.2f}", flush=True)
+    print(f"   median ratio now / recorded: {np.median(ratios):.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", type=int, default=4,
@@ -154,16 +181,23 @@ def main():
                         "of SHAPES)")
     parser.add_argument("--no-lofo", action="store_true",
                         help="skip the leave-one-family-out part")
+    parser.add_argument("--no-files", action="store_true", help="skip the synthetic files")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="also time 6 recorded runs of the knowledge base again")
     args = parser.parse_args()
     shapes = (tuple(tuple(int(v) for v in s.lower().split("x")) for s in args.shape)
               if args.shape else SHAPES[:1] if args.quick else SHAPES)
     print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
-    kb = load_knowledge().knowledge_base(clock="cpu")
+    archive = load_knowledge()
+    kb = archive.knowledge_base(clock="cpu")
     if not args.no_lofo:
         lofo(kb)
-    print(f"2. {len(shapes)} synthetic file(s) outside the knowledge base, one 5-fold "
-          "cross-validation each, CPU seconds (this machine)")
-    files(kb, args.first, shapes)
+    if not args.no_files:
+        print(f"2. {len(shapes)} synthetic file(s) outside the knowledge base, one 5-fold "
+              "cross-validation each, CPU seconds (this machine)")
+        files(kb, args.first, shapes)
+    if args.calibrate:
+        calibrate(archive)
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 

@@ -370,7 +370,8 @@ def _plan(rec, clock, width, shipped):
     _say(f"Each time is predicted for {plan.protocol} on this data's rows and columns, by "
          "a model of each configuration's recorded times on the knowledge base's datasets"
          + (" (on the shipped one, leaving one family out, the median error is a factor "
-            "of 1.32)." if shipped else "."), width)
+            "of 1.32; on data unlike its datasets it can be several times more, mostly "
+            "too short)." if shipped else "."), width)
     if plan.skipped:
         _say(f"Skipped, predicted not to fit in what was left: {len(plan.skipped)} "
              f"configuration(s) (first: {plan.skipped[0]}).", width)
