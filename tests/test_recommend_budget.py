@@ -222,7 +222,7 @@ def _plain(output):
 def test_cli_budget_prints_the_plan(haberman):
     _, path = haberman
     result = runner.invoke(app, ["recommend", str(path), "--strategy", "single-best",
-                                 "--budget", "3s"], env={"COLUMNS": "160"})
+                                 "--budget", "3s", "--top", "0"], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     rec = recommend(path, strategy="single-best", budget=3)
     text = _plain(result.output)
@@ -261,3 +261,15 @@ def test_protocol_of_a_store_reads_its_folds_and_never_creates_one(tmp_path, qui
     missing = tmp_path / "none.duckdb"
     assert protocol_of(missing).startswith("one cross-validation as in")
     assert not missing.exists()
+
+
+def test_cli_budget_shows_the_first_top_of_the_plan(haberman):
+    _, path = haberman
+    result = runner.invoke(app, ["recommend", str(path), "--strategy", "single-best",
+                                 "--budget", "1h", "--top", "2"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    rec = recommend(path, strategy="single-best", budget="1h")
+    planned = result.output.split("Within a budget")[1]
+    assert "The first 2 of the " + str(len(rec.plan.table)) + " planned" in _plain(planned)
+    assert rec.plan.table["algorithm"].iloc[1] in planned
+    assert rec.plan.table["algorithm"].iloc[2] not in planned.split("Each time")[0]

@@ -342,21 +342,22 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
     if rec.overhead:
         _say(f"Describing {rec.dataset} took {rec.overhead:.2f} {clock} s.", width)
     if rec.plan is not None:
-        _plan(rec, clock, width, shipped)
+        _plan(rec, clock, width, shipped, top)
     elif rec.time_protocol:  # what the expected times are for
         _say(f"expected {clock} s: predicted for {rec.time_protocol} from this data's rows "
              "and columns; --budget plans within a time.", width)
 
 
-def _plan(rec, clock, width, shipped):
+def _plan(rec, clock, width, shipped, top):
     """The configurations to run within the budget, their predicted and cumulative
     times, and the expected best success at the budget."""
     from metaeval.recommend._budget import format_seconds
 
     plan = rec.plan
     out.print("", markup=False)
+    shown = plan.table if top == 0 else plan.table.head(top)
     rows = [[str(r.rank), str(r.algorithm), f"{r.predicted_time:.3g}",
-             f"{r.cumulative_time:.3g}"] for r in plan.table.itertuples(index=False)]
+             f"{r.cumulative_time:.3g}"] for r in shown.itertuples(index=False)]
     title = "\n".join(textwrap.wrap(
         f"Within a budget of {format_seconds(plan.budget)} ({clock}): "
         f"{len(plan.table)} configuration(s), in the order above", width))
@@ -372,6 +373,10 @@ def _plan(rec, clock, width, shipped):
          + (" (on the shipped one, leaving one family out, the median error is a factor "
             "of 1.32; on data unlike its datasets it can be several times more, mostly "
             "too short)." if shipped else "."), width)
+    if len(shown) < len(plan.table):
+        last = plan.table.iloc[-1]
+        _say(f"The first {len(shown)} of the {len(plan.table)} planned (all together "
+             f"{last.cumulative_time:.3g} {clock} s); --top 0 shows all.", width)
     if plan.skipped:
         _say(f"Skipped, predicted not to fit in what was left: {len(plan.skipped)} "
              f"configuration(s) (first: {plan.skipped[0]}).", width)
