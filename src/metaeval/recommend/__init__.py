@@ -24,7 +24,9 @@ algorithms should I try, in what order?* This room answers it from past results
   baselines single best, random and oracle.
 - :func:`evaluate_recommenders`: leave-one-dataset-out with whole families held out,
   loss curves against tests and time, mean interval loss, closed gap, bootstrap
-  intervals and Friedman/Nemenyi; :func:`recommend`: the order for a new dataset.
+  intervals and Friedman/Nemenyi; :func:`recommend`: the order for a new dataset, and
+  within a time budget the configurations predicted to fit (:class:`TimeModel`,
+  :func:`plan_budget`).
 - ASlib scenarios (Bischl et al. 2016): :func:`read_aslib` reads one into a knowledge
   base, :func:`evaluate_aslib` judges the strategies on its own cross-validation with the
   algorithm-selection measures, :func:`write_aslib` writes a knowledge base as one.
@@ -50,6 +52,10 @@ _WHERE = {
     "AslibEvaluation": "_aslib_evaluate",
     "evaluate_aslib": "_aslib_evaluate",
     "Auto": "_auto",
+    "BudgetPlan": "_budget",
+    "TimeModel": "_budget",
+    "parse_budget": "_budget",
+    "plan_budget": "_budget",
     "SUCCESS_FLOOR": "_condition",
     "Condition": "_condition",
     "loss_at": "_curves",
@@ -147,6 +153,10 @@ __all__ = [
     "loss_by_time",
     "Recommendation",
     "recommend",
+    "TimeModel",
+    "BudgetPlan",
+    "plan_budget",
+    "parse_budget",
     "AslibScenario",
     "read_aslib",
     "write_aslib",

@@ -10,6 +10,7 @@ import pandas as pd
 from metaeval.datasets import as_dataset
 from metaeval.recommend._advice import advice, knowledge_checksum, read_evaluations
 from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
+from metaeval.recommend._budget import parse_budget, plan_budget, predicted_times, protocol_of
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
@@ -31,7 +32,9 @@ class Recommendation:
         cumulative_time, score`` (and ``within_budget`` under a time budget), first to
         try first. Expected success is the mean over the driving datasets (``drivers``),
         ``success_sd`` its standard deviation across them (NaN for one); expected time
-        their geometric mean, scaled linearly by the number of instances.
+        the predicted seconds of one cross-validation as in the knowledge base's study, by
+        :class:`~metaeval.recommend.TimeModel` fitted on every past dataset (rows and
+        columns; without the past datasets' rows, their geometric mean time).
     drivers : tuple of str
         The past datasets the order was built from.
     overhead : float
@@ -57,12 +60,16 @@ class Recommendation:
     notes: tuple = field(default=())
     advice: str = ""
     selection: dict = field(default_factory=dict)
+    #: With ``budget``: the configurations to run within it (:class:`BudgetPlan`).
+    plan: object = None
+    #: What ``expected_time`` is predicted for (e.g. one 5-fold cross-validation).
+    time_protocol: str = ""
 
 
 def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
               top=None, describe_groups=None, time_budget=None,
               clock="cpu", target="class", pos_label=None,
-              evaluations=None) -> Recommendation:
+              evaluations=None, budget=None) -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
 
     Parameters
@@ -116,6 +123,12 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         another. Quoted only when they name this knowledge base (its checksum) and hold
         an evaluation of the same condition, P, clock and budget; otherwise the sentence
         says so.
+    budget : float or str, optional
+        Seconds of this machine's CPU (``clock``) to spend: a number, or text such as
+        ``"600s"``, ``"10m"``, ``"1.5h"``. The recommendation's ``plan`` then lists the
+        configurations of the order predicted to fit in it (:func:`plan_budget`: the
+        order kept, each one that would not fit in what is left skipped), their
+        predicted times and the expected best success at the budget.
 
     Returns
     -------
@@ -158,6 +171,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         raise ValueError(f"top must be a positive integer, got {top!r}.")
     if clock not in ("cpu", "wall"):
         raise ValueError(f"clock must be 'cpu' or 'wall', got {clock!r}.")
+    seconds = None if budget is None else parse_budget(budget)
     notes = []
     settings = {}
     shipped = source is None
@@ -199,7 +213,13 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
             notes.append(f"{row.kind} {row.group}: {row.status} ({row.error})")
         _check_described(query, description, uses, chosen, fitted)
     ranking = fitted.rank(query)
-    table = _table(kb, ranking, dataset.n_instances, condition)
+    predicted = predicted_times(kb, dataset.n_instances, dataset.X.shape[1])
+    table = _table(kb, ranking, dataset.n_instances, condition, predicted)
+    plan, protocol = None, protocol_of(source)
+    if seconds is not None:
+        columns = [kb.algorithms.index(a) for a in table["algorithm"]]
+        plan = plan_budget(table["algorithm"], table["expected_time"], seconds,
+                           kb.success[:, columns], rank=table["rank"], protocol=protocol)
     if top is not None:
         table = table.head(int(top))
     selection = dict(fitted.selection_)
@@ -215,7 +235,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     text = _trust(chosen.name, condition, clock, source, shipped, evaluations)
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
-                          selection)
+                          selection, plan, protocol)
 
 
 def _words(kb, source, dataset, chosen, fitted) -> list:
@@ -278,13 +298,13 @@ def _describe_settings(recorded):
     return {k: recorded[k] for k in keys if k in recorded}
 
 
-def _table(kb, ranking, n_new, condition):
+def _table(kb, ranking, n_new, condition, predicted=None):
     rows = [kb.datasets.index(d) for d in ranking.drivers] or list(range(len(kb.datasets)))
     success = kb.success[rows][:, ranking.order]
-    times = kb.times[rows][:, ranking.order]
-    n_past = kb.n_instances[rows].astype(np.float64)
-    scale = np.where(n_past > 0, n_new / np.where(n_past > 0, n_past, 1.0), 1.0)
-    expected_time = np.exp(np.mean(np.log(times * scale[:, None]), axis=0))
+    if predicted is not None:  # the time model's (rows and columns)
+        expected_time = np.asarray(predicted, dtype=np.float64)[ranking.order]
+    else:  # no past dataset's rows known: their geometric mean time
+        expected_time = np.exp(np.mean(np.log(kb.times[rows][:, ranking.order]), axis=0))
     table = pd.DataFrame({
         "rank": np.arange(1, ranking.order.size + 1),
         "algorithm": [kb.algorithms[j] for j in ranking.order],

@@ -1,0 +1,275 @@
+"""The time model, its leave-one-family-out error, and the plan within a budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from metaeval.cli import app
+from metaeval.datasets import load_dataset
+from metaeval.recommend import (
+    KnowledgeBase,
+    TimeModel,
+    load_knowledge,
+    parse_budget,
+    plan_budget,
+    recommend,
+)
+from metaeval.recommend._budget import (
+    knowledge_shape,
+    linear_rows_prediction,
+    lofo_errors,
+    predicted_times,
+)
+
+runner = CliRunner()
+
+# four past datasets: rows and columns
+N = np.array([100.0, 1000.0, 10000.0, 300.0])
+P = np.array([4.0, 16.0, 9.0, 25.0])
+
+
+def test_time_model_recovers_exact_power_laws_by_hand():
+    # A: 0.01 n p^0.5; B: 0.1 n^2 (no columns); C: 2 n^0.5 p, recorded on two datasets
+    times = np.column_stack([0.01 * N * np.sqrt(P), 0.1 * N ** 2, 2 * np.sqrt(N) * P])
+    times[[1, 2], 2] = np.nan
+    m = TimeModel.fit(N, P, times, ["A", "B", "C"], penalty=0.0)
+    np.testing.assert_allclose(m.slopes[0], [1.0, 0.0, 0.5], atol=1e-9)
+    np.testing.assert_allclose(m.slopes[1], [2.0, 0.0, 0.0], atol=1e-9)
+    np.testing.assert_allclose(np.exp(m.intercept[:2]), [0.01, 0.1], rtol=1e-9)
+    # 2000 rows x 36 columns: A 0.01 * 2000 * 6 = 120 s, B 0.1 * 2000^2 = 400,000 s
+    np.testing.assert_allclose(m.predict(2000, 36)[:2], [120.0, 4e5], rtol=1e-9)
+    # C: recorded twice only, so least squares cannot pin down three slopes; its two
+    # datasets are fitted exactly all the same
+    np.testing.assert_allclose(m.predict(N[[0, 3]], P[[0, 3]])[:, 2],
+                               times[[0, 3], 2], rtol=1e-9)
+    assert m.n_datasets.tolist() == [4, 4, 2]
+
+
+def test_shared_slopes_are_recovered_whatever_the_penalty():
+    # every configuration 1.5 log n + 0.5 log p (+ its own intercept): the shared slopes
+    # explain everything, so any penalty gives them, and a configuration seen once too
+    base = N ** 1.5 * np.sqrt(P)
+    times = np.column_stack([0.001 * base, 0.02 * base, 0.3 * base])
+    times[1:, 2] = np.nan
+    for penalty in (0.0, 1.0, 1e3, np.inf):
+        m = TimeModel.fit(N, P, times, penalty=penalty)
+        np.testing.assert_allclose(m.shared, [1.5, 0.0, 0.5], atol=1e-9)
+        np.testing.assert_allclose(m.slopes, [[1.5, 0.0, 0.5]] * 3, atol=1e-9)
+        np.testing.assert_allclose(m.predict(50000, 7),
+                                   np.array([0.001, 0.02, 0.3]) * 50000 ** 1.5 * 7 ** 0.5,
+                                   rtol=1e-9)
+
+
+def test_the_square_of_log_rows_is_continued_along_its_tangent():
+    # log t = (log n)^2 on the past datasets: beyond the largest, the growth stays that at
+    # the edge (2 log n_max per unit of log n), never steeper
+    rows = np.array([10.0, 100.0, 1000.0, 10000.0])
+    times = np.exp(np.log(rows) ** 2)[:, None]
+    m = TimeModel.fit(rows, None, times, penalty=0.0)
+    edge = np.log(10000.0)
+    far = np.log(m.predict(np.array([1e5, 1e6]))[:, 0])
+    np.testing.assert_allclose(far, edge ** 2 + 2 * edge * (np.log([1e5, 1e6]) - edge),
+                               rtol=1e-9)
+    np.testing.assert_allclose(m.predict(np.array([10.0, 10000.0]))[:, 0], times[[0, 3], 0],
+                               rtol=1e-9)
+
+
+def test_fit_refuses_bad_input():
+    with pytest.raises(ValueError, match="rows and cols must be positive"):
+        TimeModel.fit([0.0, 10.0], None, [[1.0], [2.0]])
+    with pytest.raises(ValueError, match="one per dataset"):
+        TimeModel.fit([5.0, 10.0, 20.0], None, [[1.0], [2.0]])
+    with pytest.raises(ValueError, match="penalty"):
+        TimeModel.fit([5.0, 10.0], None, [[1.0], [2.0]], penalty=-1.0)
+    m = TimeModel.fit(N, P, np.ones((4, 1)))
+    with pytest.raises(ValueError, match="cols is needed"):
+        m.predict(100)
+
+
+def test_former_rule_by_hand():
+    # 100 rows in 1 s and 200 rows in 4 s, scaled to 400 rows: 4 s and 8 s, geometric
+    # mean sqrt(32)
+    got = linear_rows_prediction([100.0, 200.0], [[1.0], [4.0]], [400.0])
+    np.testing.assert_allclose(got, [[np.sqrt(32.0)]])
+
+
+def test_lofo_errors_match_a_brute_force_loop():
+    rng = np.random.default_rng(0)
+    D, A = 9, 3
+    rows = np.exp(rng.uniform(3, 9, D))
+    cols = np.exp(rng.uniform(1, 4, D)).round()
+    times = np.exp(rng.normal(0, 1, (D, A)) + 0.8 * np.log(rows)[:, None])
+    times[2, 1] = np.nan
+    families = ["f0", "f0", "f1", "f2", "f2", "f2", "f3", "f4", "f4"]
+    got = lofo_errors(rows, cols, times, families)
+    expect = []
+    for i in range(D):
+        train = np.array([f != families[i] for f in families])
+        m = TimeModel.fit(rows[train], cols[train], times[train])
+        pred = m.predict(rows[i], cols[i])
+        for j in range(A):
+            if np.isfinite(times[i, j]):
+                expect.append((i, j, abs(np.log(pred[j] / times[i, j]))))
+    assert list(zip(got["dataset"], got["algorithm"], strict=True)) == [e[:2] for e in expect]
+    np.testing.assert_allclose(got["error"], [e[2] for e in expect], rtol=1e-12)
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("600", 600.0), ("600s", 600.0), ("10m", 600.0), ("1h", 3600.0), ("1.5h", 5400.0),
+    (" 90 S ", 90.0), (".5m", 30.0), (600, 600.0), (2.5, 2.5)])
+def test_parse_budget_reads_seconds_and_units(text, seconds):
+    assert parse_budget(text) == seconds
+
+
+@pytest.mark.parametrize("bad", ["", "10x", "ten minutes", "-5", "0", "0m", "1e3", "5 mins",
+                                 True, None, float("inf"), float("nan"), -1, "1h30m"])
+def test_parse_budget_names_the_argument(bad):
+    with pytest.raises(ValueError, match="^--budget must be a positive time"):
+        parse_budget(bad, "--budget")
+
+
+def test_plan_by_hand():
+    # budget 10: A (4) fits, B (7) does not fit in the 6 left, C (5) does, D (1.5) not
+    success = [[0.5, 0.9, 0.6, 0.7], [0.8, 0.1, 0.7, 0.9]]
+    plan = plan_budget(["A", "B", "C", "D"], [4.0, 7.0, 5.0, 1.5], 10.0, success,
+                       protocol="one 5-fold cross-validation")
+    assert plan.table["algorithm"].tolist() == ["A", "C"]
+    assert plan.table["rank"].tolist() == [1, 3]
+    assert plan.table["cumulative_time"].tolist() == [4.0, 9.0]
+    assert plan.skipped == ("B", "D")
+    # best of A and C per dataset: 0.6 and 0.8; the whole pool's: 0.9 and 0.9
+    assert plan.expected_best == pytest.approx(0.7)
+    assert plan.expected_best_sd == pytest.approx(np.std([0.6, 0.8], ddof=1))
+    assert plan.oracle_best == pytest.approx(0.9)
+    empty = plan_budget(["A"], [4.0], 1.0, [[0.5]])
+    assert empty.table.empty and empty.skipped == ("A",) and np.isnan(empty.expected_best)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 1e4, allow_nan=False), min_size=1, max_size=30),
+       st.floats(1e-3, 1e5, allow_nan=False))
+def test_plan_never_exceeds_the_budget(times, budget):
+    names = [f"a{i}" for i in range(len(times))]
+    plan = plan_budget(names, times, budget)
+    kept = plan.table["algorithm"].tolist()
+    assert np.max(plan.table["cumulative_time"].to_numpy(), initial=0.0) <= budget
+    np.testing.assert_array_equal(plan.table["cumulative_time"],
+                                  np.cumsum(plan.table["predicted_time"]))
+    # the order is kept; every configuration is planned or skipped, and a skipped one
+    # did not fit in what was left at its turn
+    assert sorted(kept + list(plan.skipped), key=names.index) == names
+    assert kept == sorted(kept, key=names.index)
+    spent = 0.0
+    for name, t in zip(names, times, strict=True):
+        if name in kept:
+            spent += t
+        else:
+            assert spent + t > budget
+
+
+def test_knowledge_shape_masks_imputed_times():
+    kb = KnowledgeBase(["d1", "d2"], ["A", "B"], success=[[0.9, 0.8], [0.7, 0.6]],
+                       times=[[1.0, 2.0], [3.0, 4.0]], n_instances=[10, 20],
+                       imputed_times=[[False, True], [False, False]])
+    rows, cols, times = knowledge_shape(kb)
+    assert rows.tolist() == [10.0, 20.0] and cols is None
+    assert np.isnan(times[0, 1]) and times[1, 1] == 4.0
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_knowledge()
+
+
+@pytest.fixture(scope="module")
+def haberman(tmp_path_factory):
+    ds = load_dataset("haberman")
+    path = tmp_path_factory.mktemp("budget") / "haberman.csv"
+    ds.X.assign(**{"class": ds.y}).to_csv(path, index=False)
+    return ds, path
+
+
+def test_recommend_times_are_the_time_model_and_the_plan_fits(shipped, haberman):
+    ds, _ = haberman
+    rec = recommend(ds, shipped, strategy="single-best", budget="3s")
+    kb = shipped.knowledge_base()
+    # the expected times are the model's for 306 rows x 3 columns (not the former
+    # linear-in-rows rule)
+    predicted = predicted_times(kb, 306, 3)
+    order = [kb.algorithms.index(a) for a in rec.table["algorithm"]]
+    np.testing.assert_allclose(rec.table["expected_time"], predicted[order], rtol=1e-12)
+    former = linear_rows_prediction(kb.n_instances, kb.times, [306])[0][order]
+    assert not np.allclose(rec.table["expected_time"], former, rtol=0.05)
+    plan = rec.plan
+    assert plan.budget == 3.0 and "one 5-fold cross-validation" in plan.protocol
+    assert 0 < len(plan.table) < len(rec.table)
+    assert plan.table["cumulative_time"].iloc[-1] <= 3.0
+    assert len(plan.table) + len(plan.skipped) == len(rec.table)
+    assert plan.table["algorithm"].iloc[0] == rec.table["algorithm"].iloc[0]
+    assert rec.time_protocol == plan.protocol
+    with pytest.raises(ValueError, match="^budget must be a positive time"):
+        recommend(ds, shipped, strategy="single-best", budget="soon")
+
+
+def _plain(output):
+    return " ".join(output.split())
+
+
+def test_cli_budget_prints_the_plan(haberman):
+    _, path = haberman
+    result = runner.invoke(app, ["recommend", str(path), "--strategy", "single-best",
+                                 "--budget", "3s", "--top", "0"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    rec = recommend(path, strategy="single-best", budget=3)
+    text = _plain(result.output)
+    assert f"Within a budget of 3 s (cpu): {len(rec.plan.table)} configuration(s)" in text
+    assert "predicted for one 5-fold cross-validation" in text
+    assert f"Expected best success at the budget: {rec.plan.expected_best:.4f}" in text
+    planned = result.output.split("Within a budget")[1]
+    for r in rec.plan.table.itertuples(index=False):
+        assert f"{r.cumulative_time:.3g}" in planned
+    assert rec.plan.table["algorithm"].iloc[-1] in planned
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--budget", "10 minutes"], "--budget must be a positive time"),
+    (["--budget", "0"], "--budget must be a positive time"),
+])
+def test_cli_bad_budget_is_one_line_exit_2(haberman, args, message):
+    _, path = haberman
+    result = runner.invoke(app, ["recommend", str(path), *args])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.output
+
+
+def test_cli_budget_with_evaluate_is_refused():
+    result = runner.invoke(app, ["recommend", "--evaluate", "--budget", "10m"])
+    assert result.exit_code == 2 and "--budget goes with DATA_FILE" in result.output
+
+
+def test_protocol_of_a_store_reads_its_folds_and_never_creates_one(tmp_path, quick_store):
+    from metaeval.recommend._budget import protocol_of
+    from metaeval.store import Store
+
+    folds = Store(quick_store).study_config()["folds"]
+    assert protocol_of(quick_store).startswith(f"one {folds}-fold cross-validation")
+    missing = tmp_path / "none.duckdb"
+    assert protocol_of(missing).startswith("one cross-validation as in")
+    assert not missing.exists()
+
+
+def test_cli_budget_shows_the_first_top_of_the_plan(haberman):
+    _, path = haberman
+    result = runner.invoke(app, ["recommend", str(path), "--strategy", "single-best",
+                                 "--budget", "1h", "--top", "2"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    rec = recommend(path, strategy="single-best", budget="1h")
+    planned = result.output.split("Within a budget")[1]
+    assert "The first 2 of the " + str(len(rec.plan.table)) + " planned" in _plain(planned)
+    assert rec.plan.table["algorithm"].iloc[1] in planned
+    assert rec.plan.table["algorithm"].iloc[2] not in planned.split("Each time")[0]
