@@ -95,3 +95,16 @@ def test_an_unknown_plain_selector_is_refused(tmp_path):
     sc = read_aslib(_decided(tmp_path / "decided", n=6))
     with pytest.raises(ValueError, match="name must be one of plain-rf, plain-knn"):
         plain.picks(sc, "plain-svm")
+
+
+def test_bench_aslib_writes_the_plain_selectors_beside_the_strategies(tmp_path, capsys):
+    bench = _module(_ROOT / "benchmarks" / "bench_aslib.py", "_bench_aslib")
+    root = _decided(tmp_path / "decided", n=12)
+    out = tmp_path / "table.md"
+    bench.main([str(root), "--strategies", "knn-metafeatures,single-best", "--jobs", "1",
+                "--n-boot", "20", "--markdown", str(out)])
+    printed = capsys.readouterr().out
+    assert "scorer checked on knn-metafeatures's picks" in printed
+    table = out.read_text()
+    assert "| plain RF (whole SBS) | plain k-NN (whole SBS) |" in table
+    assert "| plain-rf (scikit-learn) |" in table and "| plain-knn (scikit-learn) |" in table
