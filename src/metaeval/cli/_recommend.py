@@ -337,9 +337,13 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
          f"{len(rec.drivers)} past dataset(s) below"
          + (f" (for the first, {sd:.4f} standard deviation across them)" if sd == sd
             else "") + ", not a prediction for this dataset.", width)
-    _say(f"expected {clock} s: {_protocol(source)}, the geometric mean over those past "
-         "datasets scaled linearly by the number of rows (columns are not modelled).",
-         width)
+    if rec.time_protocol:  # what the expected times are for
+        _say(f"expected {clock} s: predicted for {rec.time_protocol} from this data's rows "
+             "and columns" + ("" if rec.plan is not None else "; --budget plans within a time")
+             + ".", width)
+    else:
+        _say(f"expected {clock} s: {_protocol(source)}, the geometric mean over those past "
+             "datasets (their sizes unknown, so not scaled to this data's).", width)
     if rec.advice:  # how far to trust the order: a stored evaluation's sentence, or why
         _say(rec.advice, width)  # none is quoted
     if len(table) < len(rec.table):
@@ -354,9 +358,6 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
         _say(f"Describing {rec.dataset} took {rec.overhead:.2f} {clock} s.", width)
     if rec.plan is not None:
         _plan(rec, clock, width, shipped, top)
-    elif rec.time_protocol:  # what the expected times are for
-        _say(f"expected {clock} s: predicted for {rec.time_protocol} from this data's rows "
-             "and columns; --budget plans within a time.", width)
 
 
 def _plan(rec, clock, width, shipped, top):
