@@ -211,6 +211,7 @@ def test_recommend_times_are_the_time_model_and_the_plan_fits(shipped, haberman)
     assert len(plan.table) + len(plan.skipped) == len(rec.table)
     assert plan.table["algorithm"].iloc[0] == rec.table["algorithm"].iloc[0]
     assert rec.time_protocol == plan.protocol
+    assert rec.time_basis == "this data's rows and columns"
     with pytest.raises(ValueError, match="^budget must be a positive time"):
         recommend(ds, shipped, strategy="single-best", budget="soon")
 
@@ -227,7 +228,8 @@ def test_cli_budget_prints_the_plan(haberman):
     rec = recommend(path, strategy="single-best", budget=3)
     text = _plain(result.output)
     assert f"Within a budget of 3 s (cpu): {len(rec.plan.table)} configuration(s)" in text
-    assert "predicted for one 5-fold cross-validation" in text
+    assert "expected cpu s: one 5-fold cross-validation (reading the data, then every fold's " \
+        "fit and prediction, one thread), predicted from this data's rows and columns" in text
     assert f"Expected best success at the budget: {rec.plan.expected_best:.4f}" in text
     planned = result.output.split("Within a budget")[1]
     for r in rec.plan.table.itertuples(index=False):
@@ -273,3 +275,16 @@ def test_cli_budget_shows_the_first_top_of_the_plan(haberman):
     assert "The first 2 of the " + str(len(rec.plan.table)) + " planned" in _plain(planned)
     assert rec.plan.table["algorithm"].iloc[1] in planned
     assert rec.plan.table["algorithm"].iloc[2] not in planned.split("Each time")[0]
+
+
+def test_without_the_past_datasets_sizes_no_model_is_claimed(shipped, monkeypatch):
+    # a knowledge base that does not know its datasets' rows: no prediction, and the
+    # words say the expected times are the past datasets' geometric mean instead
+    from metaeval.recommend import _budget
+
+    kb = shipped.knowledge_base()
+    rows, cols, times = _budget.knowledge_shape(kb)
+    monkeypatch.setattr(_budget, "knowledge_shape",
+                        lambda kb: (np.zeros_like(rows), cols, times))
+    assert _budget.predicted_times_and_basis(kb, 306, 3) == (None, "")
+    assert _budget.predicted_times(kb, 306, 3) is None

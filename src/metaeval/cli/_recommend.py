@@ -337,13 +337,13 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
          f"{len(rec.drivers)} past dataset(s) below"
          + (f" (for the first, {sd:.4f} standard deviation across them)" if sd == sd
             else "") + ", not a prediction for this dataset.", width)
-    if rec.time_protocol:  # what the expected times are for
-        _say(f"expected {clock} s: predicted for {rec.time_protocol} from this data's rows "
-             "and columns" + ("" if rec.plan is not None else "; --budget plans within a time")
-             + ".", width)
-    else:
-        _say(f"expected {clock} s: {_protocol(source)}, the geometric mean over those past "
-             "datasets (their sizes unknown, so not scaled to this data's).", width)
+    # what the expected times are for, and what predicted them
+    how = (f"predicted from {rec.time_basis}" if rec.time_basis else
+           "the geometric mean over those past datasets (their sizes unknown, so not "
+           "scaled to this data's)")
+    _say(f"expected {clock} s: {rec.time_protocol}, {how}"
+         + ("" if rec.plan is not None else "; --budget plans within a time budget") + ".",
+         width)
     if rec.advice:  # how far to trust the order: a stored evaluation's sentence, or why
         _say(rec.advice, width)  # none is quoted
     if len(table) < len(rec.table):
@@ -399,15 +399,6 @@ def _plan(rec, clock, width, shipped, top):
              f"pool's best: {plan.oracle_best:.4f}).", width)
     else:
         _say("No configuration is predicted to fit in this budget.", width)
-
-
-def _protocol(source) -> str:
-    """What a past time is the time of: one k-fold cross-validation as the study behind
-    the knowledge base ran it."""
-    study = getattr(source, "provenance", {}).get("study")
-    folds = study.get("folds") if isinstance(study, dict) else None
-    return (f"one {folds}-fold cross-validation (fit and predict on each fold)"
-            if isinstance(folds, int) else "one cross-validation as the past study ran it")
 
 
 _SCORE_MEANING = {

@@ -399,11 +399,18 @@ def predicted_times(kb, rows, cols):
     """Predicted seconds of each of ``kb``'s configurations on data of ``rows`` x
     ``cols`` (:class:`TimeModel` fitted on all of ``kb``), or None when ``kb`` does not
     know its datasets' rows."""
+    return predicted_times_and_basis(kb, rows, cols)[0]
+
+
+def predicted_times_and_basis(kb, rows, cols):
+    """:func:`predicted_times` and, in words, what the prediction read: ``"this data's
+    rows and columns"``, ``"this data's rows"``, or ``""`` when there is none."""
     past_rows, past_cols, times = knowledge_shape(kb)
     if not np.all(past_rows > 0) or not np.isfinite(times).any():
-        return None
+        return None, ""
     model = TimeModel.fit(past_rows, past_cols, times, kb.algorithms)
-    return model.predict(rows, cols if model.uses_columns else None)
+    return (model.predict(rows, cols if model.uses_columns else None),
+            "this data's rows and columns" if model.uses_columns else "this data's rows")
 
 
 def protocol_of(source) -> str:
@@ -423,7 +430,7 @@ def protocol_of(source) -> str:
             folds = None
     what = f"one {folds}-fold cross-validation" if folds else \
         "one cross-validation as in the knowledge base's study"
-    return f"{what} (every fold's fit and prediction, one thread)"
+    return f"{what} (reading the data, then every fold's fit and prediction, one thread)"
 
 
 def format_seconds(seconds: float) -> str:

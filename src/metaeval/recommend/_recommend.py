@@ -10,7 +10,12 @@ import pandas as pd
 from metaeval.datasets import as_dataset
 from metaeval.recommend._advice import advice, knowledge_checksum, read_evaluations
 from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
-from metaeval.recommend._budget import parse_budget, plan_budget, predicted_times, protocol_of
+from metaeval.recommend._budget import (
+    parse_budget,
+    plan_budget,
+    predicted_times_and_basis,
+    protocol_of,
+)
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
 from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
@@ -64,6 +69,10 @@ class Recommendation:
     plan: object = None
     #: What ``expected_time`` is predicted for (e.g. one 5-fold cross-validation).
     time_protocol: str = ""
+    #: What the time model read of the new data (``"this data's rows and columns"``), or
+    #: ``""`` where the past datasets' sizes are unknown and ``expected_time`` is their
+    #: geometric mean time.
+    time_basis: str = ""
 
 
 def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
@@ -213,7 +222,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
             notes.append(f"{row.kind} {row.group}: {row.status} ({row.error})")
         _check_described(query, description, uses, chosen, fitted)
     ranking = fitted.rank(query)
-    predicted = predicted_times(kb, dataset.n_instances, dataset.X.shape[1])
+    predicted, basis = predicted_times_and_basis(kb, dataset.n_instances, dataset.X.shape[1])
     table = _table(kb, ranking, dataset.n_instances, condition, predicted)
     plan, protocol = None, protocol_of(source)
     if seconds is not None:
@@ -235,7 +244,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     text = _trust(chosen.name, condition, clock, source, shipped, evaluations)
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
-                          selection, plan, protocol)
+                          selection, plan, protocol, basis)
 
 
 def _words(kb, source, dataset, chosen, fitted) -> list:
