@@ -174,7 +174,7 @@ def export(
 #: the files ``export --parquet DIR`` writes in DIR (``Store.export_parquet`` and the
 #: hardness table)
 PARQUET_FILES = ("datasets", "algorithms", "tasks", "scores", "timings", "runs",
-                 "algorithm_hyperparameters", "fold_seeds", "instance_hardness")
+                 "algorithm_hyperparameters", "fold_seeds", "instance_hardness", "units")
 
 
 def _check_parquet_target(directory: Path, store) -> None:

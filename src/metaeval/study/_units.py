@@ -269,13 +269,16 @@ def merge_folds(parts: Sequence[TaskResult]) -> TaskResult:
     parts = sorted(parts, key=lambda p: p.unit_fold)
     first = parts[0]
     n_folds = len(parts)
+    if [p.unit_fold for p in parts] != list(range(n_folds)):  # one result per fold, each once
+        raise RuntimeError(f"the folds of {first.key} are not each given once: "
+                           f"{[p.unit_fold for p in parts]}.")
     n = first.score.shape[0]
     score = np.full(n, np.nan)
     fold_of = np.full(n, -1, dtype=np.int16)
     y = np.zeros(n, dtype=np.int8)
     times = np.zeros((4, n_folds))
     lines: list = []
-    for k, part in enumerate(parts):
+    for k, part in zip(range(n_folds), parts, strict=True):  # part.unit_fold == k
         mask = part.fold == k
         score[mask], fold_of[mask], y[mask] = part.score[mask], k, part.y[mask]
         for i, name in enumerate(("fit_wall", "fit_cpu", "predict_wall", "predict_cpu")):
