@@ -106,3 +106,26 @@ def test_a_stop_caught_by_code_that_catches_everything_stops_when_the_work_ends(
                 pass
             went_on.append(True)
     assert info.value.signum == signal.SIGINT and went_on == [True]
+
+
+def test_a_delivery_still_due_is_called_off_when_the_work_fails():
+    # a stop taken inside a callback is sent again 50 ms later; if the work fails with
+    # another error before then, the delivery must be called off before the former
+    # (default) handlers are back, or SIGTERM would kill the process without a word
+    code = textwrap.dedent("""\
+        import signal, time
+        import metaeval.cli._signals as S
+        S._safe = lambda frame: False  # every stop taken as if inside a fork hook
+        try:
+            with S.stop_on_signals():
+                signal.raise_signal(signal.SIGTERM)
+                raise ValueError("the work failed")
+        except ValueError as error:
+            print("failed:", error)
+        time.sleep(0.5)
+        print("alive")
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert done.stdout.split("\n")[:2] == ["failed: the work failed", "alive"]

@@ -70,13 +70,14 @@ def stop_on_signals():
     _watch_forks()
     stopping = []
     pending = []  # a stop to deliver again (a callback would have swallowed it)
+    guard = threading.Lock()  # between a delivery again and the context's end
 
     def handler(signum, frame):
         if stopping:
             return
         if not _safe(frame):  # the callback would swallow it: again in a moment
             pending[:] = [signum]
-            _deliver_again(signum, pending)
+            _deliver_again(signum, pending, guard)
             return
         pending.clear()
         stopping.append(signum)
@@ -86,7 +87,7 @@ def stop_on_signals():
         if isinstance(info.exc_value, Stopped) and stopping:
             stopping.clear()  # it was lost in a callback: deliver it again
             pending[:] = [info.exc_value.signum]
-            _deliver_again(info.exc_value.signum, pending)
+            _deliver_again(info.exc_value.signum, pending, guard)
             return
         previous_hook(info)
 
@@ -101,19 +102,25 @@ def stop_on_signals():
             previous[number] = signal.signal(number, handler)
     previous_hook = sys.unraisablehook
     sys.unraisablehook = unraisable
-    swallowed = None
+    swallowed, taken = None, []
     try:
         yield
         # the work ended although a stop was raised in it: code that catches every
         # exception (a library's bare ``except:``) took it; the command stops here
         swallowed = stopping[0] if stopping else None
     finally:
-        for number, old in previous.items():
-            signal.signal(number, old)
-        if sys.unraisablehook is unraisable:
-            sys.unraisablehook = previous_hook
-    if pending:  # the work ended before the stop came again: it stops here
-        swallowed = pending.pop()
+        # a delivery still due is called off before the former handlers are back (sent
+        # after, it would meet the default action: the process killed without a word)
+        try:  # (a stop that lands while the guard is awaited goes on up, as a stop)
+            with guard:
+                taken, pending[:] = pending[:], []
+        finally:
+            for number, old in previous.items():
+                signal.signal(number, old)
+            if sys.unraisablehook is unraisable:
+                sys.unraisablehook = previous_hook
+    if taken:  # the work ended before the stop came again: it stops here
+        swallowed = taken[-1]
     if swallowed is not None:
         raise Stopped(swallowed)
 
@@ -164,20 +171,22 @@ def _safe(frame) -> bool:
     return True
 
 
-def _deliver_again(signum: int, pending: list, delay: float = 0.05) -> None:
+def _deliver_again(signum: int, pending: list, guard, delay: float = 0.05) -> None:
     """Send ``signum`` to the main thread after ``delay`` seconds, from a new thread (the
     low-level one: starting it takes no lock the interrupted code may hold), unless
-    ``pending`` no longer holds it (the stop was raised, or its context left)."""
+    ``pending`` no longer holds it (the stop was raised, or its context left); ``guard``
+    makes the check and the sending one step against the context's end."""
     target = threading.main_thread().ident
 
     def later():
         time.sleep(delay)
-        if signum not in pending:
-            return
-        try:
-            signal.pthread_kill(target, signum)
-        except (OSError, ValueError):  # pragma: no cover - the process is ending
-            pass
+        with guard:
+            if signum not in pending:
+                return
+            try:
+                signal.pthread_kill(target, signum)
+            except (OSError, ValueError):  # pragma: no cover - the process is ending
+                pass
 
     _thread.start_new_thread(later, ())
 
