@@ -21,6 +21,7 @@ from pathlib import Path
 # the command line before its heavy imports (a usage error comes at once).
 
 __all__ = [
+    "usable_cores",
     "check_binary_target",
     "check_scores",
     "check_cost_proportions",
@@ -29,6 +30,15 @@ __all__ = [
     "atomic_output",
     "write_atomic",
 ]
+
+
+def usable_cores() -> int:
+    """Cores this process may run on: its CPU affinity where the system says, else every
+    core (the one count that --jobs defaults and caps use everywhere)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def check_binary_target(y, *, pos_label=1, name="y", require_both=False):

@@ -83,10 +83,9 @@ def start_report_workers(argv=None) -> bool:
     got = report_arguments(sys.argv if argv is None else argv)
     if got is None:
         return False
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
+    from metaeval._validation import usable_cores
+
+    cores = usable_cores()
     workers = cores if got["jobs"] is None else got["jobs"]
     store = got["store"]
     if workers < 2 or cores < 2 or not os.path.isfile(store):

@@ -10,17 +10,9 @@ Standard library only: used before the heavy imports.
 
 from __future__ import annotations
 
-import os
+from metaeval._validation import usable_cores
 
 __all__ = ["cap_jobs", "usable_cores"]
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the system says)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def cap_jobs(jobs: int | None, what: str = "--jobs", say=None) -> int | None:

@@ -3,7 +3,6 @@ knowledge base file from a study."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -190,7 +189,9 @@ def build_command(
 
     with _bad_input():
         if jobs is None:
-            jobs = _usable_cores()
+            from metaeval._validation import usable_cores
+
+            jobs = usable_cores()
         if jobs < 1:
             raise ValueError(f"--jobs must be a positive integer, got {jobs}.")
         from metaeval.cli._jobs import cap_jobs
@@ -220,14 +221,6 @@ def build_command(
               markup=False)
     if evaluations is not None:
         _write_evaluations(archive, evaluations, quiet, jobs, knowledge=path)
-
-
-def _usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the system says)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _write_evaluations(archive, path, quiet, jobs=1, knowledge=None):

@@ -77,11 +77,10 @@ class Settings:
 
 
 def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the system says)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    """Cores this process may run on (:func:`metaeval._validation.usable_cores`)."""
+    from metaeval._validation import usable_cores
+
+    return usable_cores()
 
 
 _VIEWS: dict = {}

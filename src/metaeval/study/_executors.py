@@ -103,7 +103,11 @@ class LocalExecutor:
     @property
     def n_jobs(self) -> int:
         """The number of worker processes used."""
-        return self.jobs if self.jobs is not None else (os.cpu_count() or 1)
+        if self.jobs is not None:
+            return self.jobs
+        from metaeval._validation import usable_cores
+
+        return usable_cores()  # every core this process may run on
 
     def describe(self) -> str:
         """A few words for the user."""

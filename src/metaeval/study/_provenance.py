@@ -53,10 +53,9 @@ def environment(executor: str = "") -> dict:
     >>> env["cores"] >= 1
     True
     """
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = os.cpu_count() or 1
+    from metaeval._validation import usable_cores
+
+    usable = usable_cores()
     versions = {"python": platform.python_version()}
     versions.update({p: _version(p) for p in PACKAGES})
     return {
