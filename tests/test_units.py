@@ -169,6 +169,11 @@ def test_the_last_line_gives_the_parallel_efficiency(tmp_path):
     assert last.startswith("Parallel efficiency ") and "x 1 worker)." in last
     assert summary.efficiency == pytest.approx(summary.unit_cpu / summary.wall)
     assert Unit(plan_tasks(Study(datasets=["labor"], algorithms=["NB"]))[0], 2).key[-1] == 2
+    # but a warning the user must act on (results not saved) stays the very last line
+    from dataclasses import replace
+
+    lines = replace(summary, not_checkpointed="the disk is full.").message().splitlines()
+    assert lines[-1] == "Warning: the disk is full." and lines[-2] == last
 
 
 def test_a_split_task_fails_at_its_first_failed_fold_as_the_whole_task_does(tmp_path):

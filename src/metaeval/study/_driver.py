@@ -207,12 +207,12 @@ class StudySummary:
                 text += (f" {sticky} stay{'s' if sticky == 1 else ''} failed until the study "
                          "is run with `--retry-failed` (`retry_failed=True`): the estimator "
                          "raised an error or ran out of time.")
-        if self.not_checkpointed:
-            text += f"\nWarning: {self.not_checkpointed}"
-        if self.efficiency is not None:
+        if self.efficiency is not None:  # the last line, but for a warning
             workers = f"{self.workers} worker{'s' if self.workers != 1 else ''}"
             text += (f"\nParallel efficiency {self.efficiency:.0%}: {self.unit_cpu:.1f} CPU-s "
                      f"of work / ({self.wall:.1f} s x {workers}).")
+        if self.not_checkpointed:  # what the user must act on comes last
+            text += f"\nWarning: {self.not_checkpointed}"
         return text
 
 
