@@ -76,6 +76,6 @@ def test_expected_success_says_what_it_is(tmp_path, archive):
     assert (f"expected success: the mean accuracy over the 72 past dataset(s) below (for "
             f"the first, {sd:.4f} standard deviation across them), not a prediction for "
             "this dataset.") in text
-    assert ("expected cpu s: one 5-fold cross-validation (fit and predict on each fold), "
-            "the geometric mean over those past datasets scaled linearly by the number of "
-            "rows (columns are not modelled).") in text
+    assert ("expected cpu s: one 5-fold cross-validation (reading the data, then every "
+            "fold's fit and prediction, one thread), predicted from this data's rows and "
+            "columns; --budget plans within a time budget.") in text
