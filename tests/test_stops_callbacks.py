@@ -114,7 +114,7 @@ def test_a_delivery_still_due_is_called_off_when_the_work_fails():
     # (default) handlers are back, or SIGTERM would kill the process without a word
     code = textwrap.dedent("""\
         import signal, time
-        import metaeval.cli._signals as S
+        import metaeval._signals as S
         S._safe = lambda frame: False  # every stop taken as if inside a fork hook
         try:
             with S.stop_on_signals():
@@ -129,3 +129,28 @@ def test_a_delivery_still_due_is_called_off_when_the_work_fails():
                           timeout=120)
     assert done.returncode == 0, (done.returncode, done.stderr)
     assert done.stdout.split("\n")[:2] == ["failed: the work failed", "alive"]
+
+
+def test_a_study_run_keeps_a_stop_that_lands_in_a_fork_hook():
+    # metaeval run's own handler: a SIGTERM raised while os.fork runs its hooks (as a
+    # worker process starts) was printed as "Exception ignored" and the run went on
+    code = textwrap.dedent("""\
+        import os, signal, time
+        from metaeval.study._driver import Interrupted, _stop_on_signals
+        try:
+            with _stop_on_signals():
+                os.register_at_fork(before=lambda: signal.raise_signal(signal.SIGTERM))
+                pid = os.fork()
+                if pid == 0:
+                    os._exit(0)
+                os.waitpid(pid, 0)
+                time.sleep(2)
+            print("went on")
+        except Interrupted as stop:
+            print("stopped", stop.exit_code)
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "stopped 143", (done.stdout, done.stderr)
+    assert "Exception ignored" not in done.stderr

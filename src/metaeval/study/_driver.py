@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from metaeval._signals import stop_on_signals
 from metaeval.store import Store, StoreFullError
 from metaeval.study._config import Study
 from metaeval.study._executors import DaskExecutor
@@ -56,37 +57,17 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(f"stopped by {signal.Signals(self.signum).name}")
 
 
-@contextmanager
 def _stop_on_signals():
     """Turn SIGINT, SIGTERM and SIGHUP into :class:`Interrupted` while a study runs.
 
     Only in the main thread, and only for signals whose handler is Python's default (a
     handler of the caller's own is left alone; ``nohup``'s ignored SIGHUP stays ignored).
     The first signal stops the run; more signals while it is stopping are ignored, so
-    that a second Ctrl-C cannot cut the clean-up short.
+    that a second Ctrl-C cannot cut the clean-up short. A signal that lands where an
+    exception would be lost (a hook of ``os.fork`` as a worker process starts, a
+    ``__del__``) is delivered again a moment later (:mod:`metaeval._signals`).
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    stopping = []
-
-    def handler(signum, frame):
-        if stopping:
-            return
-        stopping.append(signum)
-        raise Interrupted(signum)
-
-    previous = {}
-    for name, default in (("SIGINT", signal.default_int_handler), ("SIGTERM", signal.SIG_DFL),
-                          ("SIGHUP", signal.SIG_DFL)):
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) is default:
-            previous[number] = signal.signal(number, handler)
-    try:
-        yield
-    finally:
-        for number, old in previous.items():
-            signal.signal(number, old)
+    return stop_on_signals(exception=Interrupted)
 
 
 @dataclass
