@@ -37,11 +37,11 @@ def test_the_other_clock_redraws_only_the_sections_that_depend_on_it(cache_repor
     shutil.copytree(cache_reports / "cached.duckdb.report-cache",
                     tmp_path / "s.duckdb.report-cache")
     store = Store(tmp_path / "s.duckdb")
-    wall, total = _drawn(store, tmp_path / "wall", "wall")
+    n_redrawn, total = _drawn(store, tmp_path / "wall", "wall")  # counts of sections
     assert total == 11  # 9 sections and one per dataset
-    assert 0 < wall < total  # the rankings are drawn again; the datasets' sections not
+    assert 0 < n_redrawn < total  # the rankings are drawn again; the datasets' sections not
     cpu, _ = _drawn(store, tmp_path / "cpu", "cpu")
-    assert cpu == wall
+    assert cpu == n_redrawn
     again, _ = _drawn(store, tmp_path / "again", "cpu")
     assert again == 0
     # the same page as the CPU-time report drawn without the cache
