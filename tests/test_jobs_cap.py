@@ -49,6 +49,18 @@ def test_every_command_with_jobs_caps_them_in_one_line(args, tmp_path, monkeypat
     assert result.output.count("--jobs 1000") == 1
 
 
+def test_a_study_files_jobs_are_capped_as_jobs_is(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    study = tmp_path / "study.toml"
+    study.write_text('datasets = ["labor"]\nalgorithms = ["NB"]\nfolds = 2\n'
+                     f'store = "{tmp_path / "s.duckdb"}"\n[executor]\njobs = 64\n')
+    result = runner.invoke(app, ["run", str(study)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert ("Note: jobs (study file) 64 is more than the 1 usable core(s) of this machine; "
+            "1 worker process(es) are used.") in result.output, result.output
+    assert "1 local process;" in result.output
+
+
 def _group(leader: int) -> dict[int, str]:
     """The live processes of the process group ``leader`` leads: pid -> command line."""
     found = {}

@@ -119,6 +119,13 @@ def run(
 
             # below 1: the executor says what is wrong
             changes["executor"] = LocalExecutor(jobs=cap_jobs(jobs) if jobs >= 1 else jobs)
+        elif isinstance(study.executor, LocalExecutor) and study.executor.jobs is not None:
+            from metaeval.cli._jobs import cap_jobs
+
+            # the study file's jobs, lowered as --jobs is (the file checked it is >= 1)
+            capped = cap_jobs(study.executor.jobs, what="jobs (study file)")
+            if capped != study.executor.jobs:
+                changes["executor"] = LocalExecutor(jobs=capped)
         changes = {k: v for k, v in changes.items() if v is not None}
         if changes:
             study = replace(study, **changes)
