@@ -542,3 +542,6 @@ def test_a_plain_script_with_an_estimator_class_of_its_own_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "2 done, 0 failed" in done.stdout, done.stdout
     assert "algorithm 'Prior' is defined in the __main__ module" in done.stdout
+    # said as it ran: in this process, and the efficiency over one worker, not two
+    assert "on 1 process (this one, one unit at a time) in" in done.stdout, done.stdout
+    assert "x 1 worker)." in done.stdout, done.stdout

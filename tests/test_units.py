@@ -242,3 +242,26 @@ def test_a_store_written_before_units_were_recorded_reads_and_continues(tmp_path
     assert (summary.n_done, summary.n_skipped) == (1, 1)
     units = Store(path).units()
     assert len(units) == 3 and set(units["algorithm"]) == {"DT"}
+
+
+def test_the_cli_gives_the_unit_of_work(tmp_path):
+    from typer.testing import CliRunner
+
+    from metaeval.cli import app
+
+    runner = CliRunner()
+    store = tmp_path / "s.duckdb"
+    done = runner.invoke(app, ["run", "--datasets", "labor", "--algorithms", "NB,DT",
+                               "--folds", "3", "--jobs", "1", "--units", "fold", "--quiet",
+                               "--store", str(store)])
+    assert done.exit_code == 0, done.output
+    units = Store(store).units()
+    # every fold a unit of its own: three units a task, numbered 0 to 2
+    assert sorted(units.groupby("algorithm")["fold"].apply(sorted).map(tuple)) == [
+        (0, 1, 2), (0, 1, 2)]
+    assert "(6 units of work)" in done.output
+    bad = runner.invoke(app, ["run", "--datasets", "labor", "--units", "folds",
+                              "--store", str(tmp_path / "t.duckdb")])
+    assert bad.exit_code == 2
+    assert "--units must be one of auto, fold, task, got 'folds'" in bad.output
+    assert not (tmp_path / "t.duckdb").exists()

@@ -84,6 +84,11 @@ def run(
                            "raised an error or ran out of time (tasks whose worker process "
                            "died are always run again).")
     ] = False,
+    units: Annotated[
+        str, typer.Option(help="The unit of work given to a worker: auto (the folds of the "
+                          "long tasks, other tasks whole), fold (every fold) or task (every "
+                          "task whole). The scores do not depend on it.")
+    ] = "auto",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run a study (or continue it): every algorithm cross-validated on every dataset."""
@@ -97,6 +102,11 @@ def run(
                                  f"{problem}.")
         if suite is not None and datasets is not None:
             raise ValueError("give either --suite or --datasets, not both.")
+        from metaeval.study._units import UNIT_MODES
+
+        if units not in UNIT_MODES:
+            raise ValueError(f"--units must be one of {', '.join(UNIT_MODES)}, got "
+                             f"{units!r}.")
         if pool is not None and algorithms is not None:
             raise ValueError("give either --pool or --algorithms, not both.")
         if jobs is not None and (scheduler is not None or dask_workers is not None):
@@ -141,7 +151,8 @@ def run(
                 markup=False,
             )
         try:
-            summary = run_study(study, progress=show, retry_failed=retry_failed)
+            summary = run_study(study, progress=show, retry_failed=retry_failed,
+                                units=units)
         except KeyboardInterrupt as exc:
             _ignore_stop_signals()  # one clean message, whatever comes next
             signum = getattr(exc, "signum", signal.SIGINT)

@@ -13,6 +13,7 @@ import os
 import platform
 import queue
 import signal
+import socket
 import threading
 import time
 import warnings
@@ -400,6 +401,11 @@ def _held_part(key, fold: dict, n: int) -> TaskResult:
     return part
 
 
+def _this_process() -> str:
+    """How a result names the process that ran it, for this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def _workers(executor) -> int:
     """The workers an executor runs units on (a remote Dask cluster: as many as it has
     now, at least one)."""
@@ -465,11 +471,14 @@ def _execute(run_tasks, store, todo, summary, progress, schedule: _Schedule) -> 
     for task_result in schedule.ready:
         writer.put(("task", task_result, None))
     results = run_tasks(schedule.units, skip=schedule.skip)
+    ran_on = set()  # the worker processes that ran units (one: run in this process)
     try:
         try:
             for result in results:
                 summary.n_units += 1
                 summary.unit_cpu += result.cpu
+                if result.worker:
+                    ran_on.add(result.worker)
                 unit = schedule.unit_row(result)
                 if result.unit_fold is None:
                     writer.put(("task", result, unit))
@@ -496,6 +505,10 @@ def _execute(run_tasks, store, todo, summary, progress, schedule: _Schedule) -> 
     seen = getattr(run_tasks, "workers", None)
     if callable(seen) and seen():  # a Dask cluster: the most workers it had at once
         summary.workers = seen()
+    elif len(ran_on) == 1 and summary.workers > 1:  # every unit ran in one process
+        summary.workers = 1
+        if ran_on == {_this_process()}:  # the local executor's fallback, warned about
+            summary.executor = "1 process (this one, one unit at a time)"
 
 
 class _Writer(threading.Thread):

@@ -396,8 +396,10 @@ class DaskExecutor:
 
     def run(self, tasks: Sequence[Task | Unit], skip=None) -> Iterator[TaskResult]:
         """Yield the result of every task or unit as it finishes (any order); they are
-        given to the scheduler at once, with priorities in the order given (``skip`` is
-        accepted for the local executor's sake; every unit runs)."""
+        given to the scheduler at once, with priorities in the order given. After each
+        result, the units of the same task for which ``skip(unit)`` is true are cancelled
+        (the folds after a failed fold: not run, or their results not waited for when a
+        worker already runs them)."""
         with self.session() as run:
             yield from run(tasks, skip)
 
@@ -468,7 +470,7 @@ class DaskExecutor:
                 )
             held["client"] = Client(held["cluster"])
         client = held["client"]
-        futures, by_key = [], {}
+        futures, by_key, of_task = [], {}, {}
         try:
             for i, unit in enumerate(units):
                 task = unit.task
@@ -480,6 +482,7 @@ class DaskExecutor:
                 )
                 futures.append(future)
                 by_key[future.key] = unit
+                of_task.setdefault(task.key, []).append(future)
             watch = WorkerWatch(client, by_key, client.scheduler.address)
             held["watch"] = watch
             completed = as_completed(futures)
@@ -510,9 +513,20 @@ class DaskExecutor:
                                   file=sys.stderr, flush=True)
                     future.release()
                     yield result
+                    if skip is not None:  # the caller has taken the result in
+                        _cancel_needless(of_task.get(task.key, ()), by_key, skip)
         finally:
             for future in futures:
                 future.release()
+
+
+def _cancel_needless(siblings, by_key: dict, skip) -> None:
+    """Cancel the pending futures among ``siblings`` (the units of one task) whose unit
+    ``skip`` says need not run any more."""
+    for future in siblings:
+        unit = by_key.get(future.key)
+        if unit is not None and not future.done() and skip(unit):
+            future.cancel()
 
 
 def _workers_of(held: dict) -> int:
