@@ -37,6 +37,23 @@ def _no_terminal_size(monkeypatch):
     monkeypatch.delenv("LINES", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _stop_signals_as_they_were():
+    """A stopped command run in this process (``CliRunner``) ignores further stop signals
+    as it says so and exits, as a real command must; a test process goes on, so the
+    handlers are put back after each test. Otherwise a later test in the same xdist
+    worker met an ignored SIGINT or SIGTERM (which worker, and so which test, varied:
+    ``test_stops_callbacks`` failed after ``test_stops_workers``)."""
+    import signal
+
+    names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved = {name: signal.getsignal(getattr(signal, name)) for name in names}
+    yield
+    for name, handler in saved.items():
+        if handler is not None and signal.getsignal(getattr(signal, name)) is not handler:
+            signal.signal(getattr(signal, name), handler)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _one_thread_per_worker():
     """One BLAS/OpenMP thread in each test process: ``pytest -n 2`` already runs a test
