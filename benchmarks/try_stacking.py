@@ -1,7 +1,10 @@
 """Compare rules that combine ``auto``'s candidates, on orders cached by
 ``cache_auto_orders.py`` (no refitting): gap closed against the whole scenario's single
 best, the feature costs paid by a rule that reads features, as evaluate_aslib scores a
-first pick. A design tool for ``auto`` (docs/aslib_plan.md).
+first pick. A design tool for ``auto`` (docs/aslib_plan.md): the rule adopted is
+``borda4t rev`` (the Borda count of the four voters, ties to the voter of lowest inner
+loss), identical there to ``vote unless static``, which is ``Auto()``'s rule; the others
+are the alternatives the plan's table compares.
 
 Usage: python benchmarks/try_stacking.py CACHE/*.npz
 """
@@ -28,7 +31,7 @@ def positions(orders):
 
 
 def combine(pos_list, weights):
-    score = sum(w * p for w, p in zip(weights, pos_list) if w)
+    score = sum(w * p for w, p in zip(weights, pos_list, strict=True) if w)
     top = int(np.argmax(weights))
     score = score + 1e-9 * pos_list[top]  # ties to the heaviest part's order
     return np.argmin(score, axis=1)  # ties: lowest index (stable)
@@ -114,7 +117,7 @@ def grid(names, step):
     k = round(1 / step)
     for c in itertools.product(range(k + 1), repeat=len(names)):
         if sum(c) == k:
-            yield dict(zip(names, (x / k for x in c)))
+            yield dict(zip(names, (x / k for x in c), strict=True))
 
 
 def make_rule(pool, step=None, guard="wilcoxon", alpha=0.05, m=None, single=False):
@@ -173,7 +176,7 @@ def main(paths):
             gains = np.array([sb - inner_loss(sc, f, {n: 1.0}).mean() for n in names])
             if not np.any(gains > 0):
                 return {"single-best": 1.0}
-            w = dict(zip(names, np.maximum(gains, 0) / gains.max()))
+            w = dict(zip(names, np.maximum(gains, 0) / gains.max(), strict=True))
             if guard:
                 diff = inner_loss(sc, f, {"single-best": 1.0}) - inner_loss(sc, f, w)
                 if not np.any(diff != 0) or wilcoxon(diff, alternative="greater",

@@ -15,10 +15,11 @@ fold below (docs/aslib_plan.md). On the shipped knowledge base under accuracy at
 the vote is kept on every held-out family (loss@1 0.0075 against the single best's
 0.0083).
 
-``combine="choose"``, the former default: each candidate strategy is judged by an inner leave-one-family-out over the training
-datasets only: every training dataset is ranked by the candidate fitted without its
-family, and scored by the loss of the first pick (P = 0) or by the mean interval loss (P
-> 0: time counts, the whole curve matters). The per-dataset values are averaged within
+``combine="choose"``, the former default: each candidate strategy is judged by an inner
+leave-one-family-out over the training datasets only: every training dataset is ranked
+by the candidate fitted without its family, and scored by the loss of the first pick
+(P = 0) or by the mean interval loss (P > 0: time counts, the whole curve matters). The
+per-dataset values are averaged within
 families (related datasets count once). ``auto`` then keeps ``single-best`` unless the
 candidate with the lowest mean beats it by Wilcoxon's one-sided signed-rank test of
 their paired differences over families at :math:`p < \alpha / m` for the :math:`m`
