@@ -90,10 +90,47 @@ def test_auto_is_credited_on_the_folds_where_its_candidate_reads_features(tmp_pa
     cost = dict(zip(sc.knowledge.datasets, sc.knowledge.metafeature_time, strict=True))
     done = dict(zip(sc.knowledge.datasets, sc.presolved, strict=True))
     for r in rows.to_dict(orient="records"):
-        credited = done[r["dataset"]] and r["chosen"] in readers
+        # the candidate chosen, or the vote of learners (a+b+...), reads the features
+        credited = done[r["dataset"]] and any(
+            part.removesuffix("-linear") in readers for part in r["chosen"].split("+"))
         assert bool(r["feature_presolved"]) == credited
         if credited:
             assert r["performance"] == cost[r["dataset"]]
+
+
+def test_presolved_on_the_command_line_reaches_the_library_s_switch(tmp_path):
+    """``recommend --evaluate --aslib DIR --presolved``: the JSON says the presolved
+    instances were credited, and the single best (which computes no feature) scores
+    the same with and without; refused without the feature costs, and without
+    --aslib."""
+    import json
+
+    root = tmp_path / "rt"
+    _presolved(root)
+    runs = {}
+    for flags in ((), ("--presolved",)):
+        out = tmp_path / f"ev{len(flags)}.json"
+        result = _T._run("recommend", "--evaluate", "--aslib", root, "--strategy",
+                         "knn-metafeatures", *flags, "--json", out)
+        assert result.exit_code == 0, result.output
+        runs[flags] = json.loads(out.read_text())
+    assert runs[()]["presolved_credited"] is False
+    assert runs[("--presolved",)]["presolved_credited"] is True
+    ev = evaluate_aslib(_presolved(tmp_path / "again"), ["knn-metafeatures"], n_boot=1000,
+                        presolved=True)
+    par10 = ev.summary.set_index("strategy").loc["knn-metafeatures", "performance"]
+    assert runs[("--presolved",)]["strategies"]["knn-metafeatures"]["par10"] == \
+        pytest.approx(par10)
+    assert runs[()]["sbs"] == runs[("--presolved",)]["sbs"]
+    # the credit changes the figure the command line prints and writes
+    assert runs[()]["strategies"]["knn-metafeatures"]["par10"] != par10
+    free = _T._run("recommend", "--evaluate", "--aslib", root, "--presolved",
+                   "--no-feature-costs")
+    assert free.exit_code == 2 and "--presolved goes with the feature costs paid" in \
+        free.output, free.output
+    wrong = _T._run("recommend", "x.csv", "--presolved")
+    assert wrong.exit_code == 2 and "--presolved goes with --evaluate --aslib" in \
+        wrong.output, wrong.output
 
 
 # --------------------------------------------------- censored runtimes (regression)

@@ -1,6 +1,7 @@
 """``auto``: its choice on training data (the single best unless another candidate beats
-it clearly), its report, the default of ``recommend``, and the advice sentence from the
-stored evaluations."""
+it clearly; ``combine="choose"``, the default until the vote, which
+test_recommend_auto_vote.py tests), its report, the default of ``recommend``, and the
+advice sentence from the stored evaluations."""
 
 from __future__ import annotations
 
@@ -73,10 +74,12 @@ CHEAP = ("single-best", "average-ranking", "regression")
 def test_auto_leaves_the_single_best_only_when_the_training_data_say_so():
     """Planted: a meta-feature decides the winner, so a learner clearly beats the single
     best on the inner folds; shuffled meta-features: nothing to learn, the single best."""
-    planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
+    planted = Auto(candidates=CHEAP, combine="choose").fit(_planted(), Condition(),
+                                                           seed=1)
     assert planted.selection_["strategy"] == "regression"
     assert planted.selection_["criterion"] == "loss@1"
-    shuffled = Auto(candidates=CHEAP).fit(_planted(shuffle=True), Condition(), seed=1)
+    shuffled = Auto(candidates=CHEAP, combine="choose").fit(_planted(shuffle=True),
+                                                            Condition(), seed=1)
     assert shuffled.selection_["strategy"] == "single-best"
     # the chosen strategy ranks: auto's order is the fitted candidate's
     kb = _planted()
@@ -199,7 +202,8 @@ def test_choose_by_hand_one_se_and_the_corrected_margin_disagree():
     assert (mean[0] - mean[1]) / se[0] == pytest.approx(np.sqrt(3))
     assert choose(names, values, Auto().margin(3))[0] == 0
     # the planted structure is clear enough for the corrected margin too
-    planted = Auto(candidates=CHEAP, test="margin").fit(_planted(), Condition(), seed=1)
+    planted = Auto(candidates=CHEAP, test="margin", combine="choose").fit(
+        _planted(), Condition(), seed=1)
     assert planted.selection_["strategy"] == "regression"
     assert planted.selection_["margin"] == pytest.approx(Auto().margin(3))
 
@@ -283,14 +287,16 @@ def test_ranks_see_a_candidate_that_a_few_huge_losses_hide_from_the_margin():
 
 def test_auto_with_the_rank_test_reports_it():
     """The rank test is the default; the margin is an option and reports no p."""
-    planted = Auto(candidates=CHEAP).fit(_planted(), Condition(), seed=1)
+    planted = Auto(candidates=CHEAP, combine="choose").fit(_planted(), Condition(),
+                                                           seed=1)
     assert planted.selection_["test"] == "wilcoxon"
     assert planted.selection_["strategy"] == "regression"
     assert 0 <= planted.selection_["p"] < 0.05 / (len(CHEAP) - 1)
-    shuffled = Auto(candidates=CHEAP, test="wilcoxon").fit(_planted(shuffle=True),
-                                                            Condition(), seed=1)
+    shuffled = Auto(candidates=CHEAP, combine="choose", test="wilcoxon").fit(
+        _planted(shuffle=True), Condition(), seed=1)
     assert shuffled.selection_["strategy"] == "single-best"
-    margin = Auto(candidates=CHEAP, test="margin").fit(_planted(), Condition(), seed=1)
+    margin = Auto(candidates=CHEAP, combine="choose", test="margin").fit(
+        _planted(), Condition(), seed=1)
     assert margin.selection_["test"] == "margin" and "p" not in margin.selection_
     assert margin.selection_["strategy"] == "regression"
     assert "test='margin'" in repr(Auto(test="margin")) and "test=" not in repr(Auto())
@@ -305,7 +311,8 @@ def test_auto_with_the_rank_test_reports_it():
     # without the single best among the candidates both tests keep the one-SE choice
     simple = ("average-ranking", "regression")
     for test in ("margin", "wilcoxon"):
-        fitted = Auto(candidates=simple, test=test).fit(_planted(), Condition(), seed=1)
+        fitted = Auto(candidates=simple, test=test, combine="choose").fit(
+            _planted(), Condition(), seed=1)
         assert "p" not in fitted.selection_
-        assert fitted.selection_["strategy"] == Auto(candidates=simple).fit(
+        assert fitted.selection_["strategy"] == Auto(candidates=simple, combine="choose").fit(
             _planted(), Condition(), seed=1).selection_["strategy"]

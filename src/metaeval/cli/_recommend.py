@@ -75,6 +75,11 @@ def recommend_command(
         "--feature-costs/--no-feature-costs", help="With --evaluate --aslib: add each "
         "instance's feature costs (feature_costs.arff) to the first pick's runtime of the "
         "strategies that read features, as ASlib evaluations do.")] = True,
+    presolved: Annotated[bool, typer.Option(
+        "--presolved", help="With --evaluate --aslib and the feature costs paid: an "
+        "instance a used feature step presolved (feature_runstatus.arff) counts as solved "
+        "in its feature cost for the strategies that compute the features, as ASlib and "
+        "LLAMA count it [default: charged the picked solver's run].")] = False,
     jobs: Annotated[int | None, typer.Option(
         "--jobs", help="With --evaluate: worker processes, each fitting the strategies "
         "for one held-out family (or fold) at a time; the figures do not depend on it "
@@ -113,8 +118,13 @@ def recommend_command(
         evaluate_aslib_command(aslib, evaluate=evaluate, data_file=data_file, measure=measure,
                                cost=cost, cost_beta=cost_beta, time_weight=time_weight,
                                strategy=strategy, json_file=json_file,
-                               feature_costs=feature_costs, n_jobs=n_jobs)
+                               feature_costs=feature_costs, n_jobs=n_jobs,
+                               presolved=presolved)
         return
+    if presolved:
+        with _bad_input():
+            raise ValueError("--presolved goes with --evaluate --aslib (an ASlib "
+                             "scenario's presolved instances).")
     if not feature_costs:
         with _bad_input():
             raise ValueError("--no-feature-costs goes with --evaluate --aslib (an ASlib "

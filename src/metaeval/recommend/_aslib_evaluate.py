@@ -377,7 +377,8 @@ def _whole_single_best(sc) -> int:
 
 def _reads_features(per, strategies):
     """Whether each row's strategy computed the instance's features (for ``auto``, the
-    candidate it chose on the row's fold)."""
+    candidate it chose on the row's fold, or its vote: ``a+b+...``, every voter reading
+    features)."""
     from metaeval.recommend._learners import uses_of
     from metaeval.recommend._registry import STRATEGIES, get_strategy
 
@@ -388,9 +389,13 @@ def _reads_features(per, strategies):
         strategy = get_strategy(item)
         known[strategy.name] = strategy
 
-    def reads(name):
+    def reads_one(name):
+        name = name.removesuffix("-linear")  # auto's voter regression-linear
         strategy = known.get(name) or (get_strategy(name) if name in STRATEGIES else None)
         return strategy is not None and bool(uses_of(strategy))
+
+    def reads(name):
+        return any(reads_one(part) for part in name.split("+"))
 
     out = per["strategy"].map(reads).to_numpy(dtype=bool).copy()
     if "chosen" in per.columns:

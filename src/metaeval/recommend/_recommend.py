@@ -232,7 +232,13 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     if top is not None:
         table = table.head(int(top))
     selection = dict(fitted.selection_)
-    if chosen.name == "auto":
+    if chosen.name == "auto" and selection.get("combine") == "vote":
+        voters = ", ".join(selection["voters"])
+        did = ("kept single-best" if selection["strategy"] == "single-best" else
+               f"ordered by the Borda count of {voters}")
+        notes.append(f"auto {did} for this condition (inner leave-one-family-out "
+                     f"{selection['criterion']}; {selection['rule']})")
+    elif chosen.name == "auto":
         rule = (f"better by {selection['margin']:.2f} standard errors"
                 if "p" not in selection else
                 f"lower by Wilcoxon's signed-rank test at {chosen.alpha:g} / "
