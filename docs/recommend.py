@@ -340,8 +340,9 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     lines.append(f"### Every comparison ({source})\n")
     lines.append(
         "Each strategy against the single best, the time-aware single best, the fast-first "
-        "order and the random order, on loss@1 and MIL; difference = the second minus the first (positive favours the first), "
-        "averaged over families; interval: paired bootstrap over families; sign-flip p: how "
+        "order and the random order, on loss@1 and MIL; difference = the second minus the "
+        "first (positive favours the first), averaged over families; interval: paired "
+        "bootstrap over families; sign-flip p: how "
         f"often a null model (the two exchangeable in every family) gives a difference at "
         f"least as favourable ({N_NULL:,} random sign patterns: the smallest p it can give "
         f"is {1 / (N_NULL + 1):.0e}); *family*: primary (pre-registered) or exploratory; "

@@ -484,8 +484,9 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
           times_at, budgets=()) -> list:
     """One outer fold: every strategy fitted once on the datasets outside ``group``, then
     each of the group's datasets ranked and scored; ``[(i, rows, curve parts, budget
-    baseline rows)]`` in the datasets' order. The seeds come from the fold's first dataset (and the held-out
-    dataset), so a fold gives the same in a worker process as in the caller's."""
+    baseline rows)]`` in the datasets' order. The seeds come from the fold's first
+    dataset (and the held-out dataset), so a fold gives the same in a worker process as
+    in the caller's."""
     members = np.flatnonzero(groups == group)
     mask = groups != group
     fold = _impute_times(kb, mask)
