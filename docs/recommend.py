@@ -16,11 +16,14 @@ families and a sign-flip null. With a knowledge base of several repetitions of t
 cross-validation, the tables score each held-out dataset on a repetition its oracle did
 not choose on (the default of ``evaluate_recommenders``), and a table beside them gives
 the figures scored on the same repetition (the mean). The pre-registered primary
-comparisons (per condition of the shipped knowledge base: ``auto`` and each learner
-against the single best on loss@1, and on MIL where P > 0) are Holm-corrected as one
-family; every other comparison is exploratory, Holm-corrected over its own family. Times
-are CPU seconds, on a relative axis (fractions of the whole pool's time on each held-out
-dataset). No machine path is printed.
+comparisons (per condition of the shipped knowledge base: at P = 0, ``auto`` and each
+learner against the single best on loss@1; where time counts, P > 0, ``auto`` against
+the time-aware single best on loss@1 and MIL, ``docs/baselines.md``) are Holm-corrected
+as one family; every other comparison (against the single best, the time-aware single
+best, the fast-first and the random order) is exploratory, Holm-corrected over its own
+family. Times are CPU seconds, on a relative axis (fractions of the whole pool's time on
+each held-out dataset); the losses at budgets of 1, 10, 60 and 600 CPU-s per dataset
+(``docs/budgets.md``) are tabled at P = 1/64. No machine path is printed.
 
 With the shipped knowledge base (no ``--knowledge``), it also writes the figures that
 ``recommend`` quotes in its advice, ``src/metaeval/recommend/data/evaluations.json``
@@ -143,15 +146,24 @@ def comparisons_of(evals, source):
     return pd.concat(frames, ignore_index=True)
 
 
+def baseline_of(p, names):
+    """The baseline of the primary comparisons at time weight ``p``: the single best at
+    P = 0, the time-aware single best where time counts (when it was evaluated)."""
+    return "single-best-a3r" if p > 0 and "single-best-a3r" in names else "single-best"
+
+
 def target_rows(evals, comparisons):
-    """Per setting: ``auto`` against the single best (primary), and the best other first
-    pick with its p-value adjusted for having been picked as the best."""
+    """Per setting: ``auto`` against the baseline of the primary comparisons (the single
+    best at P = 0, the time-aware single best at P > 0), and the best other first pick
+    against the single best with its p-value adjusted for having been picked as the
+    best."""
     rows = []
     for (_tag, p), ev in evals.items():
         s = ev.summary.set_index("strategy")
         label = ev.condition.label.split(", P")[0]
+        base = baseline_of(p, s.index)
         c = comparisons[(comparisons["condition"] == label) & (comparisons["P"] == p_text(p))
-                        & (comparisons["a"] == "auto") & (comparisons["b"] == "single-best")
+                        & (comparisons["a"] == "auto") & (comparisons["b"] == base)
                         & (comparisons["measure"] == "loss_at_1")].iloc[0]
         contenders = [n for n in s.index if n not in ("oracle", "single-best", "random",
                                                       "auto")]
@@ -160,12 +172,13 @@ def target_rows(evals, comparisons):
         gap = s.loc["auto", "closed_gap"]
         rows.append({
             "condition": label, "P": p_text(p),
-            "single-best loss@1": f"{s.loc['single-best', 'loss_at_1']:.4f}",
+            "baseline": base,
+            "baseline loss@1": f"{s.loc[base, 'loss_at_1']:.4f}",
             "auto loss@1": f"{s.loc['auto', 'loss_at_1']:.4f}",
             "auto closed gap": interval(s.loc["auto"], "closed_gap", pct=True),
-            "auto vs single-best [95%]": f"{c['difference']:+.4f} [{c['low']:+.4f}, "
-                                         f"{c['high']:+.4f}]",
-            "Holm p (primary)": f"{c['p_holm_document']:.3g}",
+            "auto vs baseline [95%]": f"{c['difference']:+.4f} [{c['low']:+.4f}, "
+                                      f"{c['high']:+.4f}]",
+            f"Holm p ({c['family']})": f"{c['p_holm_document']:.3g}",
             "supported": "yes" if c["supported_document"] else "no",
             "auto chose (held-out datasets)": ", ".join(
                 f"{k} {v}" for k, v in sorted(chosen.items(), key=lambda kv: -kv[1])),
@@ -204,6 +217,47 @@ def figures(evals, tag, source_tag, figures_dir):
             f"*{label}: mean loss over held-out datasets against the fraction of the pool's "
             "CPU time spent (log scale; the description time counts first) and against the "
             "number of tests.*\n")
+
+
+def budget_section(evals):
+    """Per condition at P = 1/64: every strategy's loss at each budget, and ``auto``
+    against the time-aware single best there (Holm-corrected within the evaluation)."""
+    rows, verdicts = [], []
+    for tag, _ in CONDITIONS:
+        ev = evals.get((tag, 1 / 64))
+        if ev is None or ev.budget_summary is None or not len(ev.budget_summary):
+            continue
+        label = ev.condition.label
+        cells = {(r["strategy"], r["budget"]): r
+                 for r in ev.budget_summary.to_dict(orient="records")}
+        for name in dict.fromkeys(ev.budget_summary["strategy"]):
+            rows.append({"condition": label, "strategy": name, **{
+                f"{b:g} s": interval({"v": cells[name, b]["loss"],
+                                      "v_low": cells[name, b]["low"],
+                                      "v_high": cells[name, b]["high"]}, "v")
+                for b in ev.budgets}})
+        comp = ev.budget_comparisons
+        if comp is not None and len(comp):
+            for r in comp[comp["family"] == "primary"].itertuples(index=False):
+                verdicts.append(f"{label}, {r.measure.split('_')[-1]}: {r.difference:+.4f} "
+                                f"[{r.low:+.4f}, {r.high:+.4f}]")
+    if not rows:
+        return ""
+    return ("### Losses at time budgets (P = 1/64)\n\n"
+            "The loss at a budget of CPU seconds per held-out dataset: each order run with "
+            "the recorded times, after the strategy's description time; a configuration "
+            "that does not fit in what is left is skipped and the next tried (the rule of "
+            "`recommend --budget`); the loss is the success of the configuration the "
+            "oracle runs within the budget minus that of the one kept, on the unseen "
+            "repetition (the oracle's is 0). `single-best-budget`: the best configuration "
+            "that fits the budget on the training datasets first, then the single best's "
+            "order. 95 % intervals over families. The pre-registered family (auto against "
+            "the time-aware single best at each budget and condition, Holm over the 12) "
+            "and its verdict: `docs/budgets.md`.\n\n"
+            + markdown_table(pd.DataFrame(rows), index=False) + "\n\n"
+            "auto against the time-aware single best (the latter's loss minus auto's, "
+            "positive favours auto; 95 % interval over families): "
+            + "; ".join(verdicts) + ".\n")
 
 
 def sweep_table(kb, n_jobs=None):
@@ -253,14 +307,16 @@ def noise_paragraph(kb):
 def source_section(title, intro, evals, comparisons, source, source_tag, figures_dir,
                    sweep, why=None):
     lines = [f"## {title}\n", intro]
-    lines.append("### Can `auto` beat the single best at the first pick?\n")
+    lines.append("### Can `auto` beat the baseline at the first pick?\n")
     lines.append(
         "For each setting, `auto` (the default of `recommend`: one strategy per training "
         "set, chosen by inner leave-one-family-out; it leaves the single best only for a "
         "candidate lower by Wilcoxon's one-sided signed-rank test over families, "
         "Bonferroni-corrected for the other candidates) against "
-        "the single best (the training datasets' best on "
-        "average): the closed gap of its first pick with a bootstrap interval over "
+        "the baseline of the pre-registered comparisons: at P = 0 the single best (the "
+        "training datasets' best on average), where time counts (P > 0) the time-aware "
+        "single best (the best mean log A3R, `docs/baselines.md`): the closed gap of its "
+        "first pick with a bootstrap interval over "
         "families, and the pre-registered paired comparison of loss@1 over families, "
         "Holm-corrected over the primary family. *auto chose*: how many held-out datasets "
         "were ranked by each strategy it chose on their fold. *Best other first pick*: the "
@@ -280,11 +336,13 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
                 lines.append("Notes: " + "; ".join(ev.notes) + ".\n")
             lines.append(summary_table(ev) + "\n")
         lines.append(figures(evals, tag, source_tag, figures_dir))
+    lines.append(budget_section(evals))
     lines.append(f"### Every comparison ({source})\n")
     lines.append(
-        "Each strategy against the single best and against the random order, on loss@1 and "
-        "MIL; difference = the second minus the first (positive favours the first), "
-        "averaged over families; interval: paired bootstrap over families; sign-flip p: how "
+        "Each strategy against the single best, the time-aware single best, the fast-first "
+        "order and the random order, on loss@1 and MIL; difference = the second minus the "
+        "first (positive favours the first), averaged over families; interval: paired "
+        "bootstrap over families; sign-flip p: how "
         f"often a null model (the two exchangeable in every family) gives a difference at "
         f"least as favourable ({N_NULL:,} random sign patterns: the smallest p it can give "
         f"is {1 / (N_NULL + 1):.0e}); *family*: primary (pre-registered) or exploratory; "
@@ -345,7 +403,7 @@ def scoring_section(kb, evals, comparisons, n_boot, n_jobs=None):
                                             "supported_s")] else ""))
 
     primary = [{"condition": r["condition"], "P": r["P"],
-                "comparison": f"{r['a']} vs single-best, {r['measure'].replace('_at_', '@')}",
+                "comparison": f"{r['a']} vs {r['b']}, {r['measure'].replace('_at_', '@')}",
                 "unseen repetition (the tables)": cell(r, "_u", "p_holm_document"),
                 "same repetition": cell(r, "_s", "p_holm_s")}
                for _, r in both.iterrows()]
@@ -382,7 +440,7 @@ def scoring_section(kb, evals, comparisons, n_boot, n_jobs=None):
             "gap the closed-gap shares divide by, and MIL through the loss before the first "
             "test.\n\n"
             "**The pre-registered primary comparisons, both ways.** Paired over families "
-            "(the difference is the single best's loss minus the strategy's: positive "
+            "(the difference is the baseline's loss minus the strategy's: positive "
             "favours the strategy; 95 % interval over families). Each column is "
             "Holm-corrected as one family: the unseen column within the document's "
             "primary family, the same-repetition column over its own "
@@ -545,10 +603,17 @@ only as the strategy tests them (a test proves it).
   datasets of one family are averaged first, so related datasets count once). Every
   "better than" claim is a paired comparison with a sign-flip null ({n_null:,} random
   sign patterns) and a Wilcoxon signed-rank test. **Pre-registered primary family**
-  ({n_primary} comparisons): per condition of the shipped knowledge base, `auto` and each
-  learner (pairwise, regression, collaborative) against the single best on loss@1, and
-  on MIL where P > 0; Holm's correction runs over that family only. The other
-  {n_exploratory} comparisons are exploratory, Holm-corrected over their own family.
+  ({n_primary} comparisons): per condition of the shipped knowledge base, at P = 0 `auto`
+  and each learner (pairwise, regression, collaborative) against the single best on
+  loss@1; where time counts (P > 0) `auto` against the time-aware single best
+  (`single-best-a3r`, the best mean log A3R; `docs/baselines.md`) on loss@1 and MIL.
+  Holm's correction runs over that family only. The other {n_exploratory} comparisons
+  (each strategy against the single best, the time-aware single best, the fast-first
+  order and the random order) are exploratory, Holm-corrected over their own family.
+- **Budgets**: the loss at 1, 10, 60 and 600 CPU seconds per held-out dataset, each
+  order run with the recorded times and a configuration that does not fit in what is
+  left skipped, against the best the budget allows (`docs/budgets.md`, whose
+  pre-registered family and results are there).
 
 """
 

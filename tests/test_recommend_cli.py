@@ -108,6 +108,16 @@ def test_evaluate_writes_the_json_document(store, tmp_path):
     # a study of one repetition: scored on it, and said so
     assert doc["scored_on"] == "same repetition" and doc["n_repetitions"] == 1
     assert doc["n_families"] >= 2 and doc["n_datasets_5000_rows"] == 0
+    # the losses at budgets: every column of the budget summary, for every strategy and
+    # the budget's own baseline, through the JSON
+    budgets = doc["budgets"]
+    assert budgets["seconds"] == [1.0, 10.0, 60.0, 600.0] and "skipped" in budgets["rule"]
+    assert {r["strategy"] for r in budgets["summary"]} == set(doc["strategies"]) | {
+        "single-best-budget"}
+    assert all(set(r) == {"strategy", "budget", "loss", "low", "high", "n_datasets"}
+               for r in budgets["summary"])
+    assert {r["loss"] for r in budgets["summary"] if r["strategy"] == "oracle"} == {0.0}
+    assert "loss in 10 cpu s" in result.output
     assert "one repetition of the cross-validation, scored on the same repetition" in \
         " ".join(result.output.split())
 

@@ -485,6 +485,7 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
         _say("Loss: best success on the dataset minus the best tested so far (before the "
              "first test: best minus worst). The random order's loss@k is exact, its MIL "
              "from 10,000 orders.", width)
+    _budgets(ev, clock, width)
     if ev.comparisons is not None and len(ev.comparisons):
         comp = ev.comparisons
         supported = comp[comp["supported"]]
@@ -514,6 +515,39 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
         write_atomic(json_file, json_text(ev.to_json()) + "\n", "--json",
                      make_parents=True)
         out.print(f"JSON written to {json_file}", markup=False)
+
+
+def _budgets(ev, clock, width):
+    """The losses at the budgets (seconds per held-out dataset): a table of strategies by
+    budget, what counts, and the primary comparisons of auto at each budget."""
+    summary = ev.budget_summary
+    if not ev.budgets or summary is None or not len(summary):
+        return
+    names = list(dict.fromkeys(summary["strategy"]))
+    cells = {(r["strategy"], r["budget"]): r for r in summary.to_dict(orient="records")}
+    rows = [[name, *(_interval({"v": cells[name, b]["loss"], "v_low": cells[name, b]["low"],
+                                "v_high": cells[name, b]["high"]}, "v")
+                     for b in ev.budgets)] for name in names]
+    print_table("", [("strategy", "left"), *((f"loss in {b:g} {clock} s", "left")
+                                             for b in ev.budgets)], rows)
+    _say(f"Loss at a budget of {clock} seconds per dataset: each strategy's order run with "
+         "the recorded times, after its own description time; a configuration that does "
+         "not fit in what is left is skipped (as recommend --budget skips one predicted "
+         "not to fit) and the next tried; the loss is that of the one kept, against the "
+         "best the budget allows (the oracle's: 0). single-best-budget: the best "
+         "configuration that fits the budget on the training datasets first, then the "
+         "single best's order.", width)
+    comp = ev.budget_comparisons
+    if comp is not None and len(comp):
+        primary = comp[comp["family"] == "primary"]
+        if len(primary):
+            _say(f"At each budget, auto against the time-aware single best (Holm-corrected "
+                 f"over the {len(primary)}; difference b - a, positive: auto lower):", width)
+        for r in primary.itertuples(index=False):
+            verdict = ("lower with evidence" if r.supported else
+                       "worse beyond its interval" if r.high < 0 else "not shown to differ")
+            say(f"  {r.a} vs {r.b}, {r.measure}: {r.difference:.4f} [{r.low:.4f}, "
+                f"{r.high:.4f}], Holm p = {r.p_holm:.3g}: {verdict}")
 
 
 def _interval(row, column):

@@ -283,7 +283,21 @@ def evaluation_entry(ev, comparisons=None) -> dict:
         "clock": ev.clock,
         "protocol": PROTOCOL,
         "n_repetitions": int(ev.n_repetitions),
+        # the loss at each budget of seconds per dataset: [mean, low, high]
+        "budgets": _budget_entry(ev),
     }
+
+
+def _budget_entry(ev) -> dict:
+    """{strategy: {seconds: [loss, low, high]}} of an evaluation's losses at budgets."""
+    summary = getattr(ev, "budget_summary", None)
+    if summary is None or not len(summary):
+        return {}
+    out = {}
+    for r in summary.to_dict(orient="records"):
+        out.setdefault(r["strategy"], {})[f"{r['budget']:g}"] = [
+            _round(r["loss"]), _round(r["low"]), _round(r["high"])]
+    return out
 
 
 def evaluations_document(evals, comparisons, about=ABOUT, knowledge=None) -> dict:

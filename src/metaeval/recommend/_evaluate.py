@@ -30,6 +30,16 @@ import pandas as pd
 from metaeval._validation import json_records
 from metaeval.recommend._archive import KnowledgeArchive
 from metaeval.recommend._auto import Auto
+from metaeval.recommend._budget_scoring import (
+    BUDGET_BASELINE,
+    BUDGETS,
+    baseline_budget_figures,
+    budget_baseline_orders,
+    budget_column,
+    check_budgets,
+    compare_at_budgets,
+    summarise_budgets,
+)
 from metaeval.recommend._condition import Condition
 from metaeval.recommend._curves import _check_range
 from metaeval.recommend._knowledge import KnowledgeBase, describe_store
@@ -114,6 +124,20 @@ class RecommenderEvaluation:
         Dataset families held out.
     n_datasets_5000_rows : int
         Held-out datasets of at least 5000 rows.
+    budgets : tuple of float
+        The budgets (seconds per held-out dataset) at which the orders were scored
+        (:mod:`~metaeval.recommend._budget_scoring` says what counts).
+    budget_per_dataset : DataFrame or None
+        ``dataset, family, strategy`` and the loss at each budget
+        (``loss_within_1s``, ...) of every strategy evaluated and of the baseline
+        ``single-best-budget`` (the best configuration that fits the budget by the
+        training data first).
+    budget_summary : DataFrame or None
+        ``strategy, budget, loss, low, high, n_datasets``: the mean loss at each budget
+        with its bootstrap interval (families resampled).
+    budget_comparisons : DataFrame or None
+        ``auto`` against the time-aware single best at each budget (primary) and against
+        ``single-best-budget`` (exploratory), as :attr:`comparisons`.
     """
 
     condition: Condition
@@ -133,6 +157,10 @@ class RecommenderEvaluation:
     n_repetitions: int = 1
     n_families: int = 0
     n_datasets_5000_rows: int = 0
+    budgets: tuple = ()
+    budget_per_dataset: pd.DataFrame | None = None
+    budget_summary: pd.DataFrame | None = None
+    budget_comparisons: pd.DataFrame | None = None
 
     def chosen(self, strategy="auto") -> dict:
         """How many held-out datasets ``auto`` ranked with each strategy it chose on their
@@ -199,8 +227,39 @@ class RecommenderEvaluation:
                                           map(_num, cd.average_ranks["score"]), strict=True)),
                 "groups": [list(g) for g in cd.groups],
             },
+            "budgets": self._budgets_json(),
             "notes": list(self.notes),
         }
+
+    def _budgets_json(self) -> dict | None:
+        """The losses at budgets: every column of :attr:`budget_summary` and of
+        :attr:`budget_comparisons`, as records."""
+        if not self.budgets or self.budget_summary is None:
+            return None
+        records = self.budget_summary.to_dict(orient="records")
+        comparisons = self.budget_comparisons
+        return {
+            "seconds": [float(b) for b in self.budgets],
+            "clock": self.clock,
+            "rule": BUDGET_RULE,
+            "summary": [{k: (_num(v) if isinstance(v, float) else v) for k, v in r.items()}
+                        for r in records],
+            "comparisons": [] if comparisons is None else [
+                {k: (_num(v) if isinstance(v, float) else v) for k, v in rec.items()}
+                for rec in comparisons.to_dict(orient="records")],
+        }
+
+
+#: What the loss at a budget is, in words (the JSON's and the command's).
+BUDGET_RULE = (
+    "the strategy's order run with the recorded time of each configuration on the held-out "
+    "dataset, after the strategy's own description time: a configuration that does not "
+    "fit in what is left of the budget is skipped (as recommend --budget skips one "
+    "predicted not to fit) and the next is tried; the loss is the success, on the scored "
+    "repetition, of the configuration the oracle runs within the budget (the best on the "
+    "other repetitions among those that fit it) minus that of the one kept, the best on "
+    "the other repetitions of those run (minus the pool's worst when none ran): the "
+    "oracle's is 0")
 
 
 def _num(v):
@@ -226,6 +285,7 @@ def evaluate_recommenders(
     compare=True,
     scored_on=None,
     n_jobs=None,
+    budgets=BUDGETS,
 ) -> RecommenderEvaluation:
     """Leave-one-dataset-out evaluation of recommendation strategies.
 
@@ -302,6 +362,11 @@ def evaluate_recommenders(
         Outer fold of each dataset of the knowledge base (e.g. an ASlib scenario's
         ``cv.arff``): a held-out dataset is recommended for from the datasets of the
         other folds only. Default: its family (leave-one-family-out).
+    budgets : sequence of float or None, default=BUDGETS
+        Seconds per held-out dataset (1, 10, 60 and 600 by default) at which every
+        order is scored too, with the baseline ``single-best-budget``
+        (:mod:`~metaeval.recommend._budget_scoring`: the skip rule, the loss, the
+        reference); None or () for none.
 
     Returns
     -------
@@ -344,6 +409,7 @@ def evaluate_recommenders(
     if time_range is None:
         time_range = DEFAULT_TIME_RANGE if relative else DEFAULT_SECONDS_RANGE
     lo_hi = _check_range(time_range)
+    budgets = check_budgets(budgets)
     if isinstance(n_random, bool) or not isinstance(n_random, (int, np.integer)) \
             or n_random < 1:
         raise ValueError(f"n_random must be a positive integer, got {n_random!r}.")
@@ -366,7 +432,7 @@ def evaluate_recommenders(
     order = list(dict.fromkeys(groups))  # each fold once: fit, then rank all its datasets
     work = {"kb": kb, "groups": groups, "families": families, "chosen": chosen,
             "condition": condition, "seed": seed, "unseen": unseen, "relative": relative,
-            "lo_hi": lo_hi, "times_at": times_at}
+            "lo_hi": lo_hi, "times_at": times_at, "budgets": budgets}
     n_jobs = _n_jobs(n_jobs, len(order))
     if n_jobs == 1:  # no pool: the folds in turn, in this process
         from threadpoolctl import threadpool_limits
@@ -375,10 +441,10 @@ def evaluate_recommenders(
             done = [_fold(group, **work) for group in order]
     else:
         done = _folds_in_workers(_fold, order, work, n_jobs)
-    rows_of, curves_of = {}, {}
+    rows_of, curves_of, extra_of = {}, {}, {}
     for fold_rows in done:
-        for i, rows, parts in fold_rows:
-            rows_of[i], curves_of[i] = rows, parts
+        for i, rows, parts, extra in fold_rows:
+            rows_of[i], curves_of[i], extra_of[i] = rows, parts, extra
     metric_rows = [r for i in range(len(kb.datasets)) for r in rows_of[i]]
     curve_rows = [c for i in range(len(kb.datasets)) for c in curves_of[i]]
     per_dataset = pd.DataFrame(metric_rows)
@@ -389,6 +455,18 @@ def evaluate_recommenders(
     comparisons = (compare_strategies(
         per_dataset, names, n_boot=n_boot, alpha=alpha, seed=seed, baselines=BASELINES,
         primary=primary_comparisons(names, condition.time_weight)) if compare else None)
+    at_budgets = budget_frame = budget_comparisons = None
+    if budgets:
+        keep = ["dataset", "family", "strategy", *(budget_column(b) for b in budgets)]
+        budget_frame = pd.concat(
+            [per_dataset[keep], pd.DataFrame([r for i in range(len(kb.datasets))
+                                              for r in extra_of[i]], columns=keep)],
+            ignore_index=True)
+        at_budgets = summarise_budgets(budget_frame, [*names, BUDGET_BASELINE], budgets,
+                                       n_boot=n_boot, alpha=alpha, seed=seed)
+        budget_comparisons = (compare_at_budgets(budget_frame, budgets, n_boot=n_boot,
+                                                 alpha=alpha, seed=seed)
+                              if compare else None)
     return RecommenderEvaluation(condition, lo_hi, tuple(names), curves, per_dataset,
                                  summary, versus, cd, tuple(kb.notes) + notes,
                                  time_axis=time_axis, clock=clock,
@@ -396,15 +474,19 @@ def evaluate_recommenders(
                                  scored_on=scored_on, n_repetitions=kb.n_repetitions,
                                  n_families=len(set(kb.families)),
                                  n_datasets_5000_rows=int(np.sum(kb.n_instances
-                                                                 >= LARGE_ROWS)))
+                                                                 >= LARGE_ROWS)),
+                                 budgets=budgets, budget_per_dataset=budget_frame,
+                                 budget_summary=at_budgets,
+                                 budget_comparisons=budget_comparisons)
 
 
 def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relative, lo_hi,
-          times_at) -> list:
+          times_at, budgets=()) -> list:
     """One outer fold: every strategy fitted once on the datasets outside ``group``, then
-    each of the group's datasets ranked and scored; ``[(i, rows, curve parts)]`` in the
-    datasets' order. The seeds come from the fold's first dataset (and the held-out
-    dataset), so a fold gives the same in a worker process as in the caller's."""
+    each of the group's datasets ranked and scored; ``[(i, rows, curve parts, budget
+    baseline rows)]`` in the datasets' order. The seeds come from the fold's first
+    dataset (and the held-out dataset), so a fold gives the same in a worker process as
+    in the caller's."""
     members = np.flatnonzero(groups == group)
     mask = groups != group
     fold = _impute_times(kb, mask)
@@ -421,6 +503,9 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
         cache[repr(strategy)] = f
         fitted[strategy.name] = (f, None if f.interactive else f.rank_many(queries))
     sb_first = SingleBest().fit(train, condition).rank(queries[0]).order[0]
+    # the baseline at budgets: its order at each budget, from the training datasets
+    budget_orders = (budget_baseline_orders(train.success, train.times, budgets)
+                     if budgets else None)
     out = []
     for m, i in enumerate(members):
         name = kb.datasets[i]
@@ -429,12 +514,12 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
         rows, parts = [], []
         for strategy in chosen:
             f, ranked = fitted.get(strategy.name, (None, None))
-            # the random orders and their times are the same whatever the truth: drawn
-            # and measured once for the ways of scoring the dataset
-            memo = {} if isinstance(strategy, RandomOrder) else None
+            # the random orders, and a static strategy's order, and their times are the
+            # same whatever the truth: drawn and measured once for the ways of scoring
+            memo = {} if isinstance(strategy, RandomOrder) or ranked is not None else None
             scored = [_score(strategy, f, None if ranked is None else ranked[m],
                              queries[m], fold, i, seed, unit, truth, chooser, lo_hi,
-                             times_at, condition.time_budget, sb_first, memo)
+                             times_at, condition.time_budget, sb_first, memo, budgets)
                       for truth, chooser in ways]
             row = {"dataset": name, "family": families[i], "strategy": strategy.name,
                    **_mean_rows([r for r, _ in scored])}
@@ -444,7 +529,14 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
             rows.append({**row, **ends})
             parts.append(_curve_columns(name, families[i], strategy, train,
                                         [c for _, c in scored]))
-        out.append((int(i), rows, parts))
+        extra = []
+        if budgets:
+            memo = {}
+            figures = [baseline_budget_figures(budget_orders, fold.times[i], truth, chooser,
+                                               budgets, memo) for truth, chooser in ways]
+            extra.append({"dataset": name, "family": families[i],
+                          "strategy": BUDGET_BASELINE, **_mean_rows(figures)})
+        out.append((int(i), rows, parts, extra))
     return out
 
 

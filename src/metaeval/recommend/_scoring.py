@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from metaeval.recommend._budget_scoring import budget_figures
 from metaeval.recommend._curves import (
     _interval_mean,
     _loss_after,
@@ -81,14 +82,15 @@ def _ways(kb, i, unseen):
 
 
 def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser, lo_hi,
-           times_at, budget, sb_first, memo=None):
+           times_at, budget, sb_first, memo=None, budgets=()):
     """One strategy on one held-out dataset scored on ``truth``, the loss's reference
     being the success on ``truth`` of the algorithm best on ``chooser`` (the oracle's
     first pick), and the algorithm kept after each test the best so far on ``chooser``
     (its success read on ``truth``): the row's figures and the curve's pieces.
 
     ``memo``: a dict shared by the calls that score one order (or set of orders) on
-    several truths, keeping what depends on the order and times only."""
+    several truths, keeping what depends on the order and times only. ``budgets``: the
+    seconds at which the loss is scored too (:mod:`._budget_scoring`)."""
     order, loss, elapsed, success, overhead = _one(strategy, fitted, ranked, query, fold, i,
                                                    seed, unit, truth, chooser, memo)
     memo = {} if memo is None else memo
@@ -124,6 +126,9 @@ def _score(strategy, fitted, ranked, query, fold, i, seed, unit, truth, chooser,
     if budget is not None:
         row["loss_at_budget"] = float(np.mean(
             loss_by_time(loss, elapsed * unit, loss0, budget)))
+    # at budgets of seconds whatever the time axis: the recorded times, the overhead
+    row.update(budget_figures(order, fold.times[i], overhead * unit, success, chooser,
+                              budgets, memo))
     row["single_best_success"] = float(success[sb_first])
     row["oracle_success"] = reference
     curve = {"order": order, "loss": loss if expected is None else expected,

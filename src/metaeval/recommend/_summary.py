@@ -62,18 +62,9 @@ def summarise(per_dataset, names, *, n_boot=1000, alpha=0.05, seed=0):
     sb = base["single_best_success"].to_numpy()
     oracle = base["oracle_success"].to_numpy()
     n = len(datasets)
-    rng = np.random.default_rng(seed)
-    # whole families resampled: each draw's weight of a dataset is how often its family
-    # was drawn (datasets of one family are not independent evidence)
     families = (base["family"].to_numpy() if "family" in base.columns
                 else np.asarray(datasets))
-    _, codes = np.unique(np.asarray(families, dtype=str), return_inverse=True)
-    n_families = int(codes.max()) + 1
-    draws = rng.integers(0, n_families, size=(n_boot, n_families))
-    counts = np.zeros((n_boot, n_families))
-    np.add.at(counts, (np.repeat(np.arange(n_boot), n_families), draws.reshape(-1)), 1.0)
-    weight = counts[:, codes]  # (n_boot, n_datasets)
-    weight = weight / weight.sum(axis=1, keepdims=True)
+    weight, n_families = family_weights(families, n_boot, seed)
     q = (100 * alpha / 2, 100 * (1 - alpha / 2))
     rows = {"strategy": list(names), "n_datasets": n, "n_families": n_families}
     for c in columns:
@@ -101,6 +92,21 @@ def summarise(per_dataset, names, *, n_boot=1000, alpha=0.05, seed=0):
             columns={"strategy": "algorithm"})
         cd = critical_difference_data(long, alpha=alpha, higher_is_better=False)
     return summary, versus, cd
+
+
+def family_weights(families, n_boot, seed):
+    """Bootstrap weights of the datasets, whole families resampled: ``(weight,
+    n_families)``, ``weight`` (n_boot, n_datasets) holding each draw's share of each
+    dataset (how often its family was drawn, normalised): datasets of one family are not
+    independent evidence."""
+    rng = np.random.default_rng(seed)
+    _, codes = np.unique(np.asarray(families, dtype=str), return_inverse=True)
+    n_families = int(codes.max()) + 1
+    draws = rng.integers(0, n_families, size=(n_boot, n_families))
+    counts = np.zeros((n_boot, n_families))
+    np.add.at(counts, (np.repeat(np.arange(n_boot), n_families), draws.reshape(-1)), 1.0)
+    weight = counts[:, codes]  # (n_boot, n_datasets)
+    return weight / weight.sum(axis=1, keepdims=True), n_families
 
 
 def _closed_gap(first, sb, oracle):
