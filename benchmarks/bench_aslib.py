@@ -44,9 +44,9 @@ import numpy as np
 from joblib.externals.loky import get_reusable_executor
 
 from metaeval.recommend import STRATEGIES, evaluate_aslib, read_aslib
-from metaeval.recommend._auto import Auto
-from metaeval.recommend._learners import FEATURE_SOURCES
-from metaeval.recommend._learners_forest import ConfigurationRegression
+from metaeval.recommend.learners._auto import Auto
+from metaeval.recommend.learners._learners import FEATURE_SOURCES
+from metaeval.recommend.learners._learners_forest import ConfigurationRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_selectors  # noqa: E402  (beside this script)

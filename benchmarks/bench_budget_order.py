@@ -5,10 +5,10 @@ scored on the unseen repetition), each held-out dataset gets, for each budget of
 60 and 600 CPU-s, a *greedy plan* from its fold's training datasets: repeatedly the
 configuration with the largest mean gain of the best-so-far success over the training
 datasets per second predicted for the held-out dataset by the time model
-(:class:`~metaeval.recommend._budget.TimeModel`, fitted on the training datasets), among
+(:class:`~metaeval.recommend.knowledge._budget.TimeModel`, fitted on the training datasets), among
 those predicted to fit in what is left of the budget, until none gains; then the rest of
 the time-aware single best's order. Both orders are run with the evaluation's skip rule
-on the recorded times (``metaeval.recommend._budget_scoring``) and scored as there. The
+on the recorded times (``metaeval.recommend.evaluation._budget_scoring``) and scored as there. The
 means over held-out datasets are printed, with the per-dataset wins and losses.
 
 Usage: python benchmarks/bench_budget_order.py
@@ -20,15 +20,15 @@ import numpy as np
 
 from metaeval.recommend import Condition, load_knowledge
 from metaeval.recommend._advice import CONDITIONS
-from metaeval.recommend._budget import TimeModel, knowledge_shape
-from metaeval.recommend._budget_scoring import (
+from metaeval.recommend.evaluation._budget_scoring import (
     BUDGETS,
     budget_losses,
     budget_reference,
     budget_runs,
 )
-from metaeval.recommend._evaluate import archive_knowledge
-from metaeval.recommend._scoring import _impute_times, _ways
+from metaeval.recommend.evaluation._evaluate import archive_knowledge
+from metaeval.recommend.evaluation._scoring import _impute_times, _ways
+from metaeval.recommend.knowledge._budget import TimeModel, knowledge_shape
 
 
 def greedy(success, predicted, budget, rest):

@@ -9,7 +9,7 @@ features). This times, on a design matrix of that shape with random labels and w
 - scikit-learn: one ``ExtraTreeClassifier`` (``max_features="log2"``, grown to purity)
   per tree, fitted one at a time with the tree's sample weights, as a plain loop would;
 - ``TreeBatch``: every tree grown at once, one depth level at a time
-  (``metaeval.recommend._trees``).
+  (``metaeval.recommend.learners._trees``).
 
 The loop fits ``--sample`` trees and its time is scaled to all of them; both then
 predict 130 new points. CPU seconds (process time, the best of ``--repeat`` runs) and
@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.tree import ExtraTreeClassifier
 
 from _timing import best_cpu  # a sibling script
-from metaeval.recommend._trees import TreeBatch
+from metaeval.recommend.learners._trees import TreeBatch
 
 
 def main(argv=None):

@@ -215,8 +215,8 @@ def _curves_by_series(parts):
 
 def curves(argv=None):
     """The curves frame: as the evaluation makes it, against one Series per curve."""
-    from metaeval.recommend import _evaluate
-    from metaeval.recommend._strategies import RandomOrder, SingleBest
+    from metaeval.recommend.evaluation import _evaluate
+    from metaeval.recommend.learners._strategies import RandomOrder, SingleBest
 
     D, A, S = 51, 152, 12
     rng = np.random.default_rng(0)

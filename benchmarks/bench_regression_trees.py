@@ -30,9 +30,9 @@ import numpy as np
 
 from _timing import best_cpu  # a sibling script
 from metaeval.recommend import Condition, load_knowledge
-from metaeval.recommend._learners import Design, a3r_target, family_bags, family_codes
-from metaeval.recommend._learners_forest import ColumnForests
-from metaeval.recommend._trees import RegressionTreeBatch
+from metaeval.recommend.learners._learners import Design, a3r_target, family_bags, family_codes
+from metaeval.recommend.learners._learners_forest import ColumnForests
+from metaeval.recommend.learners._trees import RegressionTreeBatch
 
 
 def main(argv=None):

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.recommend import load_knowledge
-from metaeval.recommend._budget import (
+from metaeval.recommend.knowledge._budget import (
     TimeModel,
     knowledge_shape,
     linear_rows_prediction,

@@ -19,10 +19,10 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from metaeval.recommend import Condition, read_aslib
-from metaeval.recommend._auto import Auto, _inner_orders
-from metaeval.recommend._evaluate import _impute_times, _seed
-from metaeval.recommend._learners import family_codes
-from metaeval.recommend._learners_forest import ConfigurationRegression
+from metaeval.recommend.evaluation._evaluate import _impute_times, _seed
+from metaeval.recommend.learners._auto import Auto, _inner_orders
+from metaeval.recommend.learners._learners import family_codes
+from metaeval.recommend.learners._learners_forest import ConfigurationRegression
 
 
 class RawRegression(ConfigurationRegression):

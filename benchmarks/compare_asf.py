@@ -3,7 +3,7 @@
 asf ("Algorithm Selection Framework", Hadar Shavit and Holger Hoos; PyPI ``asf-lib``,
 version 0.1.1, MIT licence) is trained and tested on each scenario's own 10 folds of
 ``cv.arff`` (1 repetition), and its per-instance picks are scored with exactly metaeval's
-rules (``metaeval.recommend._aslib_evaluate``): PAR10 of the first pick (runtime, or
+rules (``metaeval.recommend.aslib._aslib_evaluate``): PAR10 of the first pick (runtime, or
 10 x cutoff for a run at or over the cutoff or whose status is not ok); a selector that
 reads features pays their cost (``feature_costs.arff``, the default feature steps) on top
 of its pick's runtime, and a run that then reaches the cutoff is a timeout; gap closed

@@ -18,8 +18,8 @@ import numpy as np
 
 from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.hardness import METHODS
-from metaeval.recommend._archive import GRID, LINEAR_METHODS, load_knowledge
-from metaeval.recommend._archive_file import (
+from metaeval.recommend.knowledge._archive import GRID, LINEAR_METHODS, load_knowledge
+from metaeval.recommend.knowledge._archive_file import (
     CHECKSUM,
     FORMATS,
     array_checksum,

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from metaeval.recommend import evaluate_aslib, read_aslib
-from metaeval.recommend._auto import Auto
+from metaeval.recommend.learners._auto import Auto
 
 
 def main() -> None:

@@ -28,13 +28,13 @@ import numpy as np
 
 from bench_aslib import _scenarios
 from metaeval.recommend import evaluate_aslib, read_aslib
-from metaeval.recommend._learners import FEATURE_SOURCES
-from metaeval.recommend._learners_forest import (
+from metaeval.recommend.learners._learners import FEATURE_SOURCES
+from metaeval.recommend.learners._learners_forest import (
     ConfigurationRegression,
     PairwiseClassification,
 )
-from metaeval.recommend._neighbours import KnnMetafeatures
-from metaeval.recommend._strategies import Fitted, Ranking, Strategy
+from metaeval.recommend.learners._neighbours import KnnMetafeatures
+from metaeval.recommend.learners._strategies import Fitted, Ranking, Strategy
 
 
 class Consensus(Strategy):

@@ -17,7 +17,7 @@ import pandas as pd
 
 from metaeval.recommend import Condition, evaluate_recommenders, load_knowledge
 from metaeval.recommend._advice import CONDITIONS
-from metaeval.recommend._summary import holm
+from metaeval.recommend.evaluation._summary import holm
 
 STRATEGIES = ["auto", "single-best-a3r", "fast-first", "single-best", "oracle"]
 P = 1 / 64

@@ -18,8 +18,8 @@ import pandas as pd
 
 from metaeval.recommend import Condition, evaluate_recommenders, load_knowledge
 from metaeval.recommend._advice import CONDITIONS
-from metaeval.recommend._budget_scoring import BUDGET_BASELINE, BUDGETS, budget_column
-from metaeval.recommend._summary import holm
+from metaeval.recommend.evaluation._budget_scoring import BUDGET_BASELINE, BUDGETS, budget_column
+from metaeval.recommend.evaluation._summary import holm
 
 STRATEGIES = ["auto", "single-best-a3r", "fast-first", "single-best", "oracle"]
 SHOWN = ["auto", "single-best-a3r", BUDGET_BASELINE, "fast-first", "single-best", "oracle"]

@@ -52,7 +52,7 @@ from metaeval.recommend import (
     load_knowledge,
 )
 from metaeval.recommend._advice import CONDITIONS, TIME_WEIGHTS, evaluations_document
-from metaeval.recommend._summary import N_NULL, best_versus, holm_by_family
+from metaeval.recommend.evaluation._summary import N_NULL, best_versus, holm_by_family
 from metaeval.store import Store
 
 # The operating conditions evaluated, (short name, Condition fields), and the A3R time

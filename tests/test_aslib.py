@@ -249,7 +249,7 @@ def test_a_runtime_scenario_s_regression_learns_log_par10(tmp_path):
     """The cutoff is 10 s: success = 100 - PAR10, and regression (alone and as auto's
     candidate) is given the ceiling 100, so that it learns -log PAR10; the scenario has
     no landmark features, so cost-landmarking is left out with a note."""
-    from metaeval.recommend._aslib_evaluate import _runtime_strategies
+    from metaeval.recommend.aslib._aslib_evaluate import _runtime_strategies
 
     sc = read_aslib(_runtime(tmp_path / "rt"))
     chosen, notes = _runtime_strategies(sc, None, None)
@@ -504,7 +504,7 @@ def test_write_then_read_gives_the_same_knowledge_base_and_losses(tmp_path):
 
 
 def test_write_refuses_a_folder_in_use_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
-    import metaeval.recommend._aslib_write as module
+    import metaeval.recommend.aslib._aslib_write as module
 
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("keep")

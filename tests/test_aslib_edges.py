@@ -232,7 +232,7 @@ def test_the_whole_scenario_single_best_is_chosen_as_llama_chooses_it(tmp_path):
 def test_each_cv_fold_is_fitted_once_and_ranks_all_its_instances(tmp_path):
     """Two repetitions of two folds: four fits, eight rankings (one per instance and
     repetition), each fit on the instances outside its fold only."""
-    from metaeval.recommend._strategies import Fitted
+    from metaeval.recommend.learners._strategies import Fitted
 
     fits, ranks = [], []
 

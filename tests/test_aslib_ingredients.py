@@ -152,7 +152,10 @@ def _censored_kb(n=60, cutoff=5.0):
 
 def test_censored_costs_are_imputed_between_the_cutoff_and_the_ceiling():
     from metaeval.recommend import Condition
-    from metaeval.recommend._learners_forest import ConfigurationRegression, _impute_censored
+    from metaeval.recommend.learners._learners_forest import (
+        ConfigurationRegression,
+        _impute_censored,
+    )
 
     kb, x = _censored_kb()
     learner = ConfigurationRegression(cost_ceiling=50.0, censored_cutoff=5.0)
@@ -178,7 +181,7 @@ def test_censored_costs_are_imputed_between_the_cutoff_and_the_ceiling():
 
 def test_without_censored_runs_the_option_changes_nothing_and_is_checked():
     from metaeval.recommend import Condition
-    from metaeval.recommend._learners_forest import ConfigurationRegression
+    from metaeval.recommend.learners._learners_forest import ConfigurationRegression
 
     kb, _ = _censored_kb(cutoff=100.0)  # every run finishes
     features = ("metafeatures",)
@@ -221,7 +224,7 @@ def test_auto_charges_the_features_cost_in_its_inner_losses(cost, charged):
     Uncharged, auto takes k-NN whatever the features cost; charged, it does when they
     cost 0.01 s, and keeps the single best when they cost 5 s (1 + 5 s a pick)."""
     from metaeval.recommend import Condition
-    from metaeval.recommend._auto import Auto
+    from metaeval.recommend.learners._auto import Auto
 
     kb = _switch_kb(cost)
     candidates = ("single-best", "knn-metafeatures")

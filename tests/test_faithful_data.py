@@ -14,7 +14,7 @@ from metaeval.algorithms import Algorithm
 from metaeval.cli import app
 from metaeval.datasets import as_dataset
 from metaeval.recommend import KnowledgeBase, describe_dataset, recommend
-from metaeval.recommend._auto import Auto
+from metaeval.recommend.learners._auto import Auto
 
 runner = CliRunner()
 
@@ -276,7 +276,7 @@ def test_a_configuration_without_any_time_is_said_not_ranked_fastest():
 
 
 def test_a_store_algorithm_without_any_time_is_imputed_by_the_same_rule():
-    from metaeval.recommend._knowledge import impute_times
+    from metaeval.recommend.knowledge._knowledge import impute_times
 
     times = np.array([[2.0, 0.0, 4.0], [1.0, np.nan, 9.0], [3.0, 0.0, 1.0]])
     notes = []

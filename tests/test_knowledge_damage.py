@@ -22,8 +22,8 @@ from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.cli import app
 from metaeval.hardness import METHODS
 from metaeval.recommend import GRID, Condition, KnowledgeArchive, load_knowledge
-from metaeval.recommend._archive import LINEAR_METHODS, mean_over_repetitions
-from metaeval.recommend._archive_file import (
+from metaeval.recommend.knowledge._archive import LINEAR_METHODS, mean_over_repetitions
+from metaeval.recommend.knowledge._archive_file import (
     CHECKSUM,
     QUANTUM,
     array_checksum,

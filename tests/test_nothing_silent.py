@@ -142,7 +142,7 @@ def test_unknown_pymfe_groups_are_refused_before_anything_is_cached(tmp_path):
 
     from metaeval.cli import app
     from metaeval.cli._knowledge import _PYMFE_GROUPS
-    from metaeval.recommend._describe import PYMFE_VALID_GROUPS, check_groups
+    from metaeval.recommend.knowledge._describe import PYMFE_VALID_GROUPS, check_groups
 
     assert _PYMFE_GROUPS == PYMFE_VALID_GROUPS
     store = tiny_store(tmp_path / "s.duckdb")
@@ -229,7 +229,7 @@ def test_pymfe_groups_and_landmarkers_run_on_one_blas_thread(monkeypatch):
         return fit(self, *args, **kwargs)
 
     monkeypatch.setattr(pymfe.mfe.MFE, "fit", recording_fit)
-    landmarker = __import__("metaeval.recommend._describe", fromlist=["LANDMARKERS"])
+    landmarker = __import__("metaeval.recommend.knowledge._describe", fromlist=["LANDMARKERS"])
     real_build = type(landmarker.LANDMARKERS[0]).build
 
     def recording_build(self, *args, **kwargs):

@@ -13,8 +13,8 @@ from tests.test_recommend_learners import _planted
 
 from metaeval.recommend import Condition, KnowledgeBase, evaluate_recommenders, recommend
 from metaeval.recommend._advice import advice
-from metaeval.recommend._auto import Auto
-from metaeval.recommend._learners import one_se_without_each, select_one_se
+from metaeval.recommend.learners._auto import Auto
+from metaeval.recommend.learners._learners import one_se_without_each, select_one_se
 
 
 def test_one_se_rule_by_hand():
@@ -191,7 +191,7 @@ def test_choose_by_hand_one_se_and_the_corrected_margin_disagree():
     b: worse everywhere. Differences single-best - a: (0.04, 0, 0.04, 0), mean 0.02, sd
     0.0231, se 0.01155: 1.73 standard errors. One SE: a. z = 1.96 (two others): the single
     best."""
-    from metaeval.recommend._auto import choose
+    from metaeval.recommend.learners._auto import choose
 
     values = [[.10] * 4, [.06, .10, .06, .10], [.2] * 4]
     names = ["single-best", "a", "b"]
@@ -212,7 +212,7 @@ def test_regression_inner_orders_use_the_setting_chosen_without_the_family():
     """The blend grid changes no forest (the same draws), so each training dataset's
     inner order under the grid is the order a one-setting fit gives with the blend the
     rule chose without its family; some families choose differently here."""
-    from metaeval.recommend._learners_forest import ConfigurationRegression
+    from metaeval.recommend.learners._learners_forest import ConfigurationRegression
 
     kb = _planted(noise=0.08, seed=1)
     grid = ConfigurationRegression(blend=(0.0, 0.5, 1.0)).fit(kb, Condition(), seed=3)
@@ -249,7 +249,7 @@ def test_choose_by_ranks_is_the_exact_signed_rank_test(n, data):
     """On families whose differences to the single best are distinct and nonzero, the p
     ``auto`` reports is the exact one-sided signed-rank p counted over all 2**n sign
     patterns, and it leaves the single best iff p < alpha / m."""
-    from metaeval.recommend._auto import choose_by_ranks
+    from metaeval.recommend.learners._auto import choose_by_ranks
 
     magnitudes = data.draw(st.lists(st.integers(1, 60), min_size=n, max_size=n,
                                     unique=True))
@@ -270,7 +270,7 @@ def test_ranks_see_a_candidate_that_a_few_huge_losses_hide_from_the_margin():
     error 0.24: 0.07 standard errors, so the margin keeps the single best; ranks: a is
     lower on 11 of 12 families, the one it loses is not the largest, so the signed-rank
     test leaves the single best at alpha / 2 = 0.025."""
-    from metaeval.recommend._auto import choose, choose_by_ranks
+    from metaeval.recommend.learners._auto import choose, choose_by_ranks
 
     diff = np.array([0.01] * 10 + [2.0, -1.9])
     values = [np.full(12, 3.0), 3.0 - diff, np.full(12, 9.0)]
@@ -305,7 +305,7 @@ def test_auto_with_the_rank_test_reports_it():
     with pytest.raises(ValueError, match="alpha must be a number.*test='margin'"):
         Auto(alpha=None)
     with pytest.raises(ValueError, match="names must include 'single-best'"):
-        from metaeval.recommend._auto import choose_by_ranks
+        from metaeval.recommend.learners._auto import choose_by_ranks
 
         choose_by_ranks(["a", "b"], [[1.0, 2.0], [2.0, 3.0]], 0, 0.05)
     # without the single best among the candidates both tests keep the one-SE choice

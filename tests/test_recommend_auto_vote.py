@@ -9,8 +9,8 @@ import pytest
 from tests.test_recommend_learners import _planted
 
 from metaeval.recommend import Condition, KnowledgeBase
-from metaeval.recommend._auto import Auto, _lower, borda
-from metaeval.recommend._learners_forest import ConfigurationRegression
+from metaeval.recommend.learners._auto import Auto, _lower, borda
+from metaeval.recommend.learners._learners_forest import ConfigurationRegression
 
 
 def test_borda_by_hand():

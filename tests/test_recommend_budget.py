@@ -18,7 +18,7 @@ from metaeval.recommend import (
     plan_budget,
     recommend,
 )
-from metaeval.recommend._budget import (
+from metaeval.recommend.knowledge._budget import (
     knowledge_shape,
     linear_rows_prediction,
     lofo_errors,
@@ -255,7 +255,7 @@ def test_cli_budget_with_evaluate_is_refused():
 
 
 def test_protocol_of_a_store_reads_its_folds_and_never_creates_one(tmp_path, quick_store):
-    from metaeval.recommend._budget import protocol_of
+    from metaeval.recommend.knowledge._budget import protocol_of
     from metaeval.store import Store
 
     folds = Store(quick_store).study_config()["folds"]
@@ -280,7 +280,7 @@ def test_cli_budget_shows_the_first_top_of_the_plan(haberman):
 def test_without_the_past_datasets_sizes_no_model_is_claimed(shipped, monkeypatch):
     # a knowledge base that does not know its datasets' rows: no prediction, and the
     # words say the expected times are the past datasets' geometric mean instead
-    from metaeval.recommend import _budget
+    from metaeval.recommend.knowledge import _budget
 
     kb = shipped.knowledge_base()
     rows, cols, times = _budget.knowledge_shape(kb)

@@ -1,5 +1,5 @@
-"""Losses at time budgets (metaeval.recommend._budget_scoring): the skip rule and the loss
-against plain loops written from the definitions, the oracle's 0, the budget baseline,
+"""Losses at time budgets (metaeval.recommend.evaluation._budget_scoring): the skip rule
+and the loss against plain loops written from the definitions, the oracle's 0, the budget baseline,
 and the evaluation's figures."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from metaeval.recommend import KnowledgeBase, evaluate_recommenders
-from metaeval.recommend._budget_scoring import (
+from metaeval.recommend.evaluation._budget_scoring import (
     BUDGET_BASELINE,
     budget_baseline_orders,
     budget_column,

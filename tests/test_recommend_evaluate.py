@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import metaeval.recommend._evaluate as evaluate_module
-import metaeval.recommend._scoring as scoring_module
+import metaeval.recommend.evaluation._evaluate as evaluate_module
+import metaeval.recommend.evaluation._scoring as scoring_module
 from metaeval._validation import json_records
 from metaeval.recommend import (
     LOSS_STEPS,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from tests.test_recommend_learners import _planted
 
-import metaeval.recommend._evaluate as evaluate_module
+import metaeval.recommend.evaluation._evaluate as evaluate_module
 from metaeval.recommend import (
     STRATEGIES,
     Condition,
@@ -17,7 +17,7 @@ from metaeval.recommend import (
     get_strategy,
     load_knowledge,
 )
-from metaeval.recommend._strategies import Fitted
+from metaeval.recommend.learners._strategies import Fitted
 
 STATIC = [n for n in STRATEGIES if n not in ("oracle", "random")]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import metaeval.recommend._scoring as scoring_module
+import metaeval.recommend.evaluation._scoring as scoring_module
 from metaeval.recommend import (
     STRATEGIES,
     CollaborativeFiltering,
@@ -22,9 +22,9 @@ from metaeval.recommend import (
     evaluate_recommenders,
     get_strategy,
 )
-from metaeval.recommend._learners import design_matrix, greedy_portfolio_order
-from metaeval.recommend._learners_cf import expected_improvement
-from metaeval.recommend._learners_forest import _vote
+from metaeval.recommend.learners._learners import design_matrix, greedy_portfolio_order
+from metaeval.recommend.learners._learners_cf import expected_improvement
+from metaeval.recommend.learners._learners_forest import _vote
 
 LEARNERS = ("pairwise", "regression", "collaborative")
 #: Smaller forests where a test is not about the defaults (the suite's time budget): the
@@ -370,7 +370,7 @@ def test_time_weight_changes_the_target():
 @pytest.mark.parametrize("targets", [1, 3])
 def test_unchecked_tree_fit_grows_the_checked_tree(targets):
     # the rankings' thousands of small trees skip sklearn's input checks: same tree
-    from metaeval.recommend._learners_forest import _fitted, _tree
+    from metaeval.recommend.learners._learners_forest import _fitted, _tree
 
     rng = np.random.default_rng(4)
     X = np.round(rng.normal(size=(40, 6)), 1)  # ties between rows

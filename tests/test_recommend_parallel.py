@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from metaeval.cli import app
 from metaeval.recommend import KnowledgeBase, SingleBest, evaluate_recommenders, get_strategy
-from metaeval.recommend._evaluate import _n_jobs
+from metaeval.recommend.evaluation._evaluate import _n_jobs
 
 #: the frames of an evaluation that must not depend on the number of workers
 FRAMES = ("per_dataset", "curves", "summary", "versus_random", "comparisons")
@@ -219,7 +219,7 @@ def test_knowledge_build_uses_every_usable_core_by_default(cli_store, tmp_path, 
 def test_learners_run_with_one_blas_thread_and_restore_the_pool_after():
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from metaeval.recommend._learners import one_blas_thread
+    from metaeval.recommend.learners._learners import one_blas_thread
 
     def blas_threads():
         return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}

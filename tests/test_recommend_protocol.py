@@ -54,7 +54,7 @@ def test_collaborative_filtering_ignores_the_last_bits_of_its_svds(monkeypatch):
     of the forest, and the published figures by up to 1.8e-4). With every SVD perturbed
     so, the fitted model and its choices are the same."""
     from metaeval.recommend import CollaborativeFiltering, Condition, load_knowledge
-    from metaeval.recommend._scoring import HeldOut
+    from metaeval.recommend.evaluation._scoring import HeldOut
 
     condition = Condition()
     kb = load_knowledge().knowledge_base(condition)

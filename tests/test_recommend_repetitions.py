@@ -25,8 +25,8 @@ from metaeval.recommend import (
     evaluate_recommenders,
     load_knowledge,
 )
-from metaeval.recommend._archive_file import QUANTUM
-from metaeval.recommend._knowledge import complete_repeats
+from metaeval.recommend.knowledge._archive_file import QUANTUM
+from metaeval.recommend.knowledge._knowledge import complete_repeats
 from metaeval.store import Store
 
 # Worked example: 4 datasets (each its own family), algorithms A, B, C (1 s each), two

@@ -14,11 +14,11 @@ import pytest
 from sklearn.tree import DecisionTreeRegressor
 
 from metaeval.recommend import Condition, KnowledgeBase, Query
-from metaeval.recommend._auto import Auto
 from metaeval.recommend._condition import SUCCESS_FLOOR
-from metaeval.recommend._learners import family_bags
-from metaeval.recommend._learners_forest import ColumnForests, ConfigurationRegression
-from metaeval.recommend._neighbours import KnnMetafeatures
+from metaeval.recommend.learners._auto import Auto
+from metaeval.recommend.learners._learners import family_bags
+from metaeval.recommend.learners._learners_forest import ColumnForests, ConfigurationRegression
+from metaeval.recommend.learners._neighbours import KnnMetafeatures
 
 
 def _kb(success, features, families=None, times=None):
@@ -174,9 +174,9 @@ def test_family_bags_draw_the_size_asked():
 def test_auto_s_inner_average_rankings_are_those_of_each_training_part():
     """The inner A3R average ranking of each family, computed from the totals of the
     ranks, is the ranking of the datasets outside it (ties included: integer successes)."""
-    from metaeval.recommend._auto import _family_a3r_orders, _View
-    from metaeval.recommend._learners import family_codes
-    from metaeval.recommend._strategies import _a3r_order
+    from metaeval.recommend.learners._auto import _family_a3r_orders, _View
+    from metaeval.recommend.learners._learners import family_codes
+    from metaeval.recommend.learners._strategies import _a3r_order
 
     rng = np.random.default_rng(7)
     success = rng.integers(1, 4, size=(13, 5)).astype(np.float64)

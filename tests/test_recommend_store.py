@@ -154,7 +154,7 @@ def test_describe_dataset_handles_categorical_and_missing_values():
 
 
 def test_a_failing_or_slow_group_is_recorded_not_fatal(monkeypatch):
-    import metaeval.recommend._describe as describe_module
+    import metaeval.recommend.knowledge._describe as describe_module
 
     def broken(group, *args):
         raise RuntimeError(f"group {group!r} broke")
@@ -286,7 +286,7 @@ def test_a_child_stopped_inside_pymfe_s_progress_bar_leaves_the_parent_able_to_d
 
     import tqdm.auto
 
-    from metaeval.recommend import _describe
+    from metaeval.recommend.knowledge import _describe
 
     lock = tqdm.auto.tqdm.get_lock()  # the parent's, made before the child is forked
 
@@ -306,7 +306,7 @@ def test_a_child_stopped_inside_pymfe_s_progress_bar_leaves_the_parent_able_to_d
 
 
 def test_a_description_whose_every_group_failed_is_described_again(tmp_path, monkeypatch):
-    import metaeval.recommend._describe as describe_module
+    import metaeval.recommend.knowledge._describe as describe_module
     from metaeval.recommend import LANDMARKERS
 
     store, datasets, _ = _write_store(tmp_path / "s.duckdb", ["ecoli1", "sonar1", "iris1"])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metaeval.recommend._trees import RegressionTreeBatch, TreeBatch
+from metaeval.recommend.learners._trees import RegressionTreeBatch, TreeBatch
 
 
 def _depth(trees):

@@ -141,7 +141,7 @@ def export_aslib_command(directory: Path, *, store: Path, measure, cost, cost_be
     ``measure`` None means not given: accuracy.
     """
     from metaeval.recommend import Condition, KnowledgeBase, load_knowledge, write_aslib
-    from metaeval.recommend._aslib_write import check_aslib_target
+    from metaeval.recommend.aslib._aslib_write import check_aslib_target
     from metaeval.store import Store
 
     with _one_line():

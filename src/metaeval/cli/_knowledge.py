@@ -24,11 +24,11 @@ def _progress(quiet):
                     transient=True)
 
 
-#: pymfe's groups (:data:`metaeval.recommend._describe.PYMFE_VALID_GROUPS`, tested equal),
-#: here so that a mistyped --groups is refused before the heavy imports
+#: pymfe's groups (:data:`metaeval.recommend.knowledge._describe.PYMFE_VALID_GROUPS`,
+#: tested equal), here so that a mistyped --groups is refused before the heavy imports
 _PYMFE_GROUPS = ("landmarking", "general", "statistical", "model-based", "info-theory",
                  "relative", "clustering", "complexity", "itemset", "concept")
-#: the largest --time-budget (:data:`metaeval.recommend._describe.MAX_TIME_BUDGET`)
+#: the largest --time-budget (:data:`metaeval.recommend.knowledge._describe.MAX_TIME_BUDGET`)
 _MAX_TIME_BUDGET = 1e6
 
 
@@ -124,7 +124,7 @@ def describe_command(
         if not st.exists():
             raise ValueError(f"no store at {store}.")
         info = st.datasets().set_index("name")
-        from metaeval.recommend._describe import described_datasets
+        from metaeval.recommend.knowledge._describe import described_datasets
 
         done = described_datasets(st.metafeature_groups())
         todo = [n for n in info.index if n not in done]

@@ -210,7 +210,7 @@ def _check_budget(budget, evaluate):
     """Seconds of ``--budget`` (None when not given)."""
     if budget is None:
         return None
-    from metaeval.recommend._budget import parse_budget
+    from metaeval.recommend.knowledge._budget import parse_budget
 
     seconds = parse_budget(budget, "--budget")
     if evaluate:
@@ -373,7 +373,7 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
 def _plan(rec, clock, width, shipped, top):
     """The configurations to run within the budget, their predicted and cumulative
     times, and the expected best success at the budget."""
-    from metaeval.recommend._budget import format_seconds
+    from metaeval.recommend.knowledge._budget import format_seconds
 
     plan = rec.plan
     out.print("", markup=False)

@@ -372,8 +372,8 @@ def evaluate_for_advice(archive, *, n_boot=1000, progress=None, clock="cpu",
     import pandas as pd
 
     from metaeval.recommend._condition import Condition
-    from metaeval.recommend._evaluate import evaluate_recommenders
-    from metaeval.recommend._summary import holm_by_family
+    from metaeval.recommend.evaluation._evaluate import evaluate_recommenders
+    from metaeval.recommend.evaluation._summary import holm_by_family
 
     evals, frames = {}, []
     for tag, spec in CONDITIONS:

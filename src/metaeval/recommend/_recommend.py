@@ -9,18 +9,18 @@ import pandas as pd
 
 from metaeval.datasets import as_dataset
 from metaeval.recommend._advice import advice, knowledge_checksum, read_evaluations
-from metaeval.recommend._archive import KnowledgeArchive, load_knowledge
-from metaeval.recommend._budget import (
+from metaeval.recommend._condition import Condition
+from metaeval.recommend.knowledge._archive import KnowledgeArchive, load_knowledge
+from metaeval.recommend.knowledge._budget import (
     parse_budget,
     plan_budget,
     predicted_times_and_basis,
     protocol_of,
 )
-from metaeval.recommend._condition import Condition
-from metaeval.recommend._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
-from metaeval.recommend._knowledge import KnowledgeBase, Query, describe_store
-from metaeval.recommend._learners import uses_of
-from metaeval.recommend._registry import get_strategy
+from metaeval.recommend.knowledge._describe import LANDMARKERS, PYMFE_GROUPS, describe_dataset
+from metaeval.recommend.knowledge._knowledge import KnowledgeBase, Query, describe_store
+from metaeval.recommend.learners._learners import uses_of
+from metaeval.recommend.learners._registry import get_strategy
 
 
 @dataclass(frozen=True, eq=False)

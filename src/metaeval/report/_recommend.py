@@ -329,7 +329,7 @@ def recommendation_section(store, *, conditions=REPORT_CONDITIONS, figure_html=N
         "where time counts, on MIL) and, apart, within the exploratory rest. "
         f"{ORACLE_NOTE}</p>"
     ]
-    from metaeval.recommend._summary import holm_by_family
+    from metaeval.recommend.evaluation._summary import holm_by_family
 
     evaluations = []
     for spec in conditions:

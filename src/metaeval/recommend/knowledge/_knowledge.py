@@ -18,7 +18,7 @@ import pandas as pd
 
 from metaeval.datasets import Dataset, list_datasets, load_dataset
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._describe import (
+from metaeval.recommend.knowledge._describe import (
     Description,
     describe_dataset,
     described_datasets,

@@ -17,7 +17,7 @@ import functools
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from metaeval.recommend._strategies import Fitted, Ranking, Strategy, _a3r_order, _Static
+from metaeval.recommend.learners._strategies import Fitted, Ranking, Strategy, _a3r_order, _Static
 
 #: What a learner may describe a new dataset with, in the order they are concatenated.
 FEATURE_SOURCES = ("metafeatures", "landmarks")

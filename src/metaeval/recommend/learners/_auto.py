@@ -56,7 +56,7 @@ import numpy as np
 
 from metaeval.recommend._condition import SUCCESS_FLOOR
 from metaeval.recommend._curves import loss_curve, mean_interval_loss
-from metaeval.recommend._learners import (
+from metaeval.recommend.learners._learners import (
     Learner,
     ZeroShotPortfolio,
     complete_order,
@@ -64,10 +64,13 @@ from metaeval.recommend._learners import (
     greedy_portfolio_order,
     uses_of,
 )
-from metaeval.recommend._learners_cf import CollaborativeFiltering
-from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
-from metaeval.recommend._neighbours import CostLandmarking, KnnMetafeatures, _distances
-from metaeval.recommend._strategies import (
+from metaeval.recommend.learners._learners_cf import CollaborativeFiltering
+from metaeval.recommend.learners._learners_forest import (
+    ConfigurationRegression,
+    PairwiseClassification,
+)
+from metaeval.recommend.learners._neighbours import CostLandmarking, KnnMetafeatures, _distances
+from metaeval.recommend.learners._strategies import (
     ActiveTesting,
     AverageRanking,
     Fitted,
@@ -704,6 +707,6 @@ class _View:
         self.algorithms = kb.algorithms
 
     def long(self, values=None, name="value"):
-        from metaeval.recommend._knowledge import KnowledgeBase
+        from metaeval.recommend.knowledge._knowledge import KnowledgeBase
 
         return KnowledgeBase.long(self, values, name)

@@ -14,7 +14,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from metaeval.recommend._budget_scoring import budget_figures
 from metaeval.recommend._curves import (
     _interval_mean,
     _loss_after,
@@ -25,7 +24,8 @@ from metaeval.recommend._curves import (
     loss_curve,
     random_loss_at,
 )
-from metaeval.recommend._strategies import RandomOrder
+from metaeval.recommend.evaluation._budget_scoring import budget_figures
+from metaeval.recommend.learners._strategies import RandomOrder
 
 #: Numbers of tests after which the loss is reported.
 LOSS_STEPS = (1, 3, 5)

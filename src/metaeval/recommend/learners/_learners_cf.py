@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from metaeval.recommend._learners import (
+from metaeval.recommend.learners._learners import (
     FEATURE_SOURCES,
     Design,
     Learner,
@@ -20,8 +20,8 @@ from metaeval.recommend._learners import (
     select,
     select_one_se,
 )
-from metaeval.recommend._learners_forest import LeafForest, _inner_record
-from metaeval.recommend._strategies import Fitted, Ranking
+from metaeval.recommend.learners._learners_forest import LeafForest, _inner_record
+from metaeval.recommend.learners._strategies import Fitted, Ranking
 
 
 def expected_improvement(mean, sd, best):

@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from metaeval._validation import json_records
-from metaeval.recommend._aslib import AslibScenario
 from metaeval.recommend._condition import Condition
-from metaeval.recommend._evaluate import LOSS_STEPS, _n_jobs, evaluate_recommenders
-from metaeval.recommend._summary import holm, paired_comparison
+from metaeval.recommend.aslib._aslib import AslibScenario
+from metaeval.recommend.evaluation._evaluate import LOSS_STEPS, _n_jobs, evaluate_recommenders
+from metaeval.recommend.evaluation._summary import holm, paired_comparison
 
 #: Baselines left out of the comparisons with the SBS (one is the SBS, one reads the truth).
 _NOT_COMPARED = ("single-best", "oracle")
@@ -253,7 +253,7 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     Kotthoff (2019), "The algorithm selection competitions 2015 and 2017", Artificial
     Intelligence 272 (the closed gap); Holm (1979).
     """
-    from metaeval.recommend._aslib import read_aslib
+    from metaeval.recommend.aslib._aslib import read_aslib
 
     if not isinstance(feature_costs, (bool, np.bool_)):
         raise ValueError(f"feature_costs must be True or False, got {feature_costs!r}.")
@@ -331,10 +331,10 @@ def _runtime_strategies(sc, strategies, k):
     PAR10 as LLAMA's regressions do. Strategies whose inputs the scenario lacks are left
     out with a note when none were named (as :func:`evaluate_recommenders` does).
     """
-    from metaeval.recommend._auto import Auto
-    from metaeval.recommend._learners import FEATURE_SOURCES, Learner, uses_of
-    from metaeval.recommend._learners_forest import ConfigurationRegression
-    from metaeval.recommend._registry import STRATEGIES, get_strategy
+    from metaeval.recommend.learners._auto import Auto
+    from metaeval.recommend.learners._learners import FEATURE_SOURCES, Learner, uses_of
+    from metaeval.recommend.learners._learners_forest import ConfigurationRegression
+    from metaeval.recommend.learners._registry import STRATEGIES, get_strategy
 
     if not sc.runtime:
         return strategies, []
@@ -379,8 +379,8 @@ def _reads_features(per, strategies):
     """Whether each row's strategy computed the instance's features (for ``auto``, the
     candidate it chose on the row's fold, or its vote: ``a+b+...``, every voter reading
     features)."""
-    from metaeval.recommend._learners import uses_of
-    from metaeval.recommend._registry import STRATEGIES, get_strategy
+    from metaeval.recommend.learners._learners import uses_of
+    from metaeval.recommend.learners._registry import STRATEGIES, get_strategy
 
     items = list(STRATEGIES) if strategies is None else (
         [strategies] if isinstance(strategies, str) else list(strategies))

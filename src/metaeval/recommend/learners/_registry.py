@@ -3,12 +3,15 @@ meta-learners."""
 
 from __future__ import annotations
 
-from metaeval.recommend._auto import Auto
-from metaeval.recommend._learners import ZeroShotPortfolio
-from metaeval.recommend._learners_cf import CollaborativeFiltering
-from metaeval.recommend._learners_forest import ConfigurationRegression, PairwiseClassification
-from metaeval.recommend._neighbours import CostLandmarking, KnnMetafeatures
-from metaeval.recommend._strategies import (
+from metaeval.recommend.learners._auto import Auto
+from metaeval.recommend.learners._learners import ZeroShotPortfolio
+from metaeval.recommend.learners._learners_cf import CollaborativeFiltering
+from metaeval.recommend.learners._learners_forest import (
+    ConfigurationRegression,
+    PairwiseClassification,
+)
+from metaeval.recommend.learners._neighbours import CostLandmarking, KnnMetafeatures
+from metaeval.recommend.learners._strategies import (
     ActiveTesting,
     AverageRanking,
     FastFirst,

@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 
 from metaeval._validation import json_records
-from metaeval.recommend._archive import KnowledgeArchive
-from metaeval.recommend._auto import Auto
-from metaeval.recommend._budget_scoring import (
+from metaeval.recommend._condition import Condition
+from metaeval.recommend._curves import _check_range
+from metaeval.recommend.evaluation._budget_scoring import (
     BUDGET_BASELINE,
     BUDGETS,
     baseline_budget_figures,
@@ -40,13 +40,8 @@ from metaeval.recommend._budget_scoring import (
     compare_at_budgets,
     summarise_budgets,
 )
-from metaeval.recommend._condition import Condition
-from metaeval.recommend._curves import _check_range
-from metaeval.recommend._knowledge import KnowledgeBase, describe_store
-from metaeval.recommend._learners import Learner, uses_of
-from metaeval.recommend._parallel import _folds_in_workers, _n_jobs
-from metaeval.recommend._registry import STRATEGIES, get_strategy
-from metaeval.recommend._scoring import (  # noqa: F401 (HeldOut: the public name's home)
+from metaeval.recommend.evaluation._parallel import _folds_in_workers, _n_jobs
+from metaeval.recommend.evaluation._scoring import (  # noqa: F401 (HeldOut: the public name's home)
     LOSS_STEPS,
     HeldOut,
     _curve_columns,
@@ -57,8 +52,17 @@ from metaeval.recommend._scoring import (  # noqa: F401 (HeldOut: the public nam
     _seed,
     _ways,
 )
-from metaeval.recommend._strategies import RandomOrder, SingleBest, Strategy
-from metaeval.recommend._summary import compare_strategies, primary_comparisons, summarise
+from metaeval.recommend.evaluation._summary import (
+    compare_strategies,
+    primary_comparisons,
+    summarise,
+)
+from metaeval.recommend.knowledge._archive import KnowledgeArchive
+from metaeval.recommend.knowledge._knowledge import KnowledgeBase, describe_store
+from metaeval.recommend.learners._auto import Auto
+from metaeval.recommend.learners._learners import Learner, uses_of
+from metaeval.recommend.learners._registry import STRATEGIES, get_strategy
+from metaeval.recommend.learners._strategies import RandomOrder, SingleBest, Strategy
 
 #: The default log-time interval of the mean interval loss, as fractions of the whole
 #: pool's time on the held-out dataset (``time_axis="relative"``).
@@ -126,7 +130,7 @@ class RecommenderEvaluation:
         Held-out datasets of at least 5000 rows.
     budgets : tuple of float
         The budgets (seconds per held-out dataset) at which the orders were scored
-        (:mod:`~metaeval.recommend._budget_scoring` says what counts).
+        (:mod:`~metaeval.recommend.evaluation._budget_scoring` says what counts).
     budget_per_dataset : DataFrame or None
         ``dataset, family, strategy`` and the loss at each budget
         (``loss_within_1s``, ...) of every strategy evaluated and of the baseline
@@ -365,7 +369,7 @@ def evaluate_recommenders(
     budgets : sequence of float or None, default=BUDGETS
         Seconds per held-out dataset (1, 10, 60 and 600 by default) at which every
         order is scored too, with the baseline ``single-best-budget``
-        (:mod:`~metaeval.recommend._budget_scoring`: the skip rule, the loss, the
+        (:mod:`~metaeval.recommend.evaluation._budget_scoring`: the skip rule, the loss, the
         reference); None or () for none.
 
     Returns

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from metaeval.recommend._knowledge import KnowledgeBase
+from metaeval.recommend.knowledge._knowledge import KnowledgeBase
 
 #: Run statuses of ``algorithm_runs.arff`` and ``feature_runstatus.arff`` (ASlib 2.0).
 RUN_STATUSES = ("ok", "timeout", "memout", "not_applicable", "crash", "other", "presolved",

@@ -42,13 +42,13 @@ import numpy as np
 import pandas as pd
 
 from metaeval.datasets.readers import _parse_arff_like
-from metaeval.recommend._aslib_write import (  # noqa: F401 - written here before
+from metaeval.recommend._condition import SUCCESS_FLOOR
+from metaeval.recommend.aslib._aslib_write import (  # noqa: F401 - written here before
     RUN_STATUSES,
     check_aslib_target,
     write_aslib,
 )
-from metaeval.recommend._condition import SUCCESS_FLOOR
-from metaeval.recommend._knowledge import KnowledgeBase
+from metaeval.recommend.knowledge._knowledge import KnowledgeBase
 
 #: Files a scenario must have.
 REQUIRED_FILES = ("description.txt", "algorithm_runs.arff", "feature_values.arff",

@@ -263,7 +263,7 @@ def summarise_budgets(frame, names, budgets, *, n_boot=1000, alpha=0.05, seed=0)
     """
     import pandas as pd
 
-    from metaeval.recommend._summary import family_weights
+    from metaeval.recommend.evaluation._summary import family_weights
 
     columns = ["strategy", "budget", "loss", "low", "high", "n_datasets"]
     if not budgets or frame is None or not len(frame):
@@ -288,7 +288,7 @@ def compare_at_budgets(frame, budgets, *, n_boot=1000, alpha=0.05, seed=0):
     family, one comparison per budget) and against :data:`BUDGET_BASELINE` (exploratory)
     on the loss at each budget, families resampled, Holm-corrected within each family
     (:func:`compare_strategies`); None when ``auto`` was not evaluated."""
-    from metaeval.recommend._summary import compare_strategies
+    from metaeval.recommend.evaluation._summary import compare_strategies
 
     if not budgets or frame is None or "auto" not in set(frame["strategy"]):
         return None

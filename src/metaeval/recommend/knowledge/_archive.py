@@ -53,7 +53,8 @@ from scipy import special
 from metaeval._validation import check_output_file
 from metaeval.benchmark import SKLEARN_METRICS
 from metaeval.hardness import METHODS, class_cost_curve
-from metaeval.recommend._archive_file import (
+from metaeval.recommend._condition import Condition
+from metaeval.recommend.knowledge._archive_file import (
     FORMATS,
     QUANTUM,
     check_members,
@@ -67,8 +68,7 @@ from metaeval.recommend._archive_file import (
     study_runs,
     write_members,
 )
-from metaeval.recommend._condition import Condition
-from metaeval.recommend._knowledge import (
+from metaeval.recommend.knowledge._knowledge import (
     KnowledgeBase,
     Query,
     _across_datasets,
@@ -311,7 +311,7 @@ class KnowledgeArchive:
         The file has format ``metaeval-knowledge/2``: every per-task array with a
         leading repetition axis (one repetition when the archive has no
         :attr:`by_repetition`), the grid curves quantised to multiples of 2**-28 (see
-        :mod:`metaeval.recommend._archive_file`). The file carries the SHA-256 of its
+        :mod:`metaeval.recommend.knowledge._archive_file`). The file carries the SHA-256 of its
         arrays (the ``checksum`` member), checked by :func:`load_knowledge`. Only a
         regular file is written: a directory, a device or a FIFO at ``path`` is refused
         (a ``ValueError`` naming ``what``, the option that gave the path), and nothing

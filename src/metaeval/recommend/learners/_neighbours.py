@@ -15,7 +15,7 @@ import numpy as np
 
 from metaeval.ranking import a3r
 from metaeval.recommend._condition import SUCCESS_FLOOR
-from metaeval.recommend._learners import (
+from metaeval.recommend.learners._learners import (
     Design,
     family_codes,
     first_pick_loss,
@@ -24,7 +24,7 @@ from metaeval.recommend._learners import (
     one_se_without_each,
     select_one_se,
 )
-from metaeval.recommend._strategies import Fitted, Ranking, Strategy, _a3r_order
+from metaeval.recommend.learners._strategies import Fitted, Ranking, Strategy, _a3r_order
 
 
 class _Neighbours(Strategy):

@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
-from metaeval.recommend._learners import (
+from metaeval.recommend.learners._learners import (
     FEATURE_SOURCES,
     Design,
     Learner,
@@ -32,8 +32,8 @@ from metaeval.recommend._learners import (
     portfolio_loss,
     select_one_se,
 )
-from metaeval.recommend._strategies import Fitted, Ranking, _a3r_order
-from metaeval.recommend._trees import RegressionTreeBatch, TreeBatch
+from metaeval.recommend.learners._strategies import Fitted, Ranking, _a3r_order
+from metaeval.recommend.learners._trees import RegressionTreeBatch, TreeBatch
 
 _MAX_SEED = 2**31 - 1
 
@@ -142,7 +142,7 @@ class PairwiseClassification(Learner):
     next one the configuration that most reduces the mean loss of the best so far), then
     by mean loss: every pair among them gets a forest (20 candidates: 190 forests). They
     are chosen once on all training datasets. Each forest has ``trees`` extremely
-    randomised trees (:class:`~metaeval.recommend._trees.TreeBatch`), each grown on a
+    randomised trees (:class:`~metaeval.recommend.learners._trees.TreeBatch`), each grown on a
     bootstrap sample of whole families of training datasets; the trees out of bag for a
     family give its inner leave-one-family-out prediction without a refit.
 
@@ -336,7 +336,7 @@ class ConfigurationRegression(Learner):
     every feature when there are fewer) and a random threshold for each, between the
     node's smallest and largest value, and keeps the one that leaves the lowest
     weighted sum of squares; the node size counts the bootstrap's duplicates, as
-    randomForest does (:class:`~metaeval.recommend._trees.RegressionTreeBatch`, every
+    randomForest does (:class:`~metaeval.recommend.learners._trees.RegressionTreeBatch`, every
     tree of every configuration grown at once). ``splitter="best"`` grows CART trees
     instead (scikit-learn's ``DecisionTreeRegressor``, the best threshold of
     :math:`\lfloor\sqrt{F}\rfloor` features drawn at each node, the node size
