@@ -309,10 +309,11 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     lines = [f"## {title}\n", intro]
     lines.append("### Can `auto` beat the baseline at the first pick?\n")
     lines.append(
-        "For each setting, `auto` (the default of `recommend`: one strategy per training "
-        "set, chosen by inner leave-one-family-out; it leaves the single best only for a "
-        "candidate lower by Wilcoxon's one-sided signed-rank test over families, "
-        "Bonferroni-corrected for the other candidates) against "
+        "For each setting, `auto` (the default of `recommend`: per training set, the "
+        "Borda vote of its learners' orders, left for a candidate that reads nothing -- "
+        "the single best, the zero-shot portfolio, the average ranking -- only when that "
+        "one's inner leave-one-family-out losses are lower by Wilcoxon's one-sided "
+        "signed-rank test over families at 0.05 / 3) against "
         "the baseline of the pre-registered comparisons: at P = 0 the single best (the "
         "training datasets' best on average), where time counts (P > 0) the time-aware "
         "single best (the best mean log A3R, `docs/baselines.md`): the closed gap of its "
