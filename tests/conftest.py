@@ -54,6 +54,28 @@ def _stop_signals_as_they_were():
             signal.signal(getattr(signal, name), handler)
 
 
+@pytest.fixture
+def default_stop_handlers():
+    """Python's own handlers for SIGINT, SIGTERM and SIGHUP during the test, put back after.
+
+    A process started in the background by a non-interactive shell (``cmd &``) inherits
+    SIGINT ignored, and one under ``nohup`` SIGHUP ignored; the commands keep an ignored
+    signal ignored, by design. The tests of what a stop does need the handlers a terminal
+    gives, whatever launched the test run."""
+    import signal
+
+    defaults = {"SIGINT": signal.default_int_handler, "SIGTERM": signal.SIG_DFL,
+                "SIGHUP": signal.SIG_DFL}
+    saved = {}
+    for name, handler in defaults.items():
+        if hasattr(signal, name):
+            saved[name] = signal.signal(getattr(signal, name), handler)
+    yield
+    for name, handler in saved.items():
+        if handler is not None:
+            signal.signal(getattr(signal, name), handler)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _one_thread_per_worker():
     """One BLAS/OpenMP thread in each test process: ``pytest -n 2`` already runs a test

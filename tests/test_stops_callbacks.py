@@ -18,8 +18,9 @@ import pytest
 
 from metaeval.cli._signals import Stopped, stop_on_signals
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_kill"),
-                                reason="POSIX signals")
+pytestmark = [pytest.mark.skipif(not hasattr(signal, "pthread_kill"),
+                                 reason="POSIX signals"),
+              pytest.mark.usefixtures("default_stop_handlers")]
 
 
 def _call():

@@ -19,6 +19,9 @@ from typer.testing import CliRunner
 from metaeval.cli import app
 from metaeval.cli._signals import Stopped, stop_on_signals
 
+# the handlers a terminal gives, whatever launched the test run (see the fixture)
+pytestmark = pytest.mark.usefixtures("default_stop_handlers")
+
 
 @pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGHUP", 129)])
 def test_stop_signals_raise_stopped_with_the_exit_code_of_the_signal(name, code):
