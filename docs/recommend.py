@@ -309,8 +309,9 @@ def source_section(title, intro, evals, comparisons, source, source_tag, figures
     lines = [f"## {title}\n", intro]
     lines.append("### Can `auto` beat the baseline at the first pick?\n")
     lines.append(
-        "For each setting, `auto` (the default of `recommend`: per training set, the "
-        "Borda vote of its learners' orders, left for a candidate that reads nothing -- "
+        "For each setting, `auto` (the strategy of `recommend` by default, whose order "
+        "reads the new dataset only where this evaluation supports it: per training set, "
+        "the Borda vote of its learners' orders, left for a candidate that reads nothing -- "
         "the single best, the zero-shot portfolio, the average ranking -- only when that "
         "one's inner leave-one-family-out losses are lower by Wilcoxon's one-sided "
         "signed-rank test over families at 0.05 / 3) against "

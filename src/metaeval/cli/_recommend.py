@@ -88,6 +88,12 @@ def recommend_command(
         "--budget", help="Time to spend on this machine (--time clock): 600, 600s, 10m, "
         "1h, 1.5h. Lists the configurations of the order predicted to fit, with their "
         "predicted times.", show_default=False)] = None,
+    adapt: Annotated[str | None, typer.Option(
+        "--adapt", help="With the strategy auto: evidence or always. evidence: the order "
+        "reads the new dataset only where the stored evaluation of this knowledge base "
+        "and condition found auto better than the single best (at P > 0 the time-aware "
+        "one) with evidence, else it is the single best's; always: auto's own choice "
+        "[default: evidence].", show_default=False)] = None,
 ) -> None:
     """Recommend the order in which to try algorithms on a new dataset (or --evaluate).
 
@@ -96,6 +102,7 @@ def recommend_command(
     knowledge-base suite (two repetitions of 5-fold cross-validation).
     """
     with _bad_input():
+        _check_adapt(adapt, evaluate, aslib, strategy)
         _check_jobs(jobs, evaluate)
         from metaeval.cli._jobs import cap_jobs
 
@@ -157,7 +164,7 @@ def recommend_command(
                 source = _source(store, knowledge)
         dataset = _read(data_file, target, pos_label)
         _recommend(dataset, source, condition, strategy, top, clock, shipped=shipped,
-                   knowledge_file=knowledge, budget=seconds)
+                   knowledge_file=knowledge, budget=seconds, adapt=adapt)
 
 
 def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, top):
@@ -195,6 +202,19 @@ def _check_arguments(data_file, store, knowledge, evaluate, json_file, clock, to
 
         check_output(json_file, "--json", "json",
                      [(store, "--store"), (knowledge, "--knowledge"), (data_file, "DATA_FILE")])
+
+
+def _check_adapt(adapt, evaluate, aslib, strategy):
+    if adapt is None:
+        return
+    if adapt not in ("evidence", "always"):
+        raise ValueError(f"--adapt must be evidence or always, got {adapt!r}.")
+    if evaluate or aslib is not None:
+        raise ValueError("--adapt goes with DATA_FILE (a recommendation), not --evaluate "
+                         "or --aslib.")
+    if strategy is not None and strategy != "auto":
+        raise ValueError(f"--adapt goes with the strategy auto (the default), not "
+                         f"{strategy}.")
 
 
 def _check_jobs(jobs, evaluate):
@@ -304,11 +324,13 @@ def _work(name: str, strategy: str | None) -> str:
 
 
 def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
-               knowledge_file=None, budget=None):
+               knowledge_file=None, budget=None, adapt=None):
     from metaeval.recommend import recommend
 
     work = _work(dataset.name, strategy)
     kwargs = {} if strategy is None else {"strategy": strategy}
+    if adapt is not None:
+        kwargs["adapt"] = adapt
     if budget is not None:
         kwargs["budget"] = budget
     if knowledge_file is not None:  # the evaluations kept beside it, if any
@@ -340,7 +362,9 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
               markup=False, highlight=False, soft_wrap=True)
     chose = rec.selection.get("strategy") if rec.strategy == "auto" else None
     meaning = _SCORE_MEANING.get(chose or rec.strategy, "the strategy's score")
-    _say(f"score: {meaning} (sets the order)" + (f", of {chose}, which auto chose"
+    gave = "whose order auto gave" if rec.selection.get("adapted") is False else \
+        "which auto chose"
+    _say(f"score: {meaning} (sets the order)" + (f", of {chose}, {gave}"
                                                   if chose else "") + ".", width)
     sd = table["success_sd"].iloc[0] if len(table) else float("nan")
     _say(f"expected success: the mean {condition.label.split(',')[0]} over the "

@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 
 from metaeval.datasets import as_dataset
-from metaeval.recommend._advice import advice, knowledge_checksum, read_evaluations
+from metaeval.recommend._advice import (
+    advice,
+    knowledge_checksum,
+    matching,
+    read_evaluations,
+    stored_evaluations,
+)
 from metaeval.recommend._condition import Condition
 from metaeval.recommend.knowledge._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend.knowledge._budget import (
@@ -53,7 +59,10 @@ class Recommendation:
         evaluation matches (and why), quoting nothing.
     selection : dict
         What the strategy chose on the knowledge base (``auto``: the strategy and why;
-        a learner: its hyperparameters).
+        a learner: its hyperparameters). For ``auto``, ``adapted`` says whether the
+        order read the new dataset, and ``evidence`` why (see ``adapt`` of
+        :func:`recommend`); where ``auto`` gave the baseline's order instead of its own,
+        ``strategy`` names the baseline and ``auto`` holds what ``auto`` had chosen.
     """
 
     dataset: str
@@ -78,7 +87,7 @@ class Recommendation:
 def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
               top=None, describe_groups=None, time_budget=None,
               clock="cpu", target="class", pos_label=None,
-              evaluations=None, budget=None) -> Recommendation:
+              evaluations=None, budget=None, adapt=None) -> Recommendation:
     """Which algorithms to try on a new dataset, in what order, under a condition.
 
     Parameters
@@ -99,12 +108,13 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     condition : Condition, optional
         Default accuracy with P = 0.
     strategy : str, default="auto"
-        Any strategy but ``oracle``; ``auto`` chooses one for the condition by inner
-        cross-validation on the knowledge base, leaving the single best only when the
-        best other candidate beats it clearly (by Wilcoxon's one-sided signed-rank test
-        over families, Bonferroni-corrected, :class:`~metaeval.recommend.Auto`); ``active-testing``
-        without test results gives its first pick and then the candidates by their
-        expected gain over it; ``random`` a seeded random order.
+        Any strategy but ``oracle``; ``auto`` (:class:`~metaeval.recommend.Auto`)
+        orders by the Borda count of its learners' orders, left for a candidate that
+        reads nothing only when that one's inner leave-one-family-out losses on the
+        knowledge base are lower by Wilcoxon's one-sided signed-rank test over families
+        (Bonferroni-corrected), and its order is given as ``adapt`` says;
+        ``active-testing`` without test results gives its first pick and then the
+        candidates by their expected gain over it; ``random`` a seeded random order.
     k : int, optional
         Neighbours of ``knn-metafeatures`` and ``cost-landmarking``. Default: each
         strategy's own (``knn-metafeatures`` chooses k among 20, 10, 5, 3 and 1 by an
@@ -138,6 +148,17 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         configurations of the order predicted to fit in it (:func:`plan_budget`: the
         order kept, each one that would not fit in what is left skipped), their
         predicted times and the expected best success at the budget.
+    adapt : {"evidence", "always"}, optional
+        ``auto`` only (default ``"evidence"``). Where ``auto``'s choice reads the new
+        dataset (its vote, or a learner), ``"evidence"`` adapts the order to the data
+        only when the stored evaluation of this knowledge base under the same condition,
+        P and clock found ``auto``'s first-pick loss lower than the baseline's with
+        evidence (its pre-registered, Holm-corrected comparison: against the single best
+        at P = 0, the time-aware single best at P > 0); when that evaluation did not,
+        the baseline's order is given, the same for every dataset, and a note says why.
+        Where no stored evaluation matches, ``auto``'s own choice (its inner
+        cross-validation) stands, and a note says that nothing checked it.
+        ``"always"``: ``auto``'s own choice, whatever the evaluation says.
 
     Returns
     -------
@@ -180,6 +201,11 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         raise ValueError(f"top must be a positive integer, got {top!r}.")
     if clock not in ("cpu", "wall"):
         raise ValueError(f"clock must be 'cpu' or 'wall', got {clock!r}.")
+    if adapt is not None and adapt not in ("evidence", "always"):
+        raise ValueError(f"adapt must be 'evidence' or 'always', got {adapt!r}.")
+    if adapt is not None and chosen.name != "auto":
+        raise ValueError(f"adapt applies to the strategy 'auto' only, not {chosen.name!r} "
+                         "(which always orders as it does).")
     seconds = None if budget is None else parse_budget(budget)
     notes = []
     settings = {}
@@ -205,6 +231,10 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         cached = [] if kb.metafeatures is None else kb.metafeatures.columns
         describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
     fitted = chosen.fit(kb, condition)
+    evidence = _evidence(source, shipped, evaluations, condition, clock)
+    gate = None
+    if chosen.name == "auto":
+        fitted, gate = _gate(fitted, kb, condition, adapt or "evidence", evidence)
     uses = uses_of(fitted)
     if uses:
         if time_budget is not None:
@@ -232,7 +262,12 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     if top is not None:
         table = table.head(int(top))
     selection = dict(fitted.selection_)
-    if chosen.name == "auto" and selection.get("combine") == "vote":
+    if gate is not None:
+        selection = gate["selection"]
+        notes.append(gate["note"])
+    if gate is not None and not selection["adapted"]:
+        pass  # the baseline's order: the gate's note says why
+    elif chosen.name == "auto" and selection.get("combine") == "vote":
         voters = ", ".join(selection["voters"])
         did = ("kept single-best" if selection["strategy"] == "single-best" else
                f"ordered by the Borda count of {voters}")
@@ -246,18 +281,23 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         notes.append(f"auto chose {selection['strategy']} for this condition (inner "
                      f"leave-one-family-out {selection['criterion']}; it leaves "
                      f"single-best only for a candidate {rule})")
-    notes.extend(_words(kb, source, dataset, chosen, fitted))
-    text = _trust(chosen.name, condition, clock, source, shipped, evaluations)
+    # (where auto gave the baseline's order, the gate's note says that it is the same for
+    # every dataset, and why)
+    notes.extend(_words(kb, source, dataset, chosen, fitted,
+                        static=gate is None or gate["selection"]["adapted"]))
+    text = _trust(selection["strategy"] if gate is not None and not selection["adapted"]
+                  else chosen.name, condition, clock, evidence)
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
                           selection, plan, protocol, basis)
 
 
-def _words(kb, source, dataset, chosen, fitted) -> list:
-    """The lines the output owes its reader: an order the same for every dataset, and
-    a dataset outside the knowledge base's range of rows, columns or class balance."""
+def _words(kb, source, dataset, chosen, fitted, static=True) -> list:
+    """The lines the output owes its reader: an order the same for every dataset (unless
+    ``static`` is False: said already), and a dataset outside the knowledge base's range
+    of rows, columns or class balance."""
     words = []
-    if not uses_of(fitted):
+    if static and not uses_of(fitted):
         name = fitted.selection_.get("strategy") if chosen.name == "auto" else chosen.name
         why = ("auto kept the single best: on the past datasets (inner "
                "leave-one-family-out) no strategy that reads the data beat it clearly"
@@ -284,20 +324,86 @@ def _words(kb, source, dataset, chosen, fitted) -> list:
     return words
 
 
-def _trust(strategy, condition, clock, source, shipped, evaluations) -> str:
-    """The advice sentence: a stored evaluation of this knowledge base, condition and
-    clock quoted, or said plainly to be missing."""
+def _evidence(source, shipped, evaluations, condition, clock) -> tuple:
+    """The stored evaluation of this knowledge base, condition, P and clock: ``(entry,
+    document, checksum, "")``, or ``(None, document, checksum, why)`` when none matches
+    (why: a plain sentence, without its full stop)."""
     if evaluations is None and not shipped:
         what = ("this knowledge base" if isinstance(source, (KnowledgeArchive, KnowledgeBase))
                 else "a study's results")
-        return (f"No stored evaluation describes {what}: nothing is quoted; `metaeval "
-                "recommend --evaluate` with the same options evaluates the strategies on it.")
-    document = (evaluations if isinstance(evaluations, dict) or evaluations is None
-                else read_evaluations(evaluations) or {})
+        return None, None, None, f"No stored evaluation describes {what}"
+    document = (stored_evaluations() if evaluations is None else evaluations
+                if isinstance(evaluations, dict) else read_evaluations(evaluations) or {})
     checksum = knowledge_checksum(source)
     if checksum is None:
-        return ("This knowledge base carries no checksum (it was not read from a file), so "
-                "no stored evaluation can be tied to it: nothing is quoted.")
+        return None, document, None, ("This knowledge base carries no checksum (it was not "
+                                      "read from a file), so no stored evaluation can be "
+                                      "tied to it")
+    entry, why = matching(document, condition, clock, checksum)
+    return entry, document, checksum, why
+
+
+def _gate(fitted, kb, condition, adapt, evidence) -> tuple:
+    """``auto`` adapts to the data only where the stored evaluation supports it: the
+    fitted strategy whose order is given, and what the gate decided (``None`` when
+    ``auto``'s choice reads nothing of the new dataset: nothing to decide)."""
+    if not uses_of(fitted):
+        return fitted, None
+    own = dict(fitted.selection_)
+    entry, _, _, why = evidence
+    name = own.get("strategy", "auto")
+    if own.get("combine") == "vote" and own.get("voters") and "+" in name:
+        name = "the Borda vote of " + ", ".join(own["voters"])
+    if adapt == "always":
+        note = (f"auto adapts this order to the data ({name}), as asked (adapt "
+                "'always'), whatever a stored evaluation says")
+        return fitted, {"selection": {**own, "adapted": True, "evidence": "asked"},
+                        "note": note}
+    if entry is None:
+        note = (f"auto adapts this order to the data ({name}) on its inner "
+                f"cross-validation alone: {why[0].lower()}{why[1:]}, so nothing checked "
+                "that adapting pays under this condition (`metaeval recommend --evaluate` "
+                "with the same options evaluates it)")
+        return fitted, {"selection": {**own, "adapted": True, "evidence": "none stored"},
+                        "note": note}
+    p = float(entry["condition"].get("time_weight") or 0.0)
+    timed = p > 0 and "single-best-a3r" in entry["strategies"] and "versus_time_aware" in entry
+    base = "single-best-a3r" if timed else "single-best"
+    them = "the time-aware single best" if timed else "the single best"
+    verdict = ((entry.get("versus_time_aware" if timed else "versus_single_best") or {})
+               .get("auto") or {}).get("loss_at_1")
+    figures = entry["strategies"]
+    where = f"the stored evaluation of this knowledge base under {entry['label']}"
+    if verdict is not None and verdict.get("supported"):
+        note = (f"auto adapts this order to the data ({name}): in {where}, its first-pick "
+                f"loss was lower than {them}'s with evidence (Holm p = "
+                f"{verdict['p_holm']:.2g})")
+        return fitted, {"selection": {**own, "adapted": True, "evidence": "supported"},
+                        "note": note}
+    if verdict is None or "auto" not in figures or base not in figures:
+        said = f"{where} holds no comparison of auto with {them}"
+    else:
+        said = (f"in {where}, auto's own order, which reads the data, was not shown to "
+                f"beat it (first-pick loss {figures['auto']['loss_at_1'][0]:.4f} against "
+                f"{figures[base]['loss_at_1'][0]:.4f}, Holm p = {verdict['p_holm']:.2g})")
+    baseline = get_strategy(base).fit(kb, condition)
+    note = (f"this order is the same for every dataset: auto gives {them}'s order "
+            f"({base}), because {said}; adapt 'always' (--adapt always) gives auto's own "
+            f"({name})")
+    return baseline, {"selection": {"strategy": base, "adapted": False,
+                                    "evidence": "not supported", "auto": own},
+                      "note": note}
+
+
+def _trust(strategy, condition, clock, evidence) -> str:
+    """The advice sentence: a stored evaluation of this knowledge base, condition and
+    clock quoted, or said plainly to be missing."""
+    entry, document, checksum, why = evidence
+    if document is None or checksum is None:
+        if document is None:
+            return (f"{why}: nothing is quoted; `metaeval recommend --evaluate` with the "
+                    "same options evaluates the strategies on it.")
+        return f"{why}: nothing is quoted."
     return advice(strategy, condition, document, clock=clock, knowledge=checksum)
 
 
