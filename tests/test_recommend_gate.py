@@ -93,6 +93,26 @@ def test_a_supported_adaptation_adapts(shipped, labor, default):
     assert adapted.overhead > 0  # the dataset was described
 
 
+def test_where_auto_leaves_the_vote_the_note_says_for_what(shipped, labor):
+    # at P = 1/64 the zero-shot portfolio, which reads nothing, replaces the vote on the
+    # shipped knowledge base: nothing to gate, and the notes say what auto did
+    rec = recommend(labor, shipped, Condition(time_weight=1 / 64),
+                    evaluations=stored_evaluations())
+    assert rec.selection["strategy"] == "zero-shot-portfolio"
+    assert "adapted" not in rec.selection
+    p = rec.selection["p"]
+    assert p < 0.05 / 3
+    assert any(n.startswith("under this condition auto left the vote of "
+                            "knn-metafeatures, cost-landmarking, regression, pairwise for "
+                            "zero-shot-portfolio, which reads nothing of the new dataset "
+                            "(inner leave-one-family-out MIL; ")
+               and n.endswith(f": p = {p:.2g})") for n in rec.notes), rec.notes
+    assert not any("Borda" in n for n in rec.notes)
+    assert ("this order is the same for every dataset: zero-shot-portfolio ranks from the "
+            "past results only, without reading the new data, and auto chose it (see the "
+            "note on auto's choice)") in rec.notes
+
+
 def test_bad_adapt_is_refused(labor):
     with pytest.raises(ValueError, match="adapt must be 'evidence' or 'always', got "
                                          "'sometimes'."):

@@ -269,10 +269,14 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
         pass  # the baseline's order: the gate's note says why
     elif chosen.name == "auto" and selection.get("combine") == "vote":
         voters = ", ".join(selection["voters"])
-        did = ("kept single-best" if selection["strategy"] == "single-best" else
-               f"ordered by the Borda count of {voters}")
-        notes.append(f"auto {did} for this condition (inner leave-one-family-out "
-                     f"{selection['criterion']}; {selection['rule']})")
+        voted = selection["strategy"] == "+".join(selection["voters"])
+        did = (f"auto ordered by the Borda count of {voters} for this condition" if voted
+               else f"under this condition auto left the vote of {voters} for "
+               f"{selection['strategy']}, which reads nothing of the new dataset")
+        notes.append(f"{did} (inner leave-one-family-out "
+                     f"{selection['criterion']}; {selection['rule']}"
+                     + ("" if voted or "p" not in selection else
+                        f": p = {selection['p']:.2g}") + ")")
     elif chosen.name == "auto":
         rule = (f"better by {selection['margin']:.2f} standard errors"
                 if "p" not in selection else
@@ -299,10 +303,9 @@ def _words(kb, source, dataset, chosen, fitted, static=True) -> list:
     words = []
     if static and not uses_of(fitted):
         name = fitted.selection_.get("strategy") if chosen.name == "auto" else chosen.name
-        why = ("auto kept the single best: on the past datasets (inner "
-               "leave-one-family-out) no strategy that reads the data beat it clearly"
-               if chosen.name == "auto" and name == "single-best" else
-               f"{name} ranks from the past results only, without reading the new data")
+        why = (f"{name} ranks from the past results only, without reading the new data"
+               + (", and auto chose it (see the note on auto's choice)"
+                  if chosen.name == "auto" else ""))
         words.append(f"this order is the same for every dataset: {why}")
     ranges = [("rows", dataset.n_instances, np.asarray(kb.n_instances, dtype=np.float64))]
     if kb.metafeatures is not None and "general.nr_attr" in kb.metafeatures.columns:
