@@ -22,7 +22,7 @@ costs), and wall and CPU seconds with the load average, since the machine may be
 shared. ``--markdown FILE`` also writes the table as Markdown (docs/aslib.md holds it).
 
 Usage: python benchmarks/bench_aslib.py [DIR ...] [--strategies a,b] [--no-feature-costs]
-       [--presolved] [--censored] [--charged-auto] [--no-plain] [--cli] [--markdown FILE]
+       [--no-presolved] [--censored] [--charged-auto] [--no-plain] [--cli] [--markdown FILE]
        [--jobs N]
 
 ``--strategies single-best`` with the plain selectors gives their figures alone (the
@@ -150,9 +150,11 @@ def main(argv=None):
     parser.add_argument("directories", nargs="*", type=Path)
     parser.add_argument("--strategies", help="comma-separated (default: every strategy)")
     parser.add_argument("--no-feature-costs", action="store_true")
-    parser.add_argument("--presolved", action="store_true",
+    parser.add_argument("--presolved", action=argparse.BooleanOptionalAction,
+                        default=None,
                         help="credit instances a feature step presolved as solved at the "
-                        "feature cost (ASlib's rule; evaluate_aslib's presolved=True)")
+                        "feature cost (ASlib's rule; the default with the feature costs "
+                        "paid); --no-presolved charges them the picked solver's run")
     parser.add_argument("--censored", action="store_true",
                         help="also evaluate regression-censored: the regression learner "
                         "with its timeouts imputed as censored (Schmee & Hahn)")
@@ -173,7 +175,8 @@ def main(argv=None):
     costs = not args.no_feature_costs
     print(f"load average {os.getloadavg()}; {os.cpu_count()} cores; {args.jobs} jobs; "
           f"feature costs {'paid' if costs else 'left out'}; presolved instances "
-          f"{'credited' if args.presolved else 'not credited'}", flush=True)
+          f"{'credited' if costs and args.presolved is not False else 'not credited'}",
+          flush=True)
     markdown = []
     for root in _scenarios(args.directories):
         start = _clock()

@@ -48,8 +48,12 @@ def test_a_presolved_instance_counts_solved_at_its_feature_cost(tmp_path):
     assert any("2 instance(s) presolved by a feature step" in n for n in sc.notes)
     strategies = [_E._Fixed("b-reading", [1, 0]), _E._Fixed("b-blind", [1, 0], uses=None),
                   "single-best", "oracle"]
-    off = evaluate_aslib(sc, strategies, n_boot=20)
+    off = evaluate_aslib(sc, strategies, n_boot=20, presolved=False)
     on = evaluate_aslib(sc, strategies, n_boot=20, presolved=True)
+    # the default credits them (the feature costs paid)
+    default = evaluate_aslib(sc, strategies, n_boot=20)
+    assert default.presolved is True
+    assert default.summary.set_index("strategy").loc["b-reading", "performance"] == 52.375
     s, t = off.summary.set_index("strategy"), on.summary.set_index("strategy")
     assert s.loc["b-reading", "performance"] == 75.75
     assert t.loc["b-reading", "performance"] == 52.375
@@ -62,10 +66,13 @@ def test_a_presolved_instance_counts_solved_at_its_feature_cost(tmp_path):
     assert on.to_json()["presolved_credited"] is True
     assert off.to_json()["presolved_credited"] is False
     # without the feature costs nothing is credited (the features cost nothing)
-    free = evaluate_aslib(sc, strategies, n_boot=20, presolved=True, feature_costs=False)
+    free = evaluate_aslib(sc, strategies, n_boot=20, feature_costs=False)
     assert free.summary.set_index("strategy").loc["b-reading", "performance"] == 27.5
     assert free.presolved is False
-    with pytest.raises(ValueError, match="presolved must be True or False"):
+    with pytest.raises(ValueError, match="presolved=True credits presolved instances in "
+                                         "their feature cost, and needs feature_costs=True"):
+        evaluate_aslib(sc, strategies, presolved=True, feature_costs=False)
+    with pytest.raises(ValueError, match="presolved must be True, False or None"):
         evaluate_aslib(sc, strategies, presolved="yes")
 
 
@@ -99,37 +106,41 @@ def test_auto_is_credited_on_the_folds_where_its_candidate_reads_features(tmp_pa
 
 
 def test_presolved_on_the_command_line_reaches_the_library_s_switch(tmp_path):
-    """``recommend --evaluate --aslib DIR --presolved``: the JSON says the presolved
-    instances were credited, and the single best (which computes no feature) scores
-    the same with and without; refused without the feature costs, and without
-    --aslib."""
+    """``recommend --evaluate --aslib DIR`` credits presolved instances by default,
+    ``--no-presolved`` does not: the JSON says which, and the single best (which
+    computes no feature) scores the same with and without; ``--presolved`` is refused
+    without the feature costs, and either flag without --aslib."""
     import json
 
     root = tmp_path / "rt"
     _presolved(root)
     runs = {}
-    for flags in ((), ("--presolved",)):
+    for flags in (("--no-presolved",), ("--presolved",), ()):
         out = tmp_path / f"ev{len(flags)}.json"
         result = _T._run("recommend", "--evaluate", "--aslib", root, "--strategy",
                          "knn-metafeatures", *flags, "--json", out)
         assert result.exit_code == 0, result.output
         runs[flags] = json.loads(out.read_text())
-    assert runs[()]["presolved_credited"] is False
+    assert runs[("--no-presolved",)]["presolved_credited"] is False
     assert runs[("--presolved",)]["presolved_credited"] is True
+    assert runs[()] == runs[("--presolved",)]
     ev = evaluate_aslib(_presolved(tmp_path / "again"), ["knn-metafeatures"], n_boot=1000,
                         presolved=True)
     par10 = ev.summary.set_index("strategy").loc["knn-metafeatures", "performance"]
     assert runs[("--presolved",)]["strategies"]["knn-metafeatures"]["par10"] == \
         pytest.approx(par10)
-    assert runs[()]["sbs"] == runs[("--presolved",)]["sbs"]
+    assert runs[("--no-presolved",)]["sbs"] == runs[("--presolved",)]["sbs"]
     # the credit changes the figure the command line prints and writes
-    assert runs[()]["strategies"]["knn-metafeatures"]["par10"] != par10
+    assert runs[("--no-presolved",)]["strategies"]["knn-metafeatures"]["par10"] != par10
     free = _T._run("recommend", "--evaluate", "--aslib", root, "--presolved",
                    "--no-feature-costs")
     assert free.exit_code == 2 and "--presolved goes with the feature costs paid" in \
         free.output, free.output
     wrong = _T._run("recommend", "x.csv", "--presolved")
     assert wrong.exit_code == 2 and "--presolved goes with --evaluate --aslib" in \
+        wrong.output, wrong.output
+    wrong = _T._run("recommend", "x.csv", "--no-presolved")
+    assert wrong.exit_code == 2 and "--no-presolved goes with --evaluate --aslib" in \
         wrong.output, wrong.output
 
 

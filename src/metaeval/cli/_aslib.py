@@ -24,15 +24,16 @@ def _one_line():
 def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measure,
                            cost, cost_beta, time_weight: str, strategy, json_file,
                            feature_costs: bool = True, n_jobs=None,
-                           presolved: bool = False) -> None:
+                           presolved: bool | None = None) -> None:
     """``metaeval recommend --evaluate --aslib DIR [--json OUT]``.
 
     ``measure`` None means not given (the scenario's first performance measure); any
     other value, ``accuracy`` included, must be one of the scenario's measures.
     ``feature_costs`` False (``--no-feature-costs``) leaves the feature costs out of
-    the first picks' runtimes. ``presolved`` (``--presolved``) credits instances a feature
-    step presolved as solved in their feature cost (:func:`evaluate_aslib`'s
-    ``presolved``); it needs the feature costs. ``n_jobs``: worker processes over the
+    the first picks' runtimes. ``presolved`` (``--presolved/--no-presolved``; None: not
+    given) credits instances a feature step presolved as solved in their feature cost
+    (:func:`evaluate_aslib`'s ``presolved``; by default whenever the feature costs are
+    paid); True needs the feature costs. ``n_jobs``: worker processes over the
     folds (``--jobs``).
     """
     from metaeval.recommend import Condition, evaluate_aslib, read_aslib
@@ -44,7 +45,7 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         if json_file is not None:  # before minutes of work
             check_output_file(json_file, "--json")
             check_output(json_file, "--json", "json", [(directory, "--aslib")])
-        if presolved and not feature_costs:
+        if presolved is True and not feature_costs:
             raise ValueError("--presolved goes with the feature costs paid (without "
                              "them a feature step costs nothing and nothing is credited): "
                              "drop --no-feature-costs or --presolved.")
@@ -61,7 +62,7 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
                                             "cv.arff folds"):
                 ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
                                     condition=condition, feature_costs=bool(feature_costs),
-                                    n_jobs=n_jobs, presolved=bool(presolved))
+                                    n_jobs=n_jobs, presolved=presolved)
         except KeyboardInterrupt as exc:
             exit_stopped(exc, "nothing was written")
         document = ev.to_json() if json_file is not None else None
@@ -101,7 +102,8 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         paid = "first picks of strategies reading features include their feature costs"
         if ev.presolved:
             paid += (", and an instance a feature step presolved counts as solved in its "
-                     "feature cost for them (--presolved)")
+                     "feature cost for them (--no-presolved: charged the picked solver's "
+                     "run)")
     elif sc.runtime and sc.feature_costs:
         paid = "feature costs left out (--no-feature-costs)"
     else:

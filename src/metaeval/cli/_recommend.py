@@ -75,11 +75,12 @@ def recommend_command(
         "--feature-costs/--no-feature-costs", help="With --evaluate --aslib: add each "
         "instance's feature costs (feature_costs.arff) to the first pick's runtime of the "
         "strategies that read features, as ASlib evaluations do.")] = True,
-    presolved: Annotated[bool, typer.Option(
-        "--presolved", help="With --evaluate --aslib and the feature costs paid: an "
-        "instance a used feature step presolved (feature_runstatus.arff) counts as solved "
-        "in its feature cost for the strategies that compute the features, as ASlib and "
-        "LLAMA count it [default: charged the picked solver's run].")] = False,
+    presolved: Annotated[bool | None, typer.Option(
+        "--presolved/--no-presolved", help="With --evaluate --aslib and the feature costs "
+        "paid: an instance a used feature step presolved (feature_runstatus.arff) counts "
+        "as solved in its feature cost for the strategies that compute the features, as "
+        "ASlib and LLAMA count it; --no-presolved charges it the picked solver's run "
+        "[default: credited when the feature costs are paid].", show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option(
         "--jobs", help="With --evaluate: worker processes, each fitting the strategies "
         "for one held-out family (or fold) at a time; the figures do not depend on it "
@@ -128,9 +129,10 @@ def recommend_command(
                                feature_costs=feature_costs, n_jobs=n_jobs,
                                presolved=presolved)
         return
-    if presolved:
+    if presolved is not None:
         with _bad_input():
-            raise ValueError("--presolved goes with --evaluate --aslib (an ASlib "
+            flag = "--presolved" if presolved else "--no-presolved"
+            raise ValueError(f"{flag} goes with --evaluate --aslib (an ASlib "
                              "scenario's presolved instances).")
     if not feature_costs:
         with _bad_input():

@@ -173,7 +173,7 @@ def _num(v):
 
 def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_random=1000,
                    n_boot=1000, alpha=0.05, seed=0, feature_costs=True, n_jobs=None,
-                   presolved=False) -> AslibEvaluation:
+                   presolved=None) -> AslibEvaluation:
     r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
 
     Feature costs (runtime scenarios with ``feature_costs.arff``). A strategy that reads
@@ -227,15 +227,19 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
         Worker processes over which the folds of each ``cv.arff`` repetition are spread,
         as in :func:`evaluate_recommenders` (None: 1; -1: every usable core); the
         figures are the same for any number.
-    presolved : bool, default=False
+    presolved : bool, optional
         Credit presolved instances as ASlib and LLAMA do (Bischl et al. 2016): an
         instance that a used feature step presolved (``presolved`` in
         ``feature_runstatus.arff``) counts, for a strategy that computes the features
         (for ``auto``, whose chosen candidate does), as solved in the feature cost
         (0 s when not recorded), whatever it picks (a timeout if that cost reaches the
-        cutoff). Applies with the feature costs only (with ``feature_costs=False`` the
+        cutoff): a selector that computes the features stops when they solve the
+        instance. Applies with the feature costs only (with ``feature_costs=False`` the
         features cost nothing and nothing is credited). The single best and the
-        virtual best are unchanged.
+        virtual best are unchanged. Default (None): credited whenever the feature costs
+        are paid; False: never (each presolved instance charged its feature cost plus
+        the picked solver's run, the default before 2026-11-29); True: as
+        None, and refused without the feature costs.
 
     Returns
     -------
@@ -257,8 +261,11 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
 
     if not isinstance(feature_costs, (bool, np.bool_)):
         raise ValueError(f"feature_costs must be True or False, got {feature_costs!r}.")
-    if not isinstance(presolved, (bool, np.bool_)):
-        raise ValueError(f"presolved must be True or False, got {presolved!r}.")
+    if presolved is not None and not isinstance(presolved, (bool, np.bool_)):
+        raise ValueError(f"presolved must be True, False or None, got {presolved!r}.")
+    if presolved is True and not feature_costs:
+        raise ValueError("presolved=True credits presolved instances in their feature "
+                         "cost, and needs feature_costs=True.")
     _n_jobs(n_jobs, 1)  # checked before reading the scenario
     sc = scenario if isinstance(scenario, AslibScenario) else read_aslib(scenario)
     kb = sc.knowledge
@@ -288,7 +295,7 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     pick = np.array([-1 if a is None else col[a] for a in algo], dtype=np.int64)
     costs = bool(feature_costs) and sc.runtime and sc.feature_costs
     per["feature_cost"] = 0.0
-    credit = costs and bool(presolved) and sc.presolved is not None
+    credit = costs and presolved is not False and sc.presolved is not None
     if costs:
         _add_feature_costs(sc, per, row, pick,
                            _reads_features(per, strategies) if credit else None)
