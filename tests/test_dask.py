@@ -182,10 +182,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 
 class Sleepy(ClassifierMixin, BaseEstimator):
-    """Sleeps $SLEEPY_SECONDS in fit."""
+    """Sleeps $SLEEPY_SECONDS in fit, or until the file $SLEEPY_STOP exists."""
 
     def fit(self, X, y):
-        time.sleep(float(os.environ.get("SLEEPY_SECONDS", "3")))
+        end = time.monotonic() + float(os.environ.get("SLEEPY_SECONDS", "3"))
+        stop = os.environ.get("SLEEPY_STOP")
+        while time.monotonic() < end and not (stop and os.path.exists(stop)):
+            time.sleep(0.05)
         self.classes_ = np.unique(y)
         self.p_ = float(np.mean(y))
         return self
@@ -256,6 +259,8 @@ def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monk
                                                                  sleepy):
     distributed = pytest.importorskip("dask.distributed")
     monkeypatch.setenv("SLEEPY_SECONDS", "3")
+    stop = tmp_path / "stop-sleeping"  # once the worker is killed, no fit needs to sleep
+    monkeypatch.setenv("SLEEPY_STOP", str(stop))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None,
                                   silence_logs=logging.ERROR) as cluster, \
@@ -269,6 +274,7 @@ def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monk
             client.run(__import__("os")._exit, 1, workers=busy[:1])
         except Exception:  # noqa: BLE001, S110 - the worker is gone, as meant
             pass
+        stop.touch()  # the unit that ran again and the other worker's fits end now
         thread.join(300)
         assert not thread.is_alive() and "error" not in outcome, outcome
     summary = outcome["summary"]
