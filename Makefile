@@ -41,7 +41,10 @@ run: $(STAMP)
 
 # --dist loadfile: a test module runs on one worker, so its module-scoped fixtures are
 # built once, not once per worker (three alternated pairs, idle: 334-336 s against
-# 336-355 s with xdist's default; docs/performance.md)
+# 336-355 s with xdist's default; docs/performance.md). --no-loadscope-reorder: the
+# modules are handed out in the order the tests' conftest gives them (the longest first,
+# LONGEST_FIRST), not by their number of tests, which left long modules of few tests to
+# the end of the run on one worker.
 #
 # The tests' temporary files go to memory where the system has a writable /dev/shm (Linux),
 # unless TMPDIR is set: the suite commits to its small DuckDB stores some thousands of times,
@@ -51,7 +54,7 @@ TEST_TMPDIR := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
 test: $(STAMP)
 	$(BIN)/python -m ruff check src tests benchmarks
 	TMPDIR="$${TMPDIR:-$(TEST_TMPDIR)}" $(KEEP_BYTECODE) \
-	  $(BIN)/python -m pytest -n 2 --dist loadfile src tests
+	  $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder src tests
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check src tests benchmarks
