@@ -340,14 +340,17 @@ def _recommend(dataset, source, condition, strategy, top, clock, *, shipped,
 
         kwargs["evaluations"] = evaluations_file(knowledge_file)
     with stage(work):
+        if shipped:  # read once, for the recommendation and the notes below
+            from metaeval.recommend import load_knowledge
+            from metaeval.recommend._advice import stored_evaluations
+
+            source = load_knowledge()
+            kwargs["evaluations"] = stored_evaluations() or {}
         rec = recommend(dataset, source, condition, clock=clock, **kwargs)
     known = ()
     if shipped:
         # what every call would repeat about the shipped knowledge base: said once, by
         # `metaeval knowledge show`
-        from metaeval.recommend import load_knowledge
-
-        source = load_knowledge()  # (read once more: its study's protocol too)
         known = source.knowledge_base(condition, clock=clock).notes
     _notes([n for n in rec.notes if n not in known])
     width = _width()
