@@ -412,16 +412,17 @@ class RegressionTreeBatch:
     def apply(self, X, n_bags=None) -> np.ndarray:
         """The leaf of each tree of the first ``n_bags`` bags (default all) reached by
         each row of ``X``, shape (n_bags, n_points, n_columns)."""
-        X = np.asarray(X, dtype=np.float32)
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
         n_bags = self.n_bags if n_bags is None else min(int(n_bags), self.n_bags)
         n_trees = n_bags * self.n_columns
         n_points = X.shape[0]
         node = np.repeat(np.arange(n_trees), n_points)
-        point = np.tile(np.arange(n_points), n_trees)
+        offset = np.tile(np.arange(n_points) * X.shape[1], n_trees)
         at = np.flatnonzero(self.left[node] >= 0)
         while at.size:
             here = node[at]
-            go_right = X[point[at], self.feature[here]] > self.threshold[here]
+            go_right = flat.take(offset[at] + self.feature[here]) > self.threshold[here]
             node[at] = self.left[here] + go_right
             at = at[self.left[node[at]] >= 0]
         return node.reshape(n_bags, self.n_columns, n_points).transpose(0, 2, 1)
@@ -601,10 +602,24 @@ def _draws(XT, row, w, centred, starts, counts, total, min_leaf, k, rng):
 
 def _grown(cap, n_nodes, feature, threshold, left, value, tries):
     """The node arrays of a tree batch resized to ``cap`` nodes, the new ones blank (no
-    feature, no children, no failed draws)."""
-    feature, threshold, left, value, tries = (np.resize(a, cap) for a in
-                                              (feature, threshold, left, value, tries))
-    feature[n_nodes:] = -1
-    left[n_nodes:] = -1
-    tries[n_nodes:] = 0
-    return feature, threshold, left, value, tries
+    feature, no children, no failed draws); the thresholds and values as ``np.resize``
+    leaves them (repeated), without its temporary copies."""
+    blank = []
+    for a, fill in ((feature, -1), (left, -1), (tries, 0)):
+        out = np.full(cap, fill, dtype=a.dtype)
+        out[:n_nodes] = a[:n_nodes]
+        blank.append(out)
+    threshold, value = _repeated(threshold, cap), _repeated(value, cap)
+    return blank[0], threshold, blank[1], value, blank[2]
+
+
+def _repeated(a, size):
+    """``np.resize(a, size)``: ``a`` repeated (or cut) to ``size`` items."""
+    out = np.empty(size, dtype=a.dtype)
+    n = min(a.size, size)
+    out[:n] = a[:n]
+    while n < size:  # the filled part doubles
+        m = min(n, size - n)
+        out[n:n + m] = out[:m]
+        n += m
+    return out
