@@ -163,3 +163,38 @@ def test_the_linear_scale_learns_the_success_over_the_ceiling():
     np.testing.assert_allclose(lin, [[0.99, 0.95], [0.91, 0.95]])
     log = ConfigurationRegression(cost_ceiling=100.0).target(kb, Condition())
     np.testing.assert_allclose(log, -np.log([[1.0, 5.0], [9.0, 5.0]]))
+
+
+def test_the_vote_reuses_the_orders_its_prefitted_voters_gave_the_same_queries():
+    """An evaluation's fold ranks its held-out datasets with each strategy, then with
+    auto: the vote's prefitted voters are not asked again for the same list of queries
+    (their orders depend on the fitted voter and the queries only), and the vote's
+    orders are those it gives without that memory."""
+    from metaeval.recommend.learners._registry import get_strategy
+
+    kb = _planted()
+    train, queries = kb.subset(np.arange(32) >= 4), [kb.query(i) for i in range(4)]
+    condition = Condition()
+    plain = Auto().fit(train, condition, seed=3).rank_many(list(queries))
+    cache, calls = {}, []
+    for name in ("knn-metafeatures", "regression", "pairwise"):
+        fitted = get_strategy(name).fit(train, condition, seed=3)
+        first = fitted.ranked(queries)
+        assert fitted.ranked(queries) is first  # the same list: not ranked again
+        assert fitted.ranked(list(queries)) is not first  # another list: ranked again
+        fitted.ranked(queries)
+
+        def counted(qs, fitted=fitted, name=name):
+            calls.append(name)
+            return type(fitted).rank_many(fitted, qs)
+
+        fitted.rank_many = counted
+        cache[repr(get_strategy(name))] = fitted
+    auto = Auto().fit(train, condition, seed=3, prefitted=cache)
+    parts = auto.chosen.parts  # the vote, of the prefitted voters
+    assert {id(p) for p in parts} >= {id(f) for f in cache.values()}
+    got = auto.ranked(queries)
+    assert calls == []  # every voter's orders remembered
+    for a, b in zip(got, plain, strict=True):
+        np.testing.assert_array_equal(a.order, b.order)
+        np.testing.assert_array_equal(a.score, b.score)

@@ -205,3 +205,76 @@ def test_classification_leaves_hold_the_weighted_share_of_class_one(seed, n, n_f
     again = TreeBatch(moved, labels, w, np.random.default_rng(seed))
     for field in ("feature", "threshold", "left", "value"):
         np.testing.assert_array_equal(getattr(again, field), getattr(trees, field))
+
+
+# --------------------------------------------- the same trees, grown faster (TreeBatch)
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 5), st.integers(1, 6),
+       st.integers(1, 7))
+def test_forests_grow_the_trees_of_the_repeated_arrays(seed, n, n_features, n_forests,
+                                                      n_bags):
+    """TreeBatch.forests(X, labels, cost, bags) grows, node for node, the trees of
+    TreeBatch on labels repeated per bag and cost times each bag's weights (ties of a
+    pair, cost 0, and rows out of a bag included)."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, n_features)), 1)
+    labels = (rng.random((n_forests, n)) < 0.5).astype(float)
+    cost = rng.random((n_forests, n)) * (rng.random((n_forests, n)) < 0.8)
+    bags = rng.integers(0, 3, size=(n_bags, n)).astype(float)
+    dense = TreeBatch(X, np.repeat(labels, n_bags, axis=0),
+                      (cost[:, None, :] * bags[None]).reshape(n_forests * n_bags, n),
+                      np.random.default_rng(seed))
+    grown = TreeBatch.forests(X, labels, cost, bags, np.random.default_rng(seed))
+    for field in ("feature", "threshold", "left", "value"):
+        np.testing.assert_array_equal(getattr(grown, field), getattr(dense, field))
+    np.testing.assert_array_equal(grown.predict(X), dense.predict(X))
+    with pytest.raises(ValueError, match="labels and cost must be of one shape"):
+        TreeBatch.forests(X, labels, cost[:, :-1], bags, rng)
+
+
+def test_the_block_size_changes_no_tree(monkeypatch):
+    """The candidate splits are evaluated a block of nodes at a time: blocks of one
+    item (every node alone) or of a few give the trees of one block."""
+    from metaeval.recommend.learners import _trees
+
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(30, 4)), 1)
+    labels = (rng.random((8, 30)) < 0.4).astype(float)
+    w = rng.integers(0, 3, size=(8, 30)) * rng.random((8, 30))
+    whole = TreeBatch(X, labels, w, np.random.default_rng(5))
+    for rows in (1, 7):
+        monkeypatch.setattr(_trees, "_BLOCK_ROWS", rows)
+        blocks = TreeBatch(X, labels, w, np.random.default_rng(5))
+        for field in ("feature", "threshold", "left", "value"):
+            np.testing.assert_array_equal(getattr(blocks, field), getattr(whole, field))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12))
+def test_regrouped_places_are_the_stable_sort_by_next_node(seed, m):
+    """The places _regrouped gives the kept items are those of a stable sort of the
+    items by their next node (a node drawn again keeps its id, a split node's children
+    are numbered after every id), and the other items come after them."""
+    from metaeval.recommend.learners._trees import _regrouped
+
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 6, size=m)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    ids = np.sort(rng.choice(100, size=m, replace=False))
+    kind = rng.integers(0, 3, size=m)  # 0: leaf, 1: drawn again, 2: split
+    again, split = kind == 1, kind == 2
+    side = rng.random(counts.sum()) < 0.5
+    first = np.full(m, -1)
+    first[split] = 100 + 2 * np.arange(split.sum())
+    seg = np.repeat(np.arange(m), counts)
+    child = np.where(again[seg], ids[seg], first[seg] + ~side)
+    kept = np.flatnonzero((again | split)[seg])
+    expected = kept[np.argsort(child[kept], kind="stable")]
+    place, n_kept, n_left = _regrouped(starts, counts, again, split, side, np.int32)
+    assert n_kept == kept.size
+    np.testing.assert_array_equal(np.sort(place), np.arange(side.size))
+    at = np.empty(side.size, dtype=np.int64)
+    at[place] = np.arange(side.size)
+    np.testing.assert_array_equal(at[:n_kept], expected)
+    np.testing.assert_array_equal(n_left[split],
+                                  np.add.reduceat(side.astype(int), starts)[split])

@@ -49,3 +49,23 @@ def test_bad_labels_name_the_problem(y, pos_label, message):
 def test_require_both_names_the_single_class():
     with pytest.raises(ValueError, match="Only one class is present in y"):
         check_binary_target(np.array([1, 1, 1]), require_both=True)
+
+
+def test_json_text_writes_records_one_a_line_whatever_their_strings_hold():
+    """The compact records, written in one call and cut between records, are the lines
+    a record at a time gives: also where a string holds the cut ``},{``, a record holds
+    a list of dicts, or the rows are not dicts (then written a record at a time)."""
+    import json
+
+    from metaeval._validation import json_text
+
+    def one_at_a_time(rows):
+        lines = ",\n  ".join(json.dumps(r, separators=(",", ":")) for r in rows)
+        return f"[\n  {lines}\n ]"
+
+    for rows in ([{"a": 1, "b": "x"}, {"a": None, "b": 2.5}], [{"s": "p},{q"}, {"s": "r"}],
+                 [{"l": [{"x": 1}, {"y": 2}]}, {"l": []}], [1, [2, 3]], [{}, {}]):
+        text = json_text({"head": 1, "curves": rows})
+        assert one_at_a_time(rows) in text
+        assert json.loads(text) == {"head": 1, "curves": rows}
+        assert text.count("\n  ") == len(rows)  # one record a line

@@ -407,13 +407,27 @@ def json_text(document, *, compact=("curves",)) -> str:
         rows = document[key]
         mark = marks[key] = f"\x00compact-{n}\x00"
         head[key] = mark
-        lines = ",\n  ".join(json.dumps(r, separators=(",", ":"), allow_nan=False)
-                             for r in rows)
-        pieces[json.dumps(mark)] = f"[\n  {lines}\n ]" if rows else "[]"
+        pieces[json.dumps(mark)] = _record_lines(rows) if rows else "[]"
     text = json.dumps(head, indent=1)
     for mark, piece in pieces.items():
         text = text.replace(mark, piece, 1)
     return text
+
+
+def _record_lines(rows) -> str:
+    """A list of records as JSON, one record per line, without spaces. A list of dicts
+    is written in one call of the C encoder (a call per record took about a third more
+    time on 485,000 curve records) and cut between records where ``},{`` occurs exactly
+    once per boundary (no string holds it); anything else a record at a time."""
+    import json
+
+    if isinstance(rows, list) and all(type(r) is dict for r in rows):
+        text = json.dumps(rows, separators=(",", ":"), allow_nan=False)
+        if text.count("},{") == len(rows) - 1:
+            return "[\n  " + text[1:-1].replace("},{", "},\n  {") + "\n ]"
+    lines = ",\n  ".join(json.dumps(r, separators=(",", ":"), allow_nan=False)
+                         for r in rows)
+    return f"[\n  {lines}\n ]"
 
 
 def json_records(frame) -> list:

@@ -505,7 +505,7 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
         f = strategy.fit(train, condition, seed=None if strategy.interactive else fold_seed,
                          **extra)
         cache[repr(strategy)] = f
-        fitted[strategy.name] = (f, None if f.interactive else f.rank_many(queries))
+        fitted[strategy.name] = (f, None if f.interactive else f.ranked(queries))
     sb_first = SingleBest().fit(train, condition).rank(queries[0]).order[0]
     # the baseline at budgets: its order at each budget, from the training datasets
     budget_orders = (budget_baseline_orders(train.success, train.times, budgets)

@@ -583,7 +583,7 @@ class _FittedVote(Fitted):
         return self.rank_many([query])[0]
 
     def rank_many(self, queries) -> list:
-        ranked = [part.rank_many(queries) for part in self.parts]
+        ranked = [part.ranked(queries) for part in self.parts]  # once per part
         orders = [np.array([r.order for r in rs], dtype=np.int64) for rs in ranked]
         combined = self.borda(orders)
         out = []

@@ -228,9 +228,8 @@ class _FittedPairwise(Fitted):
         second = np.array([k for _, k in pairs], dtype=np.int64)
         label = (value[:, first] > value[:, second]).T.astype(np.float64)  # (pairs, D)
         cost = np.abs(value[:, first] - value[:, second]).T
-        self._forest = TreeBatch(X, np.repeat(label, n_trees, axis=0),
-                                 (cost[:, None, :] * weights[None]).reshape(
-                                     n_pairs * n_trees, -1), rng)
+        # tree b of pair p: the pair's labels, its costs times bag b's weights
+        self._forest = TreeBatch.forests(X, label, cost, weights, rng)
         oob = ~in_bag[:, codes]
         # only the trees out of bag for a training dataset are read there (the others
         # count 0 in _prefix_means, as their values times a zero mask did)

@@ -169,6 +169,18 @@ class Fitted:
         """:meth:`rank` of each query (learners predict them together)."""
         return [self.rank(q) for q in queries]
 
+    def ranked(self, queries) -> list:
+        """:meth:`rank_many` of ``queries``, computed once for the same list: an
+        evaluation's fold ranks its held-out datasets with each strategy, and then
+        ``auto``'s vote with the same fitted strategies (orders depend on the fitted
+        strategy and the queries only)."""
+        memo = self.__dict__.get("_ranked_memo")
+        if memo is not None and memo[0] is queries:
+            return memo[1]
+        out = self.rank_many(queries)
+        self._ranked_memo = (queries, out)
+        return out
+
     def run(self, query, test) -> None:
         """Test configurations one at a time through ``test(j) -> (success, time)``.
 

@@ -61,18 +61,10 @@ class TreeBatch:
     """
 
     def __init__(self, X, labels, weights, rng, features=None):
-        X = np.asarray(X, dtype=np.float64)
-        XT = np.ascontiguousarray(X.T, dtype=np.float32)
         labels = np.asarray(labels, dtype=np.float64)
         weights = np.asarray(weights, dtype=np.float64)
         n_trees, n_rows = weights.shape
-        n_features = X.shape[1]
-        # the row indices, the nodes' and the flat (feature, row) positions: 32 bits
-        # where they fit (less memory to read in every gather)
-        index_type = (np.int32 if max(n_features * n_rows, 64 * weights.size) < 2**31
-                      else np.int64)
-        k = (max(1, int(np.ceil(np.log2(n_features + 1)))) if features is None
-             else int(features))
+        index_type = _index_type(np.shape(X)[1], n_rows, weights.size)
         use = weights > 0
         use &= (use.sum(axis=1) >= 2)[:, None]
         tree, row = np.nonzero(use)  # grouped by tree: node t is tree t's root
@@ -80,9 +72,69 @@ class TreeBatch:
         cls = labels[tree, row] > 0.5
         first = np.lexsort((cls, tree))  # within a node: class 0 rows, then class 1
         tree, row, cls = tree[first], row[first], cls[first]
-        node = tree.copy()
         w = weights[tree, row]
         wy = w * labels[tree, row]
+        self._grow(X, n_trees, tree, row, cls, w, wy, rng, features, index_type)
+
+    @classmethod
+    def forests(cls, X, labels, cost, bags, rng, features=None):
+        """One forest per row of ``labels``: tree :math:`b` of forest :math:`p` (tree
+        :math:`p B + b` of the batch) grown on ``labels[p]``, each row weighted
+        ``cost[p] * bags[b]``.
+
+        The trees of ``TreeBatch(X, np.repeat(labels, B, axis=0), (cost[:, None, :] *
+        bags[None]).reshape(P * B, -1), rng, features)`` (the same numbers), without
+        making those two arrays of ``P * B`` rows.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_rows, n_features)
+        labels, cost : ndarray of shape (n_forests, n_rows)
+        bags : ndarray of shape (n_bags, n_rows)
+        rng : numpy Generator
+        features : int, optional
+        """
+        labels = np.asarray(labels, dtype=np.float64)
+        cost = np.asarray(cost, dtype=np.float64)
+        bags = np.asarray(bags, dtype=np.float64)
+        n_forests, n_rows = labels.shape
+        n_bags = bags.shape[0]
+        if cost.shape != labels.shape or bags.ndim != 2 or bags.shape[1] != n_rows:
+            raise ValueError(f"labels and cost must be of one shape (n_forests, n_rows) "
+                             f"and bags (n_bags, n_rows), got {labels.shape}, "
+                             f"{cost.shape} and {bags.shape}.")
+        index_type = _index_type(np.shape(X)[1], n_rows, n_forests * n_bags * n_rows)
+        parts = []
+        for p in range(n_forests):  # a forest's rows: those of class 0, then class 1
+            order = np.argsort(labels[p] > 0.5, kind="stable")
+            weights = cost[p, order] * bags[:, order]  # (n_bags, n_rows), reordered
+            use = weights > 0
+            use &= (use.sum(axis=1) >= 2)[:, None]
+            bag, at = np.nonzero(use)
+            w = weights[bag, at]
+            row = order[at]
+            parts.append((bag + p * n_bags, row, w, w * labels[p, row]))
+        tree, row, w, wy = (np.concatenate([q[i] for q in parts]) if parts else
+                            np.zeros(0) for i in range(4))
+        tree, row = tree.astype(index_type), row.astype(index_type)
+        batch = cls.__new__(cls)
+        batch._grow(X, n_forests * n_bags, tree, row, labels[tree // n_bags, row] > 0.5,
+                    w, wy, rng, features, index_type)
+        return batch
+
+    def _grow(self, X, n_trees, tree, row, cls, w, wy, rng, features, index_type):
+        """Grow the trees from their items (``tree``, ``row``, class ``cls``, weight
+        ``w`` and weight of class 1 ``wy``), grouped by tree, class 0 first in each,
+        each class in the order of its rows."""
+        X = np.asarray(X, dtype=np.float64)
+        XT = np.ascontiguousarray(X.T, dtype=np.float32)
+        n_rows, n_features = X.shape
+        k = (max(1, int(np.ceil(np.log2(n_features + 1)))) if features is None
+             else int(features))
+        starts = np.flatnonzero(np.r_[tree.size > 0, tree[1:] != tree[:-1]])
+        ids = tree[starts].astype(np.int64)
+        counts = np.diff(np.r_[starts, tree.size])
+        del tree
         cap = max(4 * n_trees, 16)
         feature = np.full(cap, -1, dtype=np.int64)
         threshold = np.zeros(cap, dtype=np.float32)
@@ -90,68 +142,43 @@ class TreeBatch:
         value = np.full(cap, 0.5)
         tries = np.zeros(cap, dtype=np.int64)
         n_nodes = n_trees
-        while node.size:
-            starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
-            ids = node[starts]
-            counts = np.diff(np.r_[starts, node.size])
+        flat = XT.ravel()
+        # the items' arrays, and spare buffers into which the next level's are written
+        # (no fresh memory for each level)
+        items = [row, w, wy, cls]
+        spare = [np.empty_like(a) for a in items]
+        # each level: the nodes (ids ascending, their rows contiguous in that order, class
+        # 0 rows first within a node) and their counts of rows
+        while ids.size:
+            starts = np.r_[0, np.cumsum(counts)[:-1]]
             total = np.add.reduceat(w, starts)
             positive = np.add.reduceat(wy, starts)
             value[ids] = positive / total
             tol = 1e-12 * total
             impure = (counts >= 2) & (positive > tol) & (positive < total - tol)
-            seg = np.repeat(np.arange(ids.size), counts)
             feats = rng.integers(0, n_features, size=(k, ids.size))
-            # the values of a feature of every row: one gather from the flat (F, N)
-            # matrix per drawn feature, so that no (k, items) array of values is made
-            flat = XT.ravel()
-            at = row
             base = feats.astype(index_type) * n_rows
             # the threshold: between the values of a class-0 and a class-1 row of the
             # node drawn at random (a node whose draws all tie is drawn again, up to 8
             # times)
-            n0 = np.add.reduceat((~cls).astype(np.int64), starts)
+            n0 = np.add.reduceat(~cls, starts, dtype=np.int64)
             n1 = counts - n0
             one = starts + np.minimum((rng.random((k, ids.size)) * n0).astype(np.int64),
                                       np.maximum(n0 - 1, 0))
             two = starts + n0 + np.minimum((rng.random((k, ids.size)) * n1).astype(np.int64),
                                            np.maximum(n1 - 1, 0))
             two = np.minimum(two, starts + counts - 1)
-            a, b = flat.take(base + at[one]), flat.take(base + at[two])
+            a, b = flat.take(base + row[one]), flat.take(base + row[two])
             lo, hi = np.minimum(a, b), np.maximum(a, b)
             thr = lo + rng.random((k, ids.size), dtype=np.float32) * (hi - lo)
             if not impure.any():  # every node is a leaf: no row goes on
                 break
-            if not impure.all():
-                # the rows of pure nodes take no part in the candidate splits (their
-                # nodes were drawn for all the same, so that the draws do not depend on
-                # it): the rest of the level runs on the impure nodes and their rows
-                live = np.repeat(impure, counts)
-                ids, counts, total, positive = (v[impure] for v in (ids, counts, total,
-                                                                      positive))
-                feats, thr, lo, hi, base = (v[:, impure] for v in (feats, thr, lo, hi, base))
-                node, row, w, wy, cls, at = (v[live] for v in (node, row, w, wy, cls, at))
-                starts = np.r_[0, np.cumsum(counts)[:-1]]
-                seg = np.repeat(np.arange(ids.size), counts)
-                impure = np.ones(ids.size, dtype=bool)
-            wboth = np.stack([w, wy]).astype(np.float32)
-            goes_left = np.empty((k, seg.size), dtype=bool)
-            wl = np.empty((k, ids.size), dtype=np.float32)
-            pl = np.empty((k, ids.size), dtype=np.float32)
-            for j in range(k):  # one feature at a time: arrays of one row's size
-                np.less_equal(flat.take(np.repeat(base[j], counts) + at),
-                              np.repeat(thr[j], counts), out=goes_left[j])
-                # a product by the booleans: the numbers np.where(..., w, 0) gives, in
-                # about a third of its time
-                wl[j] = np.add.reduceat(goes_left[j] * wboth[0], starts)
-                pl[j] = np.add.reduceat(goes_left[j] * wboth[1], starts)
-            wr, pr = total - wl, positive - pl
-            with np.errstate(invalid="ignore", divide="ignore"):
-                impurity = pl * (wl - pl) / wl + pr * (wr - pr) / wr
-            valid = (hi > lo) & (wl > 0) & (wr > 0)
-            impurity = np.where(valid, impurity, np.inf).T  # (nodes, k)
-            feats, thr = feats.T, thr.T
-            best = np.argmin(impurity, axis=1)
-            split = impure & np.isfinite(impurity[np.arange(ids.size), best])
+            # the items of pure nodes are evaluated with the rest (their nodes were drawn
+            # for all the same, so that the draws do not depend on it), and left out
+            # of the next level
+            best, split, side = _best_splits(flat, row, w, wy, starts, counts, total,
+                                             positive, base, thr, lo, hi)
+            split &= impure
             again = impure & ~split & (tries[ids] < 8)
             tries[ids[again]] += 1
             n_split = int(split.sum())
@@ -159,23 +186,25 @@ class TreeBatch:
                 cap = max(2 * cap, n_nodes + 2 * n_split)
                 feature, threshold, left, value, tries = _grown(
                     cap, n_nodes, feature, threshold, left, value, tries)
-            first = np.full(ids.size, -1, dtype=index_type)
-            first[split] = n_nodes + 2 * np.arange(n_split)
+            first = n_nodes + 2 * np.arange(n_split)
             chosen = best[split]
-            feature[ids[split]] = feats[split, chosen]
-            threshold[ids[split]] = thr[split, chosen]
-            left[ids[split]] = first[split]
+            feature[ids[split]] = feats.T[split, chosen]
+            threshold[ids[split]] = thr.T[split, chosen]
+            left[ids[split]] = first
             n_nodes += 2 * n_split
-            keep = (split | again)[seg]
-            # the chosen candidate's side of each row: one flat gather (a third of the
-            # time of indexing with two arrays)
-            side = goes_left.ravel().take(best[seg] * seg.size + np.arange(seg.size))
-            child = np.where(again[seg], node, first[seg] + (~side))
             # rows stay class 0 first within each child (a child keeps its parent's rows
-            # in their order): a stable sort by child is the sort by (child, class)
-            kept = np.flatnonzero(keep)
-            at = kept[np.argsort(child[kept], kind="stable")]  # one gather per array
-            node, row, w, wy, cls = (a.take(at) for a in (child, row, w, wy, cls))
+            # in their order)
+            place, n_kept, n_left = _regrouped(starts, counts, again, split, side,
+                                               index_type)
+            for j in range(4):  # into the spare buffers
+                spare[j][:place.size][place] = items[j]
+            items, spare = [b[:n_kept] for b in spare], items
+            row, w, wy, cls = items
+            children = np.stack([first, first + 1], axis=1).ravel()
+            sizes = np.stack([n_left[split], counts[split] - n_left[split]], axis=1).ravel()
+            ids = np.concatenate([ids[again], children])
+            counts = np.concatenate([counts[again], sizes])
+            ids, counts = ids[counts > 0], counts[counts > 0]
         self.n_trees = n_trees
         self.feature = feature[:n_nodes]
         self.threshold = threshold[:n_nodes]
@@ -192,13 +221,15 @@ class TreeBatch:
     def predict_at(self, X, tree, point) -> np.ndarray:
         """The leaf value of tree ``tree[i]`` for row ``point[i]`` of ``X``, each ``i``
         (what :meth:`predict` gives at those entries, without walking the others)."""
-        X = np.asarray(X, dtype=np.float32)
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
         node = np.array(tree, dtype=np.int64)
-        point = np.asarray(point, dtype=np.int64)
+        offset = np.asarray(point, dtype=np.int64) * X.shape[1]
         active = np.flatnonzero(self.left[node] >= 0)  # the pairs not yet at a leaf
         while active.size:
             at = node[active]
-            at = self.left[at] + (X[point[active], self.feature[at]] > self.threshold[at])
+            at = self.left[at] + (flat.take(offset[active] + self.feature[at])
+                                  > self.threshold[at])
             node[active] = at
             active = active[self.left[at] >= 0]
         return self.value[node]
@@ -381,16 +412,17 @@ class RegressionTreeBatch:
     def apply(self, X, n_bags=None) -> np.ndarray:
         """The leaf of each tree of the first ``n_bags`` bags (default all) reached by
         each row of ``X``, shape (n_bags, n_points, n_columns)."""
-        X = np.asarray(X, dtype=np.float32)
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
         n_bags = self.n_bags if n_bags is None else min(int(n_bags), self.n_bags)
         n_trees = n_bags * self.n_columns
         n_points = X.shape[0]
         node = np.repeat(np.arange(n_trees), n_points)
-        point = np.tile(np.arange(n_points), n_trees)
+        offset = np.tile(np.arange(n_points) * X.shape[1], n_trees)
         at = np.flatnonzero(self.left[node] >= 0)
         while at.size:
             here = node[at]
-            go_right = X[point[at], self.feature[here]] > self.threshold[here]
+            go_right = flat.take(offset[at] + self.feature[here]) > self.threshold[here]
             node[at] = self.left[here] + go_right
             at = at[self.left[node[at]] >= 0]
         return node.reshape(n_bags, self.n_columns, n_points).transpose(0, 2, 1)
@@ -400,6 +432,103 @@ class RegressionTreeBatch:
         bags (default all), shape (n_bags, n_points, n_columns)."""
         return self.value[self.apply(X, n_bags)]
 
+
+
+def _index_type(n_features, n_rows, n_weights):
+    """The type of a tree batch's row indices, node ids and flat (feature, row)
+    positions: 32 bits where they fit (less memory to read in every gather)."""
+    return np.int32 if max(n_features * n_rows, 64 * n_weights) < 2**31 else np.int64
+
+
+#: Rows of a tree batch's level whose candidate splits are evaluated at once (their
+#: arrays stay in the processor's cache).
+_BLOCK_ROWS = 1 << 16
+
+
+def _best_splits(flat, row, w, wy, starts, counts, total, positive, base, thr, lo, hi):
+    """The candidate split of lowest weighted Gini impurity of each node of a
+    :class:`TreeBatch` level, a block of nodes at a time.
+
+    ``flat``: the (feature, row) values, flat; ``row``, ``w``, ``wy``: each item's row,
+    weight and weight of class 1, grouped by node (``starts``, ``counts``); ``total``,
+    ``positive``: their sums per node; ``base``, ``thr``, ``lo``, ``hi``: (k, nodes), the
+    drawn features' offsets in ``flat``, the thresholds and the values they lie between.
+    Returns the index of the best candidate of each node, whether it is a valid split,
+    and whether each item goes left under its node's best candidate."""
+    k, m = base.shape
+    best = np.empty(m, dtype=np.int64)
+    split = np.empty(m, dtype=bool)
+    side = np.empty(row.size, dtype=bool)
+    ends = starts + counts
+    a = 0
+    while a < m:  # nodes a..b-1: about _BLOCK_ROWS items
+        b = max(int(np.searchsorted(ends, starts[a] + _BLOCK_ROWS, "right")), a + 1)
+        first, last = starts[a], ends[b - 1]
+        s, n = starts[a:b] - first, counts[a:b]
+        rows = row[first:last]
+        w32 = w[first:last].astype(np.float32)
+        wy32 = wy[first:last].astype(np.float32)
+        goes_left = np.empty((k, last - first), dtype=bool)
+        wl = np.empty((k, b - a), dtype=np.float32)
+        pl = np.empty((k, b - a), dtype=np.float32)
+        for j in range(k):  # one feature at a time: arrays of one row's size
+            np.less_equal(flat.take(np.repeat(base[j, a:b], n) + rows),
+                          np.repeat(thr[j, a:b], n), out=goes_left[j])
+            # a product by the booleans: the numbers np.where(..., w, 0) gives, in
+            # about a third of its time
+            wl[j] = np.add.reduceat(goes_left[j] * w32, s)
+            pl[j] = np.add.reduceat(goes_left[j] * wy32, s)
+        wr, pr = total[a:b] - wl, positive[a:b] - pl
+        with np.errstate(invalid="ignore", divide="ignore"):
+            impurity = pl * (wl - pl) / wl + pr * (wr - pr) / wr
+        valid = (hi[:, a:b] > lo[:, a:b]) & (wl > 0) & (wr > 0)
+        impurity = np.where(valid, impurity, np.inf)  # (k, nodes)
+        chosen = np.argmin(impurity, axis=0)
+        best[a:b] = chosen
+        split[a:b] = np.isfinite(impurity[chosen, np.arange(b - a)])
+        # the chosen candidate's side of each item: one flat gather (a third of the
+        # time of indexing with two arrays)
+        seg = np.repeat(np.arange(b - a), n)
+        side[first:last] = goes_left.ravel().take(chosen[seg] * seg.size
+                                                  + np.arange(seg.size))
+        a = b
+    return best, split, side
+
+
+def _regrouped(starts, counts, again, split, side, index_type):
+    """Where each item of a tree batch's level goes in the next level, in linear time.
+
+    ``starts``, ``counts``: the level's nodes (ids ascending) and their items;
+    ``again``: the nodes drawn again (they keep their ids); ``split``: those split, their
+    children numbered two by two above every id so far, in the order of their parents;
+    ``side``: whether each item goes left. The kept items take the places that a stable
+    sort by their next node gives them: the items of the nodes drawn again first, then
+    each split node's left child's items and its right child's, each in their order;
+    the items of the other nodes (leaves from now on) follow. Returns the places, the
+    number of items kept, and each split node's items going left.
+    """
+    split_row = np.repeat(split, counts)
+    left_row = split_row & side
+    cl = np.cumsum(left_row, dtype=index_type)  # left items up to each, inclusive
+    before = cl[starts] - left_row[starts]  # left items before each node
+    n_left = cl[starts + counts - 1] - before
+    dropped = ~(again | split)
+    sizes = [counts * again, counts * split, counts * dropped]
+    # where each kind of node's items start: those drawn again, split, then dropped
+    offset = np.cumsum([0, sizes[0].sum(), sizes[1].sum()])
+    start = np.choose(np.where(again, 0, np.where(split, 1, 2)),
+                      [offset[g] + np.cumsum(z) - z for g, z in enumerate(sizes)])
+    # an item's place: a left item's is its node's start plus the left items before it
+    # in the node; any other's, its node's start (plus its node's left items when split)
+    # plus the other items before it in the node (the items of a node not split are
+    # none of them left)
+    on_left = (start - before - 1).astype(index_type)
+    other = (start - starts + before + np.where(split, n_left, 0)).astype(index_type)
+    place = np.repeat(other, counts)
+    place += np.arange(side.size, dtype=index_type)
+    place -= cl
+    np.copyto(place, cl + np.repeat(on_left, counts), where=left_row)
+    return place, int(offset[2]), n_left
 
 def _gain(wl, sl, total, min_leaf, valid):
     """The decrease of the weighted sum of squares of each candidate split, -inf where
@@ -473,10 +602,24 @@ def _draws(XT, row, w, centred, starts, counts, total, min_leaf, k, rng):
 
 def _grown(cap, n_nodes, feature, threshold, left, value, tries):
     """The node arrays of a tree batch resized to ``cap`` nodes, the new ones blank (no
-    feature, no children, no failed draws)."""
-    feature, threshold, left, value, tries = (np.resize(a, cap) for a in
-                                              (feature, threshold, left, value, tries))
-    feature[n_nodes:] = -1
-    left[n_nodes:] = -1
-    tries[n_nodes:] = 0
-    return feature, threshold, left, value, tries
+    feature, no children, no failed draws); the thresholds and values as ``np.resize``
+    leaves them (repeated), without its temporary copies."""
+    blank = []
+    for a, fill in ((feature, -1), (left, -1), (tries, 0)):
+        out = np.full(cap, fill, dtype=a.dtype)
+        out[:n_nodes] = a[:n_nodes]
+        blank.append(out)
+    threshold, value = _repeated(threshold, cap), _repeated(value, cap)
+    return blank[0], threshold, blank[1], value, blank[2]
+
+
+def _repeated(a, size):
+    """``np.resize(a, size)``: ``a`` repeated (or cut) to ``size`` items."""
+    out = np.empty(size, dtype=a.dtype)
+    n = min(a.size, size)
+    out[:n] = a[:n]
+    while n < size:  # the filled part doubles
+        m = min(n, size - n)
+        out[n:n + m] = out[:m]
+        n += m
+    return out
