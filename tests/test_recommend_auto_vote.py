@@ -179,16 +179,27 @@ def test_the_vote_reuses_the_orders_its_prefitted_voters_gave_the_same_queries()
     cache, calls = {}, []
     for name in ("knn-metafeatures", "regression", "pairwise"):
         fitted = get_strategy(name).fit(train, condition, seed=3)
-        first = fitted.ranked(queries)
-        assert fitted.ranked(queries) is first  # the same list: not ranked again
-        assert fitted.ranked(list(queries)) is not first  # another list: ranked again
-        fitted.ranked(queries)
 
         def counted(qs, fitted=fitted, name=name):
             calls.append(name)
             return type(fitted).rank_many(fitted, qs)
 
         fitted.rank_many = counted
+        first = fitted.ranked(queries)
+        assert calls == [name]
+        again = fitted.ranked(list(queries))  # the same queries, in another list
+        assert calls == [name]  # not ranked again
+        assert all(a is b for a, b in zip(again, first, strict=True))
+        changed = list(queries)
+        changed[0] = kb.query(5)
+        fitted.ranked(changed)  # a query replaced: ranked anew
+        assert calls == [name, name]
+        queries.append(kb.query(6))  # the list changed in place: ranked anew
+        fitted.ranked(queries)
+        assert calls == [name] * 3
+        queries.pop()
+        fitted.ranked(queries)  # the fold's queries, remembered for the vote
+        calls.clear()
         cache[repr(get_strategy(name))] = fitted
     auto = Auto().fit(train, condition, seed=3, prefitted=cache)
     parts = auto.chosen.parts  # the vote, of the prefitted voters

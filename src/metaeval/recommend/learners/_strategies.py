@@ -175,10 +175,13 @@ class Fitted:
         ``auto``'s vote with the same fitted strategies (orders depend on the fitted
         strategy and the queries only)."""
         memo = self.__dict__.get("_ranked_memo")
-        if memo is not None and memo[0] is queries:
-            return memo[1]
+        # the same query objects in the same order (a copy of the list is kept: a list
+        # changed in place, or a new one, is ranked anew)
+        if memo is not None and len(memo[0]) == len(queries) and all(
+                a is b for a, b in zip(memo[0], queries, strict=True)):
+            return list(memo[1])
         out = self.rank_many(queries)
-        self._ranked_memo = (queries, out)
+        self._ranked_memo = (list(queries), list(out))
         return out
 
     def run(self, query, test) -> None:
