@@ -59,12 +59,14 @@ from metaeval.recommend.knowledge._archive_file import (
     QUANTUM,
     check_members,
     check_some_finished,
+    check_threshold,
     decode_curves,
     encode_curves,
     machine,
     package_version,
     quantise_curves,
     read_members,
+    read_shipped,
     study_runs,
     write_members,
 )
@@ -285,7 +287,7 @@ class KnowledgeArchive:
             for j, n in enumerate(names):
                 columns[f"{n}.success"] = success[:, j]
         else:
-            _check_threshold(condition)
+            check_threshold(condition)
             per_class = _hardness(self.landmark_curves[condition.method], condition.method,
                                   condition)  # (D, L, 2)
             # the landmarkers' own class counts (they may see a sample of the rows)
@@ -385,7 +387,8 @@ def load_knowledge(path=None) -> KnowledgeArchive:
 
     The file is validated in full before it is used: every array's shape against the
     counts it declares, every value against its range, names against columns, and the
-    SHA-256 of its arrays against the checksum it carries.
+    SHA-256 of its arrays against the checksum it carries (the shipped one once per
+    process while its file is unchanged; each call gets its own copy).
 
     Raises
     ------
@@ -399,7 +402,7 @@ def load_knowledge(path=None) -> KnowledgeArchive:
             raise ValueError("this installation of metaeval has no shipped knowledge base "
                              f"({SHIPPED}); give one with --knowledge or a study with --store.")
         with resources.as_file(ref) as real:
-            return _read(real, f"the shipped knowledge base ({real})")
+            return read_shipped(real, f"the shipped knowledge base ({real})", _read)
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"knowledge base {path} is a directory; give a knowledge base file "
@@ -486,12 +489,6 @@ def beta_weights(grid, a, b) -> np.ndarray:
     return w
 
 
-def _check_threshold(condition):
-    if condition.threshold != 0.5:
-        raise ValueError(f"the knowledge base keeps results at threshold 0.5, not "
-                         f"{condition.threshold:g}; use a store for another threshold.")
-
-
 def _hardness(curves, method, condition) -> np.ndarray:
     """Mean hardness under ``condition`` from curves on the method's grid (last axis)."""
     grid = _method_grid(method)
@@ -508,7 +505,7 @@ def _hardness(curves, method, condition) -> np.ndarray:
 
 
 def _success(metric_names, metrics, curves, condition) -> np.ndarray:
-    _check_threshold(condition)
+    check_threshold(condition)
     if condition.method is None:
         if condition.measure not in metric_names:
             raise ValueError(f"the knowledge base has no {condition.measure!r} results.")

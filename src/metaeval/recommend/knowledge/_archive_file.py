@@ -450,3 +450,32 @@ def check_some_finished(metrics, by_repetition, curves, datasets, label):
         raise ValueError(f"{label}: dataset {datasets[int(np.argmax(lost))]!r} has no "
                          f"configuration that finished on it{every} (every metric is NaN); "
                          "build the knowledge base again without it.")
+
+
+#: The shipped knowledge base as last read and validated in this process, by the file's
+#: (path, size, modification time): {key: archive}.
+_SHIPPED: dict = {}
+
+
+def read_shipped(path, label, read):
+    """The shipped knowledge base file at ``path`` read by ``read(path, label)``, once
+    per process: a later call whose file has the same path, size and modification time
+    gets a deep copy of the archive validated then (what a caller changes in its copy
+    reaches no other), another file is read and validated anew."""
+    import copy
+    import os
+
+    stat = os.stat(path)
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _SHIPPED:
+        archive = read(path, label)
+        _SHIPPED.clear()
+        _SHIPPED[key] = archive
+    return copy.deepcopy(_SHIPPED[key])
+
+
+def check_threshold(condition):
+    """Refuse a condition whose threshold is not the 0.5 a knowledge base keeps."""
+    if condition.threshold != 0.5:
+        raise ValueError(f"the knowledge base keeps results at threshold 0.5, not "
+                         f"{condition.threshold:g}; use a store for another threshold.")
