@@ -41,7 +41,8 @@ LONGEST_FIRST = ("tests/test_report_cache.py", "tests/test_dask.py",
                  "tests/test_cli_analytics.py", "tests/test_stops.py",
                  "tests/test_report_cache_damage.py", "tests/test_report_backdrop.py",
                  "tests/test_recommend_archive.py", "tests/test_study.py",
-                 "tests/test_units.py", "tests/test_cli_widths.py", "tests/test_report.py",
+                 "tests/test_units.py", "tests/test_recommend_gate.py",
+                 "tests/test_cli_widths.py", "tests/test_report.py",
                  "tests/test_readme.py", "tests/test_report_signals.py",
                  "tests/test_report_clock.py", "tests/test_report_browser.py")
 
