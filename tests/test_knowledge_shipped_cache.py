@@ -42,3 +42,38 @@ def test_the_shipped_knowledge_base_copies_are_independent():
     a.metrics[0, 0, 0] = before + 1.0
     assert float(load_knowledge().metrics[0, 0, 0]) == before
     assert a.provenance["checksum"] == b.provenance["checksum"]
+
+
+def test_a_strategy_is_fitted_once_for_the_same_content(monkeypatch):
+    """recommend() reuses a fit for a knowledge base equal in content, the same
+    condition and strategy; a changed value, condition or strategy is fitted anew; a
+    caller changing its recommendation's selection changes no later one."""
+    from metaeval.datasets import load_dataset
+    from metaeval.recommend import Condition, KnowledgeBase, recommend
+    from metaeval.recommend.learners._auto import Auto
+
+    fits = []
+    real = Auto.fit
+
+    def counted(self, *args, **kwargs):
+        fits.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Auto, "fit", counted)
+
+    def kb(first=0.9):
+        return KnowledgeBase(["d1", "d2", "d3", "d4"], ["A", "B"],
+                             [[first, .8], [.9, .7], [.8, .9], [.9, .8]], [[1.0, 2.0]] * 4)
+
+    labor = load_dataset("labor")
+    a = recommend(labor, kb())
+    b = recommend(labor, kb())  # another object, the same content
+    assert len(fits) == 1
+    assert a.table.equals(b.table) and a.selection == b.selection
+    b.selection["inner"]["changed"] = 1.0  # the caller's own copy
+    assert "changed" not in recommend(labor, kb()).selection["inner"]
+    assert len(fits) == 1
+    recommend(labor, kb(first=0.5))  # one value changed
+    assert len(fits) == 2
+    recommend(labor, kb(), Condition(time_weight=1 / 64))  # another condition
+    assert len(fits) == 3

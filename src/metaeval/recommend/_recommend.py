@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import pickle
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -230,7 +233,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     if describe_groups is None:
         cached = [] if kb.metafeatures is None else kb.metafeatures.columns
         describe_groups = sorted({c.split(".", 1)[0] for c in cached}) or PYMFE_GROUPS
-    fitted = chosen.fit(kb, condition)
+    fitted = _fit(chosen, kb, condition)
     evidence = _evidence(source, shipped, evaluations, condition, clock)
     gate = None
     if chosen.name == "auto":
@@ -261,7 +264,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
                            kb.success[:, columns], rank=table["rank"], protocol=protocol)
     if top is not None:
         table = table.head(int(top))
-    selection = dict(fitted.selection_)
+    selection = copy.deepcopy(dict(fitted.selection_))  # the caller's own
     if gate is not None:
         selection = gate["selection"]
         notes.append(gate["note"])
@@ -327,6 +330,33 @@ def _words(kb, source, dataset, chosen, fitted, static=True) -> list:
     return words
 
 
+#: Strategies fitted in this process, by the SHA-256 of what they were fitted on (the
+#: knowledge base's content, the condition, the strategy and its parameters): the
+#: latest :data:`FITS_KEPT`.
+_FITTED: dict = {}
+FITS_KEPT = 8
+
+
+def _fit(chosen, kb, condition):
+    """``chosen.fit(kb, condition)``, once per process for the same content: a later
+    call with a knowledge base equal in every array and name, the same condition and the
+    same strategy reuses the fit (fitting is seeded: the same content gives the same
+    fit); anything changed is fitted anew. Fitting ``auto`` on the shipped knowledge
+    base takes seconds, and a notebook asks for many datasets."""
+    try:
+        key = hashlib.sha256(pickle.dumps((kb, condition, type(chosen).__qualname__,
+                                           repr(chosen), chosen.name))).hexdigest()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return chosen.fit(kb, condition)  # nothing to key it by: fitted every time
+    fitted = _FITTED.pop(key, None)
+    if fitted is None:
+        fitted = chosen.fit(kb, condition)
+    _FITTED[key] = fitted  # the most recent last
+    while len(_FITTED) > FITS_KEPT:
+        _FITTED.pop(next(iter(_FITTED)))
+    return fitted
+
+
 def _evidence(source, shipped, evaluations, condition, clock) -> tuple:
     """The stored evaluation of this knowledge base, condition, P and clock: ``(entry,
     document, checksum, "")``, or ``(None, document, checksum, why)`` when none matches
@@ -352,7 +382,7 @@ def _gate(fitted, kb, condition, adapt, evidence) -> tuple:
     ``auto``'s choice reads nothing of the new dataset: nothing to decide)."""
     if not uses_of(fitted):
         return fitted, None
-    own = dict(fitted.selection_)
+    own = copy.deepcopy(dict(fitted.selection_))
     entry, _, _, why = evidence
     name = own.get("strategy", "auto")
     if own.get("combine") == "vote" and own.get("voters") and "+" in name:
