@@ -332,9 +332,10 @@ def _words(kb, source, dataset, chosen, fitted, static=True) -> list:
 
 #: Strategies fitted in this process, by the SHA-256 of what they were fitted on (the
 #: knowledge base's content, the condition, the strategy and its parameters): the
-#: latest :data:`FITS_KEPT`.
+#: latest :data:`FITS_KEPT` (``auto`` fitted on the shipped knowledge base holds some
+#: 50 MB, its learners' forests).
 _FITTED: dict = {}
-FITS_KEPT = 8
+FITS_KEPT = 4
 
 
 def _fit(chosen, kb, condition):
