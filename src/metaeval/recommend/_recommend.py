@@ -21,6 +21,10 @@ from metaeval.recommend._advice import (
 from metaeval.recommend._condition import Condition
 from metaeval.recommend.knowledge._archive import KnowledgeArchive, load_knowledge
 from metaeval.recommend.knowledge._budget import (
+    TRAIT_GROUPS,
+    TRAIT_METAFEATURES,
+    data_traits,
+    knowledge_traits,
     parse_budget,
     plan_budget,
     predicted_times_and_basis,
@@ -47,8 +51,9 @@ class Recommendation:
         try first. Expected success is the mean over the driving datasets (``drivers``),
         ``success_sd`` its standard deviation across them (NaN for one); expected time
         the predicted seconds of one cross-validation as in the knowledge base's study, by
-        :class:`~metaeval.recommend.TimeModel` fitted on every past dataset (rows and
-        columns; without the past datasets' rows, their geometric mean time).
+        :class:`~metaeval.recommend.TimeModel` fitted on every past dataset (rows,
+        columns, and the data's tree size and numeric share where the knowledge base
+        stores them; without the past datasets' rows, their geometric mean time).
     drivers : tuple of str
         The past datasets the order was built from.
     overhead : float
@@ -81,7 +86,8 @@ class Recommendation:
     plan: object = None
     #: What ``expected_time`` is predicted for (e.g. one 5-fold cross-validation).
     time_protocol: str = ""
-    #: What the time model read of the new data (``"this data's rows and columns"``), or
+    #: What the time model read of the new data (``"this data's rows, columns, tree size
+    #: and numeric share"``, or ``"this data's rows and columns"`` without them), or
     #: ``""`` where the past datasets' sizes are unknown and ``expected_time`` is their
     #: geometric mean time.
     time_basis: str = ""
@@ -239,6 +245,7 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     if chosen.name == "auto":
         fitted, gate = _gate(fitted, kb, condition, adapt or "evidence", evidence)
     uses = uses_of(fitted)
+    description = None
     if uses:
         if time_budget is not None:
             settings["time_budget"] = time_budget
@@ -255,7 +262,8 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
             notes.append(f"{row.kind} {row.group}: {row.status} ({row.error})")
         _check_described(query, description, uses, chosen, fitted)
     ranking = fitted.rank(query)
-    predicted, basis = predicted_times_and_basis(kb, dataset.n_instances, dataset.X.shape[1])
+    predicted, basis = predicted_times_and_basis(kb, dataset.n_instances, dataset.X.shape[1],
+                                                 _traits(kb, dataset, description, settings))
     table = _table(kb, ranking, dataset.n_instances, condition, predicted)
     plan, protocol = None, protocol_of(source)
     if seconds is not None:
@@ -297,6 +305,23 @@ def recommend(dataset, source=None, condition=None, *, strategy="auto", k=None,
     return Recommendation(dataset.name, chosen.name, condition, table, tuple(ranking.drivers),
                           fitted.overhead(query), tuple(kb.notes) + tuple(notes), text,
                           selection, plan, protocol, basis)
+
+
+def _traits(kb, dataset, description, settings):
+    """The new dataset's traits of the data for the time model (:func:`data_traits`), from
+    its description where it has them, else described for them alone (pymfe's general
+    and model-based groups, the knowledge base's settings); None where the knowledge base
+    does not store them or the description cannot give them (the model then reads rows
+    and columns only, and says so)."""
+    if knowledge_traits(kb) is None:
+        return None
+    if description is not None:
+        traits = data_traits(description.metafeature_vector().reindex(TRAIT_METAFEATURES))
+        if np.all(np.isfinite(traits)):
+            return traits
+    described = describe_dataset(dataset, groups=TRAIT_GROUPS, landmarkers=(), **settings)
+    traits = data_traits(described.metafeature_vector().reindex(TRAIT_METAFEATURES))
+    return traits if np.all(np.isfinite(traits)) else None
 
 
 def _words(kb, source, dataset, chosen, fitted, static=True) -> list:
@@ -456,7 +481,7 @@ def _describe_settings(recorded):
 def _table(kb, ranking, n_new, condition, predicted=None):
     rows = [kb.datasets.index(d) for d in ranking.drivers] or list(range(len(kb.datasets)))
     success = kb.success[rows][:, ranking.order]
-    if predicted is not None:  # the time model's (rows and columns)
+    if predicted is not None:  # the time model's
         expected_time = np.asarray(predicted, dtype=np.float64)[ranking.order]
     else:  # no past dataset's rows known: their geometric mean time
         expected_time = np.exp(np.mean(np.log(kb.times[rows][:, ranking.order]), axis=0))

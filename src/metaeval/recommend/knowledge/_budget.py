@@ -27,17 +27,27 @@ Kennard 1970):
     w_a = w_0 + (X_a^\top X_a + \lambda I)^{-1} X_a^\top (y_a - X_a w_0),
 
 with :math:`X_a` and :math:`y_a` centred on the configuration's own means and
-:math:`\alpha_a` the intercept through those means. The shared slopes are the
+:math:`\alpha_a` the intercept through those means.
+
+Rows and columns do not say how large the trees grow nor how much of the data is
+numeric, and a random forest on dense, numeric, noisy data takes several times what it
+takes on categorical data of the same shape. Where the knowledge base stores its datasets'
+pymfe meta-features (computed on a stratified sample of at most 1,000 rows), the model also
+reads two traits of the data (:func:`data_traits`), each with its own slope per
+configuration, shrunk alike: the log of pymfe's decision tree's internal nodes per row
+(``model-based.nodes_per_inst``, at least 0.001), and the share of numeric columns,
+(``general.nr_num`` + 1) / (``general.nr_attr`` + 1). A new dataset's traits come from
+:func:`~metaeval.recommend.describe_dataset` with the knowledge base's own settings. The shared slopes are the
 within-configuration least-squares fit (every configuration its own intercept, one set of
 slopes for all). A configuration with one past dataset gets the shared slopes; with
 many, nearly its own. Without the datasets' column counts (no meta-features in the
 knowledge base) the model uses rows only.
 
 On the shipped knowledge base, leaving one family of datasets out at a time, the median
-|log(predicted / measured)| is log 1.32 with the square of log n and log 1.48 without it
-(the linear-in-rows rule: log 2.32); ``benchmarks/bench_time_model.py`` measures it.
-On synthetic data outside the knowledge base (dense, continuous columns) it ran short,
-random forests up to 6 times: rows and columns do not say how deep the trees grow.
+|log(predicted / measured)| is log 1.27 with the two traits, log 1.32 with rows and
+columns only, log 1.48 without the square of log n (the linear-in-rows rule: log 2.32);
+``benchmarks/bench_time_model.py`` measures it, also on files of its own outside the
+knowledge base.
 
 The rule it replaces scaled each past dataset's time linearly with the number of rows and
 took the geometric mean over the past datasets, columns ignored
@@ -66,6 +76,15 @@ import pandas as pd
 #: datasets keeps mostly the shared slopes and one with many its own (on the shipped
 #: knowledge base 0, 1 and 10 give the same median error within 1 %).
 PENALTY = 1.0
+
+#: The pymfe meta-features the time model's traits of the data are made of, and the pymfe
+#: groups that give them.
+TRAIT_METAFEATURES = ("model-based.nodes_per_inst", "general.nr_num", "general.nr_attr")
+TRAIT_GROUPS = ("general", "model-based")
+#: The traits, in words (the order of :func:`data_traits`'s columns).
+TRAIT_NAMES = ("log tree size", "numeric share")
+#: The least tree size read (internal nodes per row): a tree of one split on 1,000 rows.
+MIN_TREE_SIZE = 1e-3
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
 _BUDGET = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smh]?)\s*$", re.IGNORECASE)
@@ -98,29 +117,72 @@ def parse_budget(value, name: str = "budget") -> float:
     return seconds
 
 
-def _features(rows, cols, span):
+def data_traits(metafeatures) -> np.ndarray:
+    """The time model's traits of the data from pymfe meta-features.
+
+    Parameters
+    ----------
+    metafeatures : DataFrame or Series
+        One row per dataset (or one dataset's Series), with the columns (index) of
+        :data:`TRAIT_METAFEATURES`.
+
+    Returns
+    -------
+    ndarray of shape (D, 2), or (2,) for a Series
+        log max(``model-based.nodes_per_inst``, 0.001) and (``general.nr_num`` + 1) /
+        (``general.nr_attr`` + 1); NaN where a meta-feature is missing.
+
+    Examples
+    --------
+    A tree of 107 internal nodes on a 1,000-row sample, 20 numeric columns of 20:
+
+    >>> v = pd.Series({"model-based.nodes_per_inst": 0.107, "general.nr_num": 20.0,
+    ...                "general.nr_attr": 20.0})
+    >>> np.round(data_traits(v), 4).tolist()
+    [-2.2349, 1.0]
+    """
+    single = isinstance(metafeatures, pd.Series)
+    frame = metafeatures.to_frame().T if single else metafeatures
+    values = {}
+    for name in TRAIT_METAFEATURES:
+        values[name] = (pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64)
+                        if name in frame.columns else np.full(len(frame), np.nan))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tree = np.log(np.maximum(values["model-based.nodes_per_inst"], MIN_TREE_SIZE))
+        share = (values["general.nr_num"] + 1.0) / (values["general.nr_attr"] + 1.0)
+    out = np.column_stack([tree, share])
+    out[~np.isfinite(out)] = np.nan
+    return out[0] if single else out
+
+
+def _features(rows, cols, span, traits=None):
     """log n, its square (continued along its tangent outside ``span``, the past datasets'
-    range of log n), and log p."""
+    range of log n), log p, and the traits of the data (if any)."""
     ln = np.log(np.asarray(rows, dtype=np.float64))
     lo, hi = span
     edge = np.clip(ln, lo, hi)
     columns = [ln, edge ** 2 + 2.0 * edge * (ln - edge)]
     if cols is not None:
         columns.append(np.log(np.asarray(cols, dtype=np.float64)))
-    return np.column_stack(columns)
+    out = np.column_stack(columns)
+    if traits is not None:
+        out = np.column_stack([out, np.asarray(traits, dtype=np.float64).reshape(len(out), -1)])
+    return out
 
 
 @dataclass(frozen=True, eq=False)
 class TimeModel:
-    """Per configuration, log time linear in log rows (and log columns).
+    """Per configuration, log time linear in log rows (and log columns, and traits of
+    the data).
 
     Attributes
     ----------
     algorithms : tuple of str
     intercept : ndarray of shape (A,)
-    slopes : ndarray of shape (A, 3) or (A, 2)
-        Per configuration, the slopes on log rows, its square (and log columns).
-    shared : ndarray of shape (3,) or (2,)
+    slopes : ndarray of shape (A, k)
+        Per configuration, the slopes on log rows, its square (then log columns, then
+        each trait of the data, where the model reads them).
+    shared : ndarray of shape (k,)
         The pool's shared slopes.
     span : tuple of float
         The past datasets' range of log rows (the square is continued along its tangent
@@ -132,6 +194,9 @@ class TimeModel:
         Whether the past datasets' columns were known (else rows only).
     notes : tuple of str
         Configurations without any recorded time (predicted as the pool's median).
+    n_traits : int
+        Traits of the data read beside rows and columns (0: none; 2: those of
+        :func:`data_traits`).
     """
 
     algorithms: tuple
@@ -143,9 +208,11 @@ class TimeModel:
     penalty: float = PENALTY
     uses_columns: bool = True
     notes: tuple = field(default=())
+    n_traits: int = 0
 
     @classmethod
-    def fit(cls, rows, cols, times, algorithms=None, *, penalty: float = PENALTY):
+    def fit(cls, rows, cols, times, algorithms=None, *, traits=None,
+            penalty: float = PENALTY):
         """Fit on past datasets.
 
         Parameters
@@ -157,6 +224,9 @@ class TimeModel:
         times : array-like of shape (D, A)
             Seconds of each (dataset, configuration); NaN or <= 0 where not recorded.
         algorithms : sequence of str, optional
+        traits : array-like of shape (D, k), optional
+            Traits of each past dataset (finite), e.g. :func:`data_traits`; needs
+            ``cols``. Then :meth:`predict` needs the new datasets' traits too.
         penalty : float, default=PENALTY
             Ridge penalty on a configuration's departure from the shared slopes (0: each
             configuration its own least squares; ``inf``: the shared slopes for all).
@@ -182,7 +252,16 @@ class TimeModel:
         if not np.all(np.isfinite(rows) & (rows > 0)):
             raise ValueError("rows and cols must be positive and finite.")
         span = (float(np.log(rows.min())), float(np.log(rows.max())))
-        X = _features(rows, cols, span)
+        n_traits = 0
+        if traits is not None:
+            traits = np.asarray(traits, dtype=np.float64)
+            if cols is None or traits.ndim != 2 or traits.shape[0] != D:
+                raise ValueError(f"traits must be of shape ({D}, k), one row per dataset, "
+                                 "and needs cols.")
+            if not np.all(np.isfinite(traits)):
+                raise ValueError("traits must be finite.")
+            n_traits = traits.shape[1]
+        X = _features(rows, cols, span, traits)
         if not np.all(np.isfinite(X)):
             raise ValueError("rows and cols must be positive and finite.")
         if not penalty >= 0:
@@ -219,10 +298,11 @@ class TimeModel:
             notes = (f"{int(missing.sum())} configuration(s) without any recorded time: "
                      "predicted as the pool's median configuration",)
         return cls(algorithms, intercept, slopes, shared, ok.sum(axis=0), span,
-                   float(penalty), cols is not None, notes)
+                   float(penalty), cols is not None, notes, n_traits)
 
-    def predict(self, rows, cols=None) -> np.ndarray:
-        """Predicted seconds of every configuration on data of ``rows`` x ``cols``:
+    def predict(self, rows, cols=None, traits=None) -> np.ndarray:
+        """Predicted seconds of every configuration on data of ``rows`` x ``cols`` (with
+        ``traits``, of shape (k,) or (N, k), where the model was fitted with them):
         shape (A,) for one dataset, (N, A) for arrays of N."""
         scalar = np.ndim(rows) == 0
         rows = np.atleast_1d(np.asarray(rows, dtype=np.float64))
@@ -230,8 +310,22 @@ class TimeModel:
             if cols is None:
                 raise ValueError("cols is needed: the model was fitted with columns.")
             cols = np.broadcast_to(np.asarray(cols, dtype=np.float64), rows.shape)
+        if self.n_traits:
+            if traits is None:
+                raise ValueError(f"traits is needed: the model was fitted with "
+                                 f"{self.n_traits} traits of the data.")
+            traits = np.asarray(traits, dtype=np.float64)
+            if traits.shape not in ((self.n_traits,), (rows.size, self.n_traits)):
+                raise ValueError(f"traits must be of shape ({self.n_traits},) or "
+                                 f"({rows.size}, {self.n_traits}), got {traits.shape}.")
+            if not np.all(np.isfinite(traits)):
+                raise ValueError("traits must be finite.")
+            traits = np.broadcast_to(traits, (rows.size, self.n_traits))
+        elif traits is not None:
+            raise ValueError("traits were given, but the model was fitted without them.")
         with np.errstate(divide="ignore", invalid="ignore"):
-            X = _features(rows, cols if self.uses_columns else None, self.span)
+            X = _features(rows, cols if self.uses_columns else None, self.span,
+                          traits if self.n_traits else None)
         if not np.all(np.isfinite(X)):
             raise ValueError("rows and cols must be positive and finite.")
         out = np.exp(self.intercept[None, :] + X @ self.slopes.T)
@@ -252,6 +346,16 @@ def knowledge_shape(kb):
     if kb.imputed_times is not None:
         times[np.asarray(kb.imputed_times, dtype=bool)] = np.nan
     return rows, cols, times
+
+
+def knowledge_traits(kb):
+    """:func:`data_traits` of a :class:`KnowledgeBase`'s datasets, shape (D, 2), or None
+    when its meta-features lack one of :data:`TRAIT_METAFEATURES` for any dataset."""
+    mf = kb.metafeatures
+    if mf is None or not all(c in mf.columns for c in TRAIT_METAFEATURES):
+        return None
+    traits = data_traits(mf.loc[list(kb.datasets), list(TRAIT_METAFEATURES)])
+    return traits if np.all(np.isfinite(traits)) else None
 
 
 def linear_rows_prediction(rows, times, new_rows) -> np.ndarray:
@@ -397,20 +501,28 @@ def plan_budget(algorithms, predicted, budget, success=None, *, rank=None,
     return BudgetPlan(budget, protocol, table, tuple(skipped), best, sd, oracle)
 
 
-def predicted_times(kb, rows, cols):
+def predicted_times(kb, rows, cols, traits=None):
     """Predicted seconds of each of ``kb``'s configurations on data of ``rows`` x
-    ``cols`` (:class:`TimeModel` fitted on all of ``kb``), or None when ``kb`` does not
-    know its datasets' rows."""
-    return predicted_times_and_basis(kb, rows, cols)[0]
+    ``cols`` (:class:`TimeModel` fitted on all of ``kb``; with the data's ``traits``,
+    :func:`data_traits`, where given and ``kb`` stores them for its datasets), or None
+    when ``kb`` does not know its datasets' rows."""
+    return predicted_times_and_basis(kb, rows, cols, traits)[0]
 
 
-def predicted_times_and_basis(kb, rows, cols):
+def predicted_times_and_basis(kb, rows, cols, traits=None):
     """:func:`predicted_times` and, in words, what the prediction read: ``"this data's
-    rows and columns"``, ``"this data's rows"``, or ``""`` when there is none."""
+    rows, columns, tree size and numeric share"``, ``"this data's rows and columns"``,
+    ``"this data's rows"``, or ``""`` when there is none."""
     past_rows, past_cols, times = knowledge_shape(kb)
     if not np.all(past_rows > 0) or not np.isfinite(times).any():
         return None, ""
-    model = TimeModel.fit(past_rows, past_cols, times, kb.algorithms)
+    past_traits = None
+    if past_cols is not None and traits is not None and np.all(np.isfinite(traits)):
+        past_traits = knowledge_traits(kb)
+    model = TimeModel.fit(past_rows, past_cols, times, kb.algorithms, traits=past_traits)
+    if model.n_traits:
+        return (model.predict(rows, cols, traits),
+                "this data's rows, columns, tree size and numeric share")
     return (model.predict(rows, cols if model.uses_columns else None),
             "this data's rows and columns" if model.uses_columns else "this data's rows")
 
