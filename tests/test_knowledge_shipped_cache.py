@@ -50,8 +50,12 @@ def test_a_strategy_is_fitted_once_for_the_same_content(monkeypatch):
     caller changing its recommendation's selection changes no later one."""
     from metaeval.datasets import load_dataset
     from metaeval.recommend import Condition, KnowledgeBase, recommend
+    from metaeval.recommend import _recommend
     from metaeval.recommend.learners._auto import Auto
 
+    # another test module in this process may have fitted the same small knowledge base
+    # (test_recommend_words builds one equal in content): start from an empty memory
+    monkeypatch.setattr(_recommend, "_FITTED", {})
     fits = []
     real = Auto.fit
 

@@ -19,11 +19,15 @@ from metaeval.recommend import (
     recommend,
 )
 from metaeval.recommend.knowledge._budget import (
+    data_traits,
     knowledge_shape,
+    knowledge_traits,
     linear_rows_prediction,
     lofo_errors,
     predicted_times,
+    predicted_times_and_basis,
 )
+from metaeval.recommend.knowledge._describe import describe_dataset
 
 runner = CliRunner()
 
@@ -88,6 +92,97 @@ def test_fit_refuses_bad_input():
     m = TimeModel.fit(N, P, np.ones((4, 1)))
     with pytest.raises(ValueError, match="cols is needed"):
         m.predict(100)
+
+
+def test_traits_get_their_own_exact_slopes_by_hand():
+    # A: 0.01 n p^0.5 e^(0.7 s) 3^u; B: 0.1 n (no trait matters): with penalty 0 the
+    # slopes on the two traits are recovered exactly (0.7 and log 3; 0 and 0)
+    s = np.array([-2.0, -4.0, -1.0, -3.0, -2.5, -0.5])
+    u = np.array([1.0, 0.5, 0.2, 0.9, 0.0, 0.7])
+    n = np.array([100.0, 1000.0, 10000.0, 300.0, 2000.0, 50.0])
+    p = np.array([4.0, 16.0, 9.0, 25.0, 3.0, 7.0])
+    times = np.column_stack([0.01 * n * np.sqrt(p) * np.exp(0.7 * s) * 3.0 ** u, 0.1 * n])
+    m = TimeModel.fit(n, p, times, ["A", "B"], traits=np.column_stack([s, u]), penalty=0.0)
+    assert m.n_traits == 2 and m.slopes.shape == (2, 5)
+    np.testing.assert_allclose(m.slopes, [[1.0, 0.0, 0.5, 0.7, np.log(3.0)],
+                                          [1.0, 0.0, 0.0, 0.0, 0.0]], atol=1e-8)
+    # 400 rows x 16 columns, s = -2, u = 1: A 0.01 * 400 * 4 * e^-1.4 * 3 = 11.8367 s
+    np.testing.assert_allclose(m.predict(400, 16, [-2.0, 1.0]),
+                               [0.01 * 400 * 4 * np.exp(-1.4) * 3.0, 40.0], rtol=1e-9)
+    assert m.predict(400, 16, [-2.0, 1.0])[0] == pytest.approx(11.8367, abs=1e-4)
+    # several new datasets at once, each with its traits
+    many = m.predict(np.array([400.0, 400.0]), 16, np.array([[-2.0, 1.0], [-3.0, 1.0]]))
+    np.testing.assert_allclose(many[1, 0] / many[0, 0], np.exp(-0.7), rtol=1e-9)
+
+
+def test_traits_are_refused_where_they_do_not_fit():
+    times = np.column_stack([N, N ** 2])
+    traits = np.column_stack([[-1.0, -2.0, -3.0, -1.5], [1.0, 0.5, 0.2, 0.9]])
+    with pytest.raises(ValueError, match=r"^traits must be of shape \(4, k\)"):
+        TimeModel.fit(N, P, times, traits=traits[:3])
+    with pytest.raises(ValueError, match="needs cols"):
+        TimeModel.fit(N, None, times, traits=traits)
+    with pytest.raises(ValueError, match="^traits must be finite"):
+        TimeModel.fit(N, P, times, traits=np.where(traits > 0.8, np.nan, traits))
+    m = TimeModel.fit(N, P, times, traits=traits)
+    with pytest.raises(ValueError, match="^traits is needed"):
+        m.predict(100, 4)
+    with pytest.raises(ValueError, match=r"^traits must be of shape \(2,\)"):
+        m.predict(100, 4, [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="^traits must be finite"):
+        m.predict(100, 4, [np.inf, 1.0])
+    with pytest.raises(ValueError, match="fitted without them"):
+        TimeModel.fit(N, P, times).predict(100, 4, [1.0, 2.0])
+
+
+def test_data_traits_by_hand_and_where_a_meta_feature_is_missing():
+    import pandas as pd
+
+    frame = pd.DataFrame({"model-based.nodes_per_inst": [0.107, 0.0, 0.05],
+                          "general.nr_num": [20.0, 0.0, 3.0],
+                          "general.nr_attr": [20.0, 9.0, np.nan]})
+    got = data_traits(frame)
+    # log 0.107; a tree without a split read as 0.001; (0 + 1) / (9 + 1); a missing count
+    np.testing.assert_allclose(got[:2], [[np.log(0.107), 1.0], [np.log(0.001), 0.1]])
+    assert np.isnan(got[2, 1]) and got[2, 0] == pytest.approx(np.log(0.05))
+    assert np.isnan(data_traits(frame.drop(columns="general.nr_num"))[:, 1]).all()
+
+
+def test_the_knowledge_bases_traits_are_what_describe_dataset_gives():
+    # a new dataset's traits are computed as the past datasets' were: describing a
+    # dataset of the shipped knowledge base with its own settings gives its stored values
+    from metaeval.recommend._recommend import _describe_settings
+
+    archive = load_knowledge()
+    kb = archive.knowledge_base()
+    settings = _describe_settings(archive.provenance.get("description_settings"))
+    traits = knowledge_traits(kb)
+    assert traits.shape == (len(kb.datasets), 2) and np.isfinite(traits).all()
+    for name in ("labor", "haberman"):
+        d = describe_dataset(load_dataset(name), groups=("general", "model-based"),
+                             landmarkers=(), **settings)
+        np.testing.assert_allclose(data_traits(d.metafeature_vector()),
+                                   traits[kb.datasets.index(name)], rtol=1e-12)
+
+
+def test_without_stored_traits_the_model_reads_rows_and_columns(shipped):
+    kb = shipped.knowledge_base()
+    with_traits = predicted_times_and_basis(kb, 306, 3, [np.log(0.05), 0.75])
+    assert with_traits[1] == "this data's rows, columns, tree size and numeric share"
+    # traits not given, or not finite: the rows-and-columns model, said so
+    for traits in (None, [np.nan, 0.75]):
+        got = predicted_times_and_basis(kb, 306, 3, traits)
+        assert got[1] == "this data's rows and columns"
+        np.testing.assert_allclose(got[0], predicted_times(kb, 306, 3), rtol=1e-12)
+    assert not np.allclose(with_traits[0], predicted_times(kb, 306, 3), rtol=0.05)
+    # a knowledge base without the meta-features: rows and columns only
+    bare = KnowledgeBase(kb.datasets, kb.algorithms, success=kb.success, times=kb.times,
+                         n_instances=kb.n_instances,
+                         metafeatures=kb.metafeatures.drop(
+                             columns="model-based.nodes_per_inst"))
+    assert knowledge_traits(bare) is None
+    assert predicted_times_and_basis(bare, 306, 3, [np.log(0.05), 0.75])[1] == \
+        "this data's rows and columns"
 
 
 def test_former_rule_by_hand():
@@ -197,9 +292,13 @@ def test_recommend_times_are_the_time_model_and_the_plan_fits(shipped, haberman)
     ds, _ = haberman
     rec = recommend(ds, shipped, strategy="single-best", budget="3s")
     kb = shipped.knowledge_base()
-    # the expected times are the model's for 306 rows x 3 columns (not the former
-    # linear-in-rows rule)
-    predicted = predicted_times(kb, 306, 3)
+    # the expected times are the model's for 306 rows x 3 columns and the data's traits
+    # (pymfe's tree size and numeric share; not the former linear-in-rows rule)
+    v = describe_dataset(ds, groups=("general", "model-based"), landmarkers=(),
+                         max_rows=1000, seed=0).metafeature_vector()
+    traits = [np.log(max(v["model-based.nodes_per_inst"], 1e-3)),
+              (v["general.nr_num"] + 1) / (v["general.nr_attr"] + 1)]
+    predicted = predicted_times(kb, 306, 3, traits)
     order = [kb.algorithms.index(a) for a in rec.table["algorithm"]]
     np.testing.assert_allclose(rec.table["expected_time"], predicted[order], rtol=1e-12)
     former = linear_rows_prediction(kb.n_instances, kb.times, [306])[0][order]
@@ -211,7 +310,7 @@ def test_recommend_times_are_the_time_model_and_the_plan_fits(shipped, haberman)
     assert len(plan.table) + len(plan.skipped) == len(rec.table)
     assert plan.table["algorithm"].iloc[0] == rec.table["algorithm"].iloc[0]
     assert rec.time_protocol == plan.protocol
-    assert rec.time_basis == "this data's rows and columns"
+    assert rec.time_basis == "this data's rows, columns, tree size and numeric share"
     with pytest.raises(ValueError, match="^budget must be a positive time"):
         recommend(ds, shipped, strategy="single-best", budget="soon")
 
@@ -229,7 +328,8 @@ def test_cli_budget_prints_the_plan(haberman):
     text = _plain(result.output)
     assert f"Within a budget of 3 s (cpu): {len(rec.plan.table)} configuration(s)" in text
     assert "expected cpu s: one 5-fold cross-validation (reading the data, then every fold's " \
-        "fit and prediction, one thread), predicted from this data's rows and columns" in text
+        "fit and prediction, one thread), predicted from this data's rows, columns, tree size " \
+        "and numeric share" in text
     assert f"Expected best success at the budget: {rec.plan.expected_best:.4f}" in text
     planned = result.output.split("Within a budget")[1]
     for r in rec.plan.table.itertuples(index=False):

@@ -75,5 +75,5 @@ def test_expected_success_says_what_it_is(tmp_path, archive):
             f"the first, {sd:.4f} standard deviation across them), not a prediction for "
             "this dataset.") in text
     assert ("expected cpu s: one 5-fold cross-validation (reading the data, then every "
-            "fold's fit and prediction, one thread), predicted from this data's rows and "
-            "columns; --budget plans within a time budget.") in text
+            "fold's fit and prediction, one thread), predicted from this data's rows, "
+            "columns, tree size and numeric share; --budget plans within a time budget.") in text
