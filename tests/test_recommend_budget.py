@@ -331,10 +331,27 @@ def test_cli_budget_prints_the_plan(haberman):
         "fit and prediction, one thread), predicted from this data's rows, columns, tree size " \
         "and numeric share" in text
     assert f"Expected best success at the budget: {rec.plan.expected_best:.4f}" in text
+    assert ("Each time is predicted for one 5-fold cross-validation (reading the data, then "
+            "every fold's fit and prediction, one thread) from this data's rows, columns, "
+            "tree size and numeric share, by a model") in text
     planned = result.output.split("Within a budget")[1]
     for r in rec.plan.table.itertuples(index=False):
         assert f"{r.cumulative_time:.3g}" in planned
     assert rec.plan.table["algorithm"].iloc[-1] in planned
+
+
+def test_cli_budget_says_what_the_prediction_read(haberman, monkeypatch):
+    # where the traits cannot be had, the plan's words say rows and columns, not traits
+    from metaeval.recommend import _recommend
+
+    _, path = haberman
+    monkeypatch.setattr(_recommend, "knowledge_traits", lambda kb: None)
+    result = runner.invoke(app, ["recommend", str(path), "--strategy", "single-best",
+                                 "--budget", "3s"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    text = _plain(result.output)
+    assert "one thread) from this data's rows and columns, by a model" in text
+    assert "tree size" not in text
 
 
 @pytest.mark.parametrize("args, message", [
