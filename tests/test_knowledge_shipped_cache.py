@@ -49,8 +49,7 @@ def test_a_strategy_is_fitted_once_for_the_same_content(monkeypatch):
     condition and strategy; a changed value, condition or strategy is fitted anew; a
     caller changing its recommendation's selection changes no later one."""
     from metaeval.datasets import load_dataset
-    from metaeval.recommend import Condition, KnowledgeBase, recommend
-    from metaeval.recommend import _recommend
+    from metaeval.recommend import Condition, KnowledgeBase, _recommend, recommend
     from metaeval.recommend.learners._auto import Auto
 
     # another test module in this process may have fitted the same small knowledge base

@@ -37,11 +37,12 @@ reads two traits of the data (:func:`data_traits`), each with its own slope per
 configuration, shrunk alike: the log of pymfe's decision tree's internal nodes per row
 (``model-based.nodes_per_inst``, at least 0.001), and the share of numeric columns,
 (``general.nr_num`` + 1) / (``general.nr_attr`` + 1). A new dataset's traits come from
-:func:`~metaeval.recommend.describe_dataset` with the knowledge base's own settings. The shared slopes are the
-within-configuration least-squares fit (every configuration its own intercept, one set of
-slopes for all). A configuration with one past dataset gets the shared slopes; with
-many, nearly its own. Without the datasets' column counts (no meta-features in the
-knowledge base) the model uses rows only.
+:func:`~metaeval.recommend.describe_dataset` with the knowledge base's own settings.
+
+The shared slopes are the within-configuration least-squares fit (every configuration
+its own intercept, one set of slopes for all). A configuration with one past dataset
+gets the shared slopes; with many, nearly its own. Without the datasets' column counts
+(no meta-features in the knowledge base) the model uses rows only.
 
 On the shipped knowledge base, leaving one family of datasets out at a time, the median
 |log(predicted / measured)| is log 1.27 with the two traits, log 1.32 with rows and
@@ -81,8 +82,6 @@ PENALTY = 1.0
 #: groups that give them.
 TRAIT_METAFEATURES = ("model-based.nodes_per_inst", "general.nr_num", "general.nr_attr")
 TRAIT_GROUPS = ("general", "model-based")
-#: The traits, in words (the order of :func:`data_traits`'s columns).
-TRAIT_NAMES = ("log tree size", "numeric share")
 #: The least tree size read (internal nodes per row): a tree of one split on 1,000 rows.
 MIN_TREE_SIZE = 1e-3
 
