@@ -247,8 +247,9 @@ def test_a_store_read_dataset_by_dataset_prints_the_same_tables(store, monkeypat
 
 
 @pytest.mark.parametrize("command", [["hardness"], ["hardness", "--instances", "labor"],
-                                     ["rank", "--draws", "20"], ["benchmark"], ["status"]])
-def test_a_command_opens_the_store_once(store, monkeypatch, command):
+                                     ["rank", "--draws", "20"], ["benchmark"], ["status"],
+                                     ["plot", "value-captured"]])
+def test_a_command_opens_the_store_once(store, monkeypatch, tmp_path, command):
     # a DuckDB database costs some 17 ms of CPU to open: the command's check that the
     # store holds results and its reads go through one connection, not one each
     from metaeval.store import _connection, _store
@@ -260,6 +261,7 @@ def test_a_command_opens_the_store_once(store, monkeypatch, command):
         return _connection._connect(path, read_only=read_only)
 
     monkeypatch.setattr(_store, "_connect", counting)
-    result = _run(*command, "--store", store)
+    out = ["--out", tmp_path / "figure.svg"] if command[0] == "plot" else []
+    result = _run(*command, "--store", store, *out)
     assert result.exit_code == 0, result.output
     assert opened == [True]
