@@ -244,3 +244,24 @@ def test_a_store_read_dataset_by_dataset_prints_the_same_tables(store, monkeypat
     assert whole.exit_code == streamed.exit_code == 0, streamed.output
     assert calls and all(type(v).__name__ == "StudyView" for v in calls)
     assert streamed.output == whole.output
+
+
+@pytest.mark.parametrize("command", [["hardness"], ["hardness", "--instances", "labor"],
+                                     ["rank", "--draws", "20"], ["benchmark"], ["status"],
+                                     ["plot", "value-captured"]])
+def test_a_command_opens_the_store_once(store, monkeypatch, tmp_path, command):
+    # a DuckDB database costs some 17 ms of CPU to open: the command's check that the
+    # store holds results and its reads go through one connection, not one each
+    from metaeval.store import _connection, _store
+
+    opened = []
+
+    def counting(path, *, read_only):
+        opened.append(read_only)
+        return _connection._connect(path, read_only=read_only)
+
+    monkeypatch.setattr(_store, "_connect", counting)
+    out = ["--out", tmp_path / "figure.svg"] if command[0] == "plot" else []
+    result = _run(*command, "--store", store, *out)
+    assert result.exit_code == 0, result.output
+    assert opened == [True]

@@ -59,7 +59,11 @@ def _living(pids) -> set[int]:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL],
                          ids=["SIGTERM", "SIGHUP", "SIGKILL"])
 def test_a_killed_report_leaves_no_process(store, tmp_path, signum):
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # its temporary files in the test's folder: a report killed with SIGKILL cannot remove
+    # its own (its spill directory, multiprocessing's), which were left in the system's
+    # temporary directory (/dev/shm under `make test`) by every run of the suite
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp_path / "tmp")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "metaeval", "report", "--store", str(store), "--out",
          str(tmp_path / "report"), "--jobs", "2", "--no-cache", "--quiet"],

@@ -270,3 +270,30 @@ def test_the_tables_listed_on_every_read_are_those_show_tables_gives(tmp_path):
         assert table_names(con) == shown
     finally:
         con.close()
+
+
+def test_a_store_opened_for_writing_gets_every_table_it_lacks(tmp_path):
+    # writing() skips the schema's CREATE TABLE IF NOT EXISTS when every table is there
+    # (``_SCHEMA_TABLES``, read from the schema itself): a store that lacks one, as a
+    # store of an older metaeval lacks the newer tables, still gets it, empty, and keeps
+    # its rows
+    from metaeval.store._schema import _SCHEMA_TABLES
+
+    path = tmp_path / "s.duckdb"
+    _toy_store(path)
+    con = duckdb.connect(str(path))
+    try:
+        assert {r[0] for r in con.execute("SHOW TABLES").fetchall()} == _SCHEMA_TABLES
+        con.execute("DROP TABLE units; DROP TABLE landmark_scores")
+    finally:
+        con.close()
+    store = Store(path)
+    with store.writing():
+        pass
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        assert {r[0] for r in con.execute("SHOW TABLES").fetchall()} == _SCHEMA_TABLES
+        assert con.execute("SELECT count(*) FROM units").fetchone() == (0,)
+    finally:
+        con.close()
+    assert len(store.tasks()) > 0

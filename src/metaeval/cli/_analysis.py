@@ -19,7 +19,7 @@ from metaeval.cli._app import (
     err,
     plural,
     print_table,
-    require_results,
+    reading_results,
     say,
     steps,
 )
@@ -58,10 +58,14 @@ def hardness(
     algorithms, Prudêncio 2019).
     """
     check_store_exists(store)  # before the heavy imports
-    from metaeval.hardness import METHODS
-    from metaeval.store import Store
+    with reading_results(store, what="`metaeval hardness`", algorithms=1) as (st, tasks):
+        _hardness(st, tasks, repeat, dataset, instances, method, top)
 
-    tasks = require_results(store, what="`metaeval hardness`", algorithms=1)
+
+def _hardness(st, tasks, repeat, dataset, instances, method, top) -> None:
+    """The body of :func:`hardness`, on the store held open (``reading_results``)."""
+    from metaeval.hardness import METHODS
+
     with _bad_input():
         if repeat < 0:
             raise ValueError(f"--repeat must be >= 0; got {repeat}.")
@@ -70,7 +74,6 @@ def hardness(
                              + did_you_mean(method, METHODS))
         if instances is None and (method is not None or top != 10):
             raise ValueError("--method and --top go with --instances DATASET.")
-        st = Store(store)
         known = st.datasets()["name"].tolist()
         if instances is not None:
             if dataset is not None:
@@ -281,10 +284,8 @@ def rank(
 
     from metaeval.cli._results import results_view
     from metaeval.ranking import RANKING_METHODS, rank_algorithms, ranking_intervals
-    from metaeval.store import Store
 
-    require_results(store, what="`metaeval rank`")
-    with _bad_input():
+    with reading_results(store, what="`metaeval rank`") as (st, _), _bad_input():
         _check_by_family(by_family)
         _check_measure(measure)
         if method is not None and method not in RANKING_METHODS:
@@ -294,7 +295,6 @@ def rank(
         if draws < 2:
             raise ValueError(f"--draws must be at least 2; got {draws}.")
         methods = [method] if method is not None else list(RANKING_METHODS)
-        st = Store(store)
         with st.reading(), steps("Rankings", 2 + len(methods)) as bar:
             view = results_view(st)
             bar.advance("Rankings: reading the scores")
@@ -385,16 +385,13 @@ def benchmark(
         value_spread,
     )
     from metaeval.cli._results import results_view
-    from metaeval.store import Store
 
-    require_results(store, what="`metaeval benchmark`")
-    with _bad_input():
+    with reading_results(store, what="`metaeval benchmark`") as (st, _), _bad_input():
         _check_clock(time)
         _check_by_family(by_family)
         if by_family is not None:
             _benchmark_by_family(store, by_family)
             return
-        st = Store(store)
         with st.reading(), steps("Benchmark", 4) as bar:
             view = results_view(st)
             bar.advance("Benchmark: metrics")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,6 +13,7 @@ from metaeval.cli._app import (
     StoreOption,
     _bad_input,
     app,
+    check_store_exists,
     did_you_mean,
     err,
     out,
@@ -259,13 +261,17 @@ def plot(
                              + did_you_mean(kind, PLOT_KINDS))
         options = parse_plot_options(option or [])
         spec = PLOT_KINDS.get(kind)
-        if spec is not None and spec.needs_store:
-            require_results(store, what=f"`metaeval plot {kind}`",
-                            algorithms=2 if kind == "dendrograms" else 1)
         from metaeval.store import Store
 
-        fig = make_plot(kind, Store(store) if spec is None or spec.needs_store else None,
-                        **options)
+        st = Store(store) if spec is None or spec.needs_store else None
+        with ExitStack() as held:
+            if spec is not None and spec.needs_store:
+                # one connection for the check and the figure's reads, not one per read
+                check_store_exists(store)
+                held.enter_context(st.reading())
+                require_results(st, what=f"`metaeval plot {kind}`",
+                                algorithms=2 if kind == "dendrograms" else 1)
+            fig = make_plot(kind, st, **options)
         from metaeval._validation import atomic_output
 
         with atomic_output(out_file, "--out", make_parents=True) as fh:

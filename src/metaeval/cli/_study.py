@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -171,22 +172,24 @@ def status(store: StoreOption = Path(DEFAULT_STORE)) -> None:
     from metaeval.store import Store, StoreLockedError
     from metaeval.study import failure_kind
 
-    with _bad_input():
+    with _bad_input(), ExitStack() as held:
         st = Store(store)
-        if st.locked():
+        try:  # one connection for the four reads; none to be had while a run writes
+            held.enter_context(st.reading())
+        except StoreLockedError:
             progress = st.progress()
             if progress is None:
-                raise StoreLockedError(f"The store {store} is in use by another process.")
+                raise StoreLockedError(
+                    f"The store {store} is in use by another process.") from None
             say(f"A run is in progress (pid {progress['pid']}, started {progress['started']}, "
                 f"{progress['executor']}): {progress['done']} done, {progress['failed']} "
                 f"failed, {progress['remaining']} remaining of {progress['to_run']} "
                 f"({progress['skipped']} finished earlier). Updated {progress['updated']}.")
             return
-        with st.reading():  # one connection for the four reads
-            counts = st.status_counts()
-            config = st.study_config() or {}
-            tasks = st.tasks()
-            coverage = st.coverage()
+        counts = st.status_counts()
+        config = st.study_config() or {}
+        tasks = st.tasks()
+        coverage = st.coverage()
     say(f"Store {store}: {plural(sum(counts.values()), 'task')}: {counts['done']} done, "
         f"{counts['failed']} failed, {counts['pending']} pending.")
     folds = config.get("folds")

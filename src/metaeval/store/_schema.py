@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 SCHEMA_VERSION = "1"
 TASK_STATUSES = ("pending", "done", "failed")
 
@@ -143,6 +145,9 @@ CREATE TABLE IF NOT EXISTS landmark_scores (
     score DOUBLE NOT NULL
 );
 """
+
+#: the tables ``_SCHEMA`` creates (a store opened for writing that has them all skips it)
+_SCHEMA_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA))
 
 _DATASET_COLUMNS = (
     "name", "sha256", "n_instances", "n_features", "positive_fraction", "family", "source",
