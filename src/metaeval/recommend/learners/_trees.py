@@ -113,13 +113,15 @@ class TreeBatch:
             bag, at = np.nonzero(use)
             w = weights[bag, at]
             row = order[at]
-            parts.append((bag + p * n_bags, row, w, w * labels[p, row]))
-        tree, row, w, wy = (np.concatenate([q[i] for q in parts]) if parts else
-                            np.zeros(0) for i in range(4))
-        tree, row = tree.astype(index_type), row.astype(index_type)
+            label = labels[p, row]
+            parts.append(((bag + p * n_bags).astype(index_type), row.astype(index_type), w,
+                          w * label, label > 0.5))
+        tree, row, w, wy, klass = (np.concatenate([q[i] for q in parts]) if parts else
+                                   np.zeros(0, dtype=d) for i, d in enumerate(
+                                       (index_type, index_type, float, float, bool)))
         batch = cls.__new__(cls)
-        batch._grow(X, n_forests * n_bags, tree, row, labels[tree // n_bags, row] > 0.5,
-                    w, wy, rng, features, index_type)
+        batch._grow(X, n_forests * n_bags, tree, row, klass, w, wy, rng, features,
+                    index_type)
         return batch
 
     def _grow(self, X, n_trees, tree, row, cls, w, wy, rng, features, index_type):
@@ -147,6 +149,8 @@ class TreeBatch:
         # (no fresh memory for each level)
         items = [row, w, wy, cls]
         spare = [np.empty_like(a) for a in items]
+        arange = np.arange(row.size, dtype=index_type)  # _regrouped's, for every level
+        work = np.empty_like(arange)
         # each level: the nodes (ids ascending, their rows contiguous in that order, class
         # 0 rows first within a node) and their counts of rows
         while ids.size:
@@ -161,8 +165,8 @@ class TreeBatch:
             # the threshold: between the values of a class-0 and a class-1 row of the
             # node drawn at random (a node whose draws all tie is drawn again, up to 8
             # times)
-            n0 = np.add.reduceat(~cls, starts, dtype=np.int64)
-            n1 = counts - n0
+            n1 = np.add.reduceat(cls, starts, dtype=np.int64)
+            n0 = counts - n1
             one = starts + np.minimum((rng.random((k, ids.size)) * n0).astype(np.int64),
                                       np.maximum(n0 - 1, 0))
             two = starts + n0 + np.minimum((rng.random((k, ids.size)) * n1).astype(np.int64),
@@ -195,7 +199,7 @@ class TreeBatch:
             # rows stay class 0 first within each child (a child keeps its parent's rows
             # in their order)
             place, n_kept, n_left = _regrouped(starts, counts, again, split, side,
-                                               index_type)
+                                               index_type, arange, work)
             for j in range(4):  # into the spare buffers
                 spare[j][:place.size][place] = items[j]
             items, spare = [b[:n_kept] for b in spare], items
@@ -224,14 +228,18 @@ class TreeBatch:
         X = np.ascontiguousarray(X, dtype=np.float32)
         flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
         node = np.array(tree, dtype=np.int64)
-        offset = np.asarray(point, dtype=np.int64) * X.shape[1]
         active = np.flatnonzero(self.left[node] >= 0)  # the pairs not yet at a leaf
+        # the pairs on their way, kept together: their node and offset in flat (no
+        # gather from and scatter to the whole arrays at each step)
+        at = node[active]
+        offset = np.asarray(point, dtype=np.int64)[active] * X.shape[1]
         while active.size:
-            at = node[active]
-            at = self.left[at] + (flat.take(offset[active] + self.feature[at])
-                                  > self.threshold[at])
-            node[active] = at
-            active = active[self.left[at] >= 0]
+            at = self.left[at] + (flat.take(offset + self.feature[at]) > self.threshold[at])
+            inner = self.left[at] >= 0
+            if not inner.all():  # those at a leaf leave
+                done = ~inner
+                node[active[done]] = at[done]
+                active, at, offset = active[inner], at[inner], offset[inner]
         return self.value[node]
 
 
@@ -495,7 +503,7 @@ def _best_splits(flat, row, w, wy, starts, counts, total, positive, base, thr, l
     return best, split, side
 
 
-def _regrouped(starts, counts, again, split, side, index_type):
+def _regrouped(starts, counts, again, split, side, index_type, arange=None, work=None):
     """Where each item of a tree batch's level goes in the next level, in linear time.
 
     ``starts``, ``counts``: the level's nodes (ids ascending) and their items;
@@ -505,11 +513,15 @@ def _regrouped(starts, counts, again, split, side, index_type):
     sort by their next node gives them: the items of the nodes drawn again first, then
     each split node's left child's items and its right child's, each in their order;
     the items of the other nodes (leaves from now on) follow. Returns the places, the
-    number of items kept, and each split node's items going left.
+    number of items kept, and each split node's items going left. ``arange``: the
+    integers from 0, and ``work``: a spare array, each of ``index_type`` and at least as
+    long as ``side`` (a level's full-length temporaries then take no fresh memory).
     """
-    split_row = np.repeat(split, counts)
-    left_row = split_row & side
-    cl = np.cumsum(left_row, dtype=index_type)  # left items up to each, inclusive
+    n = side.size
+    left_row = np.repeat(split, counts)
+    left_row &= side
+    cl = np.cumsum(left_row, dtype=index_type,  # left items up to each, inclusive
+                   out=None if work is None else work[:n])
     before = cl[starts] - left_row[starts]  # left items before each node
     n_left = cl[starts + counts - 1] - before
     dropped = ~(again | split)
@@ -525,9 +537,10 @@ def _regrouped(starts, counts, again, split, side, index_type):
     on_left = (start - before - 1).astype(index_type)
     other = (start - starts + before + np.where(split, n_left, 0)).astype(index_type)
     place = np.repeat(other, counts)
-    place += np.arange(side.size, dtype=index_type)
+    place += np.arange(n, dtype=index_type) if arange is None else arange[:n]
     place -= cl
-    np.copyto(place, cl + np.repeat(on_left, counts), where=left_row)
+    cl += np.repeat(on_left, counts)  # cl is not read again
+    np.copyto(place, cl, where=left_row)
     return place, int(offset[2]), n_left
 
 def _gain(wl, sl, total, min_leaf, valid):
