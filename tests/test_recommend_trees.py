@@ -313,3 +313,38 @@ def test_prefix_means_are_the_cumulative_sums_bit_for_bit(seed, n_trees, n, n_le
         got = _prefix_means(v, mask, sizes)
         assert got.shape == expected.shape == (len(sizes), n_lead, n)
         np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+
+
+def _digest(*arrays):
+    import hashlib
+
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def test_the_trees_grown_are_those_of_the_published_figures():
+    """Speed-ups of the tree batches must not move a bit: a forest of each kind grown on
+    a fixed problem (pure nodes, ties of a pair and rows out of a bag included) has the
+    SHA-256 of its node arrays and predictions that the code behind the published ASlib
+    figures gave (commit 0efcacd). Pinned for the NumPy it was computed with."""
+    if not np.__version__.startswith("2.4."):
+        pytest.skip(f"the digests were computed with NumPy 2.4, this is {np.__version__}")
+    rng = np.random.default_rng(2026)
+    X = np.round(rng.normal(size=(300, 12)), 2)
+    labels = (X[:, 0] + rng.normal(size=(25, 300)) > 0).astype(float)
+    cost = rng.random((25, 300)) * (rng.random((25, 300)) < 0.9)
+    bags = rng.integers(0, 3, size=(20, 300)).astype(float)
+    trees = TreeBatch.forests(X, labels, cost, bags, np.random.default_rng(7))
+    new = np.round(rng.normal(size=(40, 12)), 2)
+    assert trees.left.size == 70148
+    assert _digest(trees.feature, trees.threshold, trees.left, trees.value,
+                   trees.predict(new)) == (
+        "13c89fc4510e0228c1ec25f718cf2b3d96c4c5aeb508d2f441023ecdaf214889")
+    target = X[:, :3] @ rng.normal(size=(3, 4)) + rng.normal(size=(300, 4))
+    w = rng.integers(0, 3, size=(15, 300)).astype(float)
+    reg = RegressionTreeBatch(X, target, w, np.random.default_rng(8))
+    assert reg.left.size == 13942
+    assert _digest(reg.feature, reg.threshold, reg.left, reg.value, reg.predict(new)) == (
+        "0aadbface6d07d15dd0b39d9cd249a2bcfbc31d5b3cd5b35601130da21abfeae")

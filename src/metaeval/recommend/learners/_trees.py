@@ -161,29 +161,54 @@ class TreeBatch:
             tol = 1e-12 * total
             impure = (counts >= 2) & (positive > tol) & (positive < total - tol)
             feats = rng.integers(0, n_features, size=(k, ids.size))
-            base = feats.astype(index_type) * n_rows
+            base = feats.astype(index_type)
+            base *= n_rows
             # the threshold: between the values of a class-0 and a class-1 row of the
             # node drawn at random (a node whose draws all tie is drawn again, up to 8
-            # times)
+            # times). The (k, nodes) arrays are worked on in place: the same numbers as
+            # the expressions in the comments, without as many fresh arrays of that size
+            # (millions of items at the widest levels, whose new pages cost system time)
             n1 = np.add.reduceat(cls, starts, dtype=np.int64)
             n0 = counts - n1
-            one = starts + np.minimum((rng.random((k, ids.size)) * n0).astype(np.int64),
-                                      np.maximum(n0 - 1, 0))
-            two = starts + n0 + np.minimum((rng.random((k, ids.size)) * n1).astype(np.int64),
-                                           np.maximum(n1 - 1, 0))
-            two = np.minimum(two, starts + counts - 1)
-            a, b = flat.take(base + row[one]), flat.take(base + row[two])
+            # one = starts + min(int(random * n0), max(n0 - 1, 0))
+            one = _drawn_item(rng.random((k, ids.size)), n0, starts)
+            # two = min(starts + n0 + min(int(random * n1), max(n1 - 1, 0)),
+            #           starts + counts - 1)
+            two = _drawn_item(rng.random((k, ids.size)), n1, starts + n0)
+            np.minimum(two, starts + counts - 1, out=two)
+            # a = flat[base + row[one]], b = flat[base + row[two]]
+            a, b = row[one], row[two]
+            a += base
+            b += base
+            a, b = flat.take(a), flat.take(b)
             lo, hi = np.minimum(a, b), np.maximum(a, b)
-            thr = lo + rng.random((k, ids.size), dtype=np.float32) * (hi - lo)
+            # thr = lo + random * (hi - lo)
+            thr = rng.random((k, ids.size), dtype=np.float32)
+            np.subtract(hi, lo, out=a)
+            thr *= a
+            thr += lo
+            del a, b, one, two
             if not impure.any():  # every node is a leaf: no row goes on
                 break
-            # the items of pure nodes are evaluated with the rest (their nodes were drawn
-            # for all the same, so that the draws do not depend on it), and left out
-            # of the next level
+            # a pure node (or one of a single row) is a leaf: it was drawn for all the
+            # same (so that the draws do not depend on it), and its items leave now, into
+            # the spare buffers (at the deeper levels some two in five nodes, whose
+            # candidate splits cost as much as the others')
+            if not impure.all():
+                kept = np.flatnonzero(np.repeat(impure, counts)).astype(index_type)
+                for j in range(4):
+                    np.take(items[j], kept, out=spare[j][:kept.size])
+                n_impure = kept.size
+                del kept
+                items, spare = [b[:n_impure] for b in spare], items
+                row, w, wy, cls = items
+                ids, counts, total, positive = (a[impure] for a in (ids, counts, total,
+                                                                    positive))
+                feats, base, thr, lo, hi = (a[:, impure] for a in (feats, base, thr, lo, hi))
+                starts = np.r_[0, np.cumsum(counts)[:-1]]
             best, split, side = _best_splits(flat, row, w, wy, starts, counts, total,
                                              positive, base, thr, lo, hi)
-            split &= impure
-            again = impure & ~split & (tries[ids] < 8)
+            again = ~split & (tries[ids] < 8)
             tries[ids[again]] += 1
             n_split = int(split.sum())
             if n_nodes + 2 * n_split > cap:
@@ -501,6 +526,17 @@ def _best_splits(flat, row, w, wy, starts, counts, total, positive, base, thr, l
                                                   + np.arange(seg.size))
         a = b
     return best, split, side
+
+
+def _drawn_item(random, n, start):
+    """``start + min(int(random * n), max(n - 1, 0))``, in place in ``random``'s
+    integers: the item of a node (``start``, ``n`` of its items) that a uniform draw
+    picks, each column a node."""
+    random *= n
+    out = random.astype(np.int64)
+    np.minimum(out, np.maximum(n - 1, 0), out=out)
+    out += start
+    return out
 
 
 def _regrouped(starts, counts, again, split, side, index_type, arange=None, work=None):
