@@ -202,9 +202,11 @@ class TreeBatch:
                 del kept
                 items, spare = [b[:n_impure] for b in spare], items
                 row, w, wy, cls = items
-                ids, counts, total, positive = (a[impure] for a in (ids, counts, total,
-                                                                    positive))
-                feats, base, thr, lo, hi = (a[:, impure] for a in (feats, base, thr, lo, hi))
+                nodes = np.flatnonzero(impure)
+                ids, counts, total, positive = (a.take(nodes) for a in (ids, counts, total,
+                                                                        positive))
+                feats, base, thr, lo, hi = (a.take(nodes, axis=1)
+                                            for a in (feats, base, thr, lo, hi))
                 starts = np.r_[0, np.cumsum(counts)[:-1]]
             best, split, side = _best_splits(flat, row, w, wy, starts, counts, total,
                                              positive, base, thr, lo, hi)
@@ -253,18 +255,14 @@ class TreeBatch:
         X = np.ascontiguousarray(X, dtype=np.float32)
         flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
         node = np.array(tree, dtype=np.int64)
+        offset = np.asarray(point, dtype=np.int64) * X.shape[1]
         active = np.flatnonzero(self.left[node] >= 0)  # the pairs not yet at a leaf
-        # the pairs on their way, kept together: their node and offset in flat (no
-        # gather from and scatter to the whole arrays at each step)
-        at = node[active]
-        offset = np.asarray(point, dtype=np.int64)[active] * X.shape[1]
         while active.size:
-            at = self.left[at] + (flat.take(offset + self.feature[at]) > self.threshold[at])
-            inner = self.left[at] >= 0
-            if not inner.all():  # those at a leaf leave
-                done = ~inner
-                node[active[done]] = at[done]
-                active, at, offset = active[inner], at[inner], offset[inner]
+            at = node[active]
+            at = self.left[at] + (flat.take(offset[active] + self.feature[at])
+                                  > self.threshold[at])
+            node[active] = at
+            active = active[self.left[at] >= 0]
         return self.value[node]
 
 
