@@ -195,7 +195,7 @@ class TreeBatch:
             # the spare buffers (at the deeper levels some two in five nodes, whose
             # candidate splits cost as much as the others')
             if not impure.all():
-                kept = np.flatnonzero(np.repeat(impure, counts)).astype(index_type)
+                kept = arange[:row.size][np.repeat(impure, counts)]  # of index_type
                 for j in range(4):
                     np.take(items[j], kept, out=spare[j][:kept.size])
                 n_impure = kept.size
