@@ -177,10 +177,9 @@ class TreeBatch:
             two = _drawn_item(rng.random((k, ids.size)), n1, starts + n0)
             np.minimum(two, starts + counts - 1, out=two)
             # a = flat[base + row[one]], b = flat[base + row[two]]
-            a, b = row[one], row[two]
-            a += base
-            b += base
-            a, b = flat.take(a), flat.take(b)
+            # (summed as NumPy's index type, which take would convert them to)
+            a = flat.take(np.add(row[one], base, dtype=np.intp))
+            b = flat.take(np.add(row[two], base, dtype=np.intp))
             lo, hi = np.minimum(a, b), np.maximum(a, b)
             # thr = lo + random * (hi - lo)
             thr = rng.random((k, ids.size), dtype=np.float32)
@@ -195,7 +194,8 @@ class TreeBatch:
             # the spare buffers (at the deeper levels some two in five nodes, whose
             # candidate splits cost as much as the others')
             if not impure.all():
-                kept = arange[:row.size][np.repeat(impure, counts)]  # of index_type
+                # positions as NumPy's own index type: a take converts any other first
+                kept = np.flatnonzero(np.repeat(impure, counts))
                 for j in range(4):
                     np.take(items[j], kept, out=spare[j][:kept.size])
                 n_impure = kept.size
@@ -227,7 +227,10 @@ class TreeBatch:
             # in their order)
             place, n_kept, n_left = _regrouped(starts, counts, again, split, side,
                                                index_type, arange, work)
-            for j in range(4):  # into the spare buffers
+            # into the spare buffers; the places converted to NumPy's index type once
+            # (each assignment converts 32-bit places anew: four times the conversion)
+            place = place.astype(np.intp, copy=False)
+            for j in range(4):
                 spare[j][:place.size][place] = items[j]
             items, spare = [b[:n_kept] for b in spare], items
             row, w, wy, cls = items
