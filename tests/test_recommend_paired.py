@@ -93,3 +93,41 @@ def test_a_few_large_wins_are_not_enough_when_the_ranks_disagree():
     assert r["difference"] > 0 and r["null_same_verdict"] < 0.05 and r["low"] > 0
     assert r["p_value"] > 0.05
     assert not r["supported"]
+
+
+def _one_generator_each(a, b, n_boot, n_null, seed):
+    """The resamples and sign patterns as a comparison drew them alone, from its own
+    generator: the bootstrap means and the null share."""
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    rng = np.random.default_rng(seed)
+    boot = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
+    signs = 2.0 * rng.integers(0, 2, size=(n_null, d.size)) - 1.0
+    tol = 1e-12 * max(1.0, float(np.abs(d).max()))
+    null = (signs * np.abs(d)).mean(axis=1)
+    return (np.percentile(boot, (2.5, 97.5)),
+            (float(np.sum(null >= d.mean() - tol)) + 1.0) / (n_null + 1.0))
+
+
+def test_many_comparisons_draw_once_what_each_would_draw_alone():
+    """paired_comparisons gives, for each A, the dict of paired_comparison(A, b), to the
+    last bit: the resamples and sign patterns drawn once per number of datasets are
+    those each comparison draws from its own seeded generator (checked against draws
+    made here independently); Series are aligned on b per A, so lengths may differ."""
+    from metaeval.recommend.evaluation._summary import paired_comparisons
+
+    rng = np.random.default_rng(4)
+    b = rng.uniform(size=40)
+    many = [b - rng.normal(0.02, 0.1, size=40) for _ in range(4)]
+    got = paired_comparisons(many, b, n_boot=300, n_null=500, seed=11)
+    for a, r in zip(many, got, strict=True):
+        assert r == paired_comparison(a, b, n_boot=300, n_null=500, seed=11)
+        (low, high), same = _one_generator_each(a, b, 300, 500, 11)
+        assert (r["low"], r["high"], r["null_same_verdict"]) == (low, high, same)
+    names = [f"d{i}" for i in range(40)]
+    series_b = pd.Series(b, index=names)
+    short = pd.Series(many[0][:30], index=names[:30][::-1])  # 30 datasets, reordered
+    got = paired_comparisons([pd.Series(many[1], index=names), short], series_b,
+                             n_boot=300, n_null=500, seed=11)
+    assert got[0] == paired_comparison(many[1], b, n_boot=300, n_null=500, seed=11)
+    assert got[1] == paired_comparison(short, series_b, n_boot=300, n_null=500, seed=11)
+    assert got[1]["wins"] + got[1]["losses"] + got[1]["ties"] == 30

@@ -271,6 +271,14 @@ def test_regrouped_places_are_the_stable_sort_by_next_node(seed, m):
     kept = np.flatnonzero((again | split)[seg])
     expected = kept[np.argsort(child[kept], kind="stable")]
     place, n_kept, n_left = _regrouped(starts, counts, again, split, side, np.int32)
+    # with the spare arrays a tree batch hands it (longer than the level): the same
+    arange = np.arange(side.size + 5, dtype=np.int32)
+    work = np.full(side.size + 5, -7, dtype=np.int32)
+    buffered = _regrouped(starts, counts, again, split, side, np.int32, arange, work)
+    np.testing.assert_array_equal(buffered[0], place)
+    assert buffered[1] == n_kept
+    np.testing.assert_array_equal(buffered[2], n_left)
+    np.testing.assert_array_equal(arange, np.arange(side.size + 5))  # left as it was
     assert n_kept == kept.size
     np.testing.assert_array_equal(np.sort(place), np.arange(side.size))
     at = np.empty(side.size, dtype=np.int64)
@@ -278,3 +286,65 @@ def test_regrouped_places_are_the_stable_sort_by_next_node(seed, m):
     np.testing.assert_array_equal(at[:n_kept], expected)
     np.testing.assert_array_equal(n_left[split],
                                   np.add.reduceat(side.astype(int), starts)[split])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 12), st.integers(1, 4))
+def test_prefix_means_are_the_cumulative_sums_bit_for_bit(seed, n_trees, n, n_lead):
+    """The forests' out-of-bag means over the first t trees (summed a tree at a time)
+    are, to the last bit (signed zeros and NaN where no tree qualifies included), those
+    of np.cumsum over the masked values, as they were computed before; a view of
+    another layout (the regression's moved axis) too."""
+    from metaeval.recommend.learners._learners_forest import _prefix_means
+
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n_lead, n_trees, n)) * 10.0 ** rng.integers(-6, 6, (n_lead,
+                                                                                  n_trees, n))
+    values[rng.random(values.shape) < 0.1] = 0.0
+    values[rng.random(values.shape) < 0.1] = -0.0
+    mask = rng.random((n_trees, n)) < rng.random()
+    sizes = sorted(set(rng.integers(1, n_trees + 1, size=3).tolist()))
+    moved = np.moveaxis(rng.normal(size=(n_trees, n, n_lead)), 2, 0)
+    for v in (values, moved):
+        m = mask.astype(np.float64)
+        total, count = np.cumsum(v * m, axis=-2), np.cumsum(m, axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = np.stack([total[..., t - 1, :] / count[t - 1] for t in sizes])
+        got = _prefix_means(v, mask, sizes)
+        assert got.shape == expected.shape == (len(sizes), n_lead, n)
+        np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+
+
+def _digest(*arrays):
+    import hashlib
+
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def test_the_trees_grown_are_those_of_the_published_figures():
+    """Speed-ups of the tree batches must not move a bit: a forest of each kind grown on
+    a fixed problem (pure nodes, ties of a pair and rows out of a bag included) has the
+    SHA-256 of its node arrays and predictions that the code behind the published ASlib
+    figures gave (commit 0efcacd). Pinned for the NumPy it was computed with."""
+    if not np.__version__.startswith("2.4."):
+        pytest.skip(f"the digests were computed with NumPy 2.4, this is {np.__version__}")
+    rng = np.random.default_rng(2026)
+    X = np.round(rng.normal(size=(300, 12)), 2)
+    labels = (X[:, 0] + rng.normal(size=(25, 300)) > 0).astype(float)
+    cost = rng.random((25, 300)) * (rng.random((25, 300)) < 0.9)
+    bags = rng.integers(0, 3, size=(20, 300)).astype(float)
+    trees = TreeBatch.forests(X, labels, cost, bags, np.random.default_rng(7))
+    new = np.round(rng.normal(size=(40, 12)), 2)
+    assert trees.left.size == 70148
+    assert _digest(trees.feature, trees.threshold, trees.left, trees.value,
+                   trees.predict(new)) == (
+        "13c89fc4510e0228c1ec25f718cf2b3d96c4c5aeb508d2f441023ecdaf214889")
+    target = X[:, :3] @ rng.normal(size=(3, 4)) + rng.normal(size=(300, 4))
+    w = rng.integers(0, 3, size=(15, 300)).astype(float)
+    reg = RegressionTreeBatch(X, target, w, np.random.default_rng(8))
+    assert reg.left.size == 13942
+    assert _digest(reg.feature, reg.threshold, reg.left, reg.value, reg.predict(new)) == (
+        "0aadbface6d07d15dd0b39d9cd249a2bcfbc31d5b3cd5b35601130da21abfeae")

@@ -69,3 +69,32 @@ def test_json_text_writes_records_one_a_line_whatever_their_strings_hold():
         assert one_at_a_time(rows) in text
         assert json.loads(text) == {"head": 1, "curves": rows}
         assert text.count("\n  ") == len(rows)  # one record a line
+
+
+def test_json_text_writes_a_frame_as_its_records_to_the_byte():
+    """A frame under a compact key is written as the records json_records makes of it,
+    byte for byte: numbers of every size, NaN and infinities (null), signed zeros,
+    booleans, None, strings holding commas, quotes, '},{', '%' and non-ASCII letters, an
+    object column mixing them (1 and True, 0.0 and -0.0 kept apart), no rows, and
+    column names that are not strings."""
+    import pandas as pd
+
+    from metaeval._validation import json_records, json_text
+
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame({
+        "repetition": rng.integers(1, 3, n),
+        "da%s,ta": rng.choice(["a,b", 'q"x', "},{", "\u00e9\u20ac", "plain", "%s", "50%"], n),
+        "algorithm": pd.Series(rng.choice(["x", None, "y"], n), dtype=object),
+        "elapsed": np.where(rng.random(n) < .1, np.nan,
+                            rng.normal(size=n) * 10.0 ** rng.integers(-12, 12, n)),
+        "loss": np.where(rng.random(n) < .05, np.inf,
+                         np.where(rng.random(n) < .05, -0.0, rng.random(n))),
+        "flag": rng.random(n) < .5,
+        "mixed": pd.Series([1, True, "s", None, 2.5, -0.0, float("nan"), 0.0] * (n // 8),
+                           dtype=object),
+    })
+    for f in (frame, frame.iloc[:0], frame.set_axis([*frame.columns[:-1], 7], axis=1)):
+        assert (json_text({"a": 1, "curves": f, "b": [2]})
+                == json_text({"a": 1, "curves": json_records(f), "b": [2]}))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 
-from metaeval._validation import check_output_file, json_text, write_atomic
+from metaeval._validation import check_output_file, write_atomic
 from metaeval.cli._app import _bad_input, err, out, print_table, say, working
 from metaeval.cli._outputs import check_output
 
@@ -65,7 +65,7 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
                                     n_jobs=n_jobs, presolved=presolved)
         except KeyboardInterrupt as exc:
             exit_stopped(exc, "nothing was written")
-        document = ev.to_json() if json_file is not None else None
+        document = ev.json_text() if json_file is not None else None
     for note in ev.notes:
         err.print(f"Note: {note}", markup=False)
     sc = scenario
@@ -124,9 +124,10 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         out.print(f"JSON written to {json_file}", markup=False)
 
 
-def _write_json(path: Path, document) -> None:
-    """The document as indented JSON, written atomically to a regular file."""
-    write_atomic(path, json_text(document) + "\n", "--json", make_parents=True)
+def _write_json(path: Path, text: str) -> None:
+    """The document's JSON text (:meth:`AslibEvaluation.json_text`), written atomically
+    to a regular file."""
+    write_atomic(path, text + "\n", "--json", make_parents=True)
 
 
 def _interval(row, column):

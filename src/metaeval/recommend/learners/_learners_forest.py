@@ -88,14 +88,25 @@ def _prefix_means(values, mask, sizes):
 
     ``values``: (..., T, N); ``mask``: (T, N). Returns (len(sizes), ..., N), NaN where no
     tree of the prefix qualifies.
+
+    The sums are ``np.cumsum(values * mask, axis=-2)`` at the sizes, the same additions
+    in the same order (the first tree's term, then each next one added), a tree at a
+    time: no temporaries of the size of ``values`` (the pairwise learner's are some
+    160 MB a fold, whose fresh pages cost more system time than the sums).
     """
     mask = mask.astype(np.float64)
-    total = np.cumsum(values * mask, axis=-2)
     count = np.cumsum(mask, axis=0)
+    wanted = {int(t) - 1 for t in sizes}
+    total, at = None, {}
+    for b in range(max(wanted) + 1):
+        term = values[..., b, :] * mask[b]
+        total = term if total is None else np.add(total, term, out=total)
+        if b in wanted:
+            at[b] = total.copy()
     out = []
     for t in sizes:
         with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(total[..., t - 1, :] / count[t - 1])
+            out.append(at[t - 1] / count[t - 1])
     return np.stack(out)
 
 

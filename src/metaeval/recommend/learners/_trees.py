@@ -113,13 +113,15 @@ class TreeBatch:
             bag, at = np.nonzero(use)
             w = weights[bag, at]
             row = order[at]
-            parts.append((bag + p * n_bags, row, w, w * labels[p, row]))
-        tree, row, w, wy = (np.concatenate([q[i] for q in parts]) if parts else
-                            np.zeros(0) for i in range(4))
-        tree, row = tree.astype(index_type), row.astype(index_type)
+            label = labels[p, row]
+            parts.append(((bag + p * n_bags).astype(index_type), row.astype(index_type), w,
+                          w * label, label > 0.5))
+        tree, row, w, wy, klass = (np.concatenate([q[i] for q in parts]) if parts else
+                                   np.zeros(0, dtype=d) for i, d in enumerate(
+                                       (index_type, index_type, float, float, bool)))
         batch = cls.__new__(cls)
-        batch._grow(X, n_forests * n_bags, tree, row, labels[tree // n_bags, row] > 0.5,
-                    w, wy, rng, features, index_type)
+        batch._grow(X, n_forests * n_bags, tree, row, klass, w, wy, rng, features,
+                    index_type)
         return batch
 
     def _grow(self, X, n_trees, tree, row, cls, w, wy, rng, features, index_type):
@@ -147,6 +149,8 @@ class TreeBatch:
         # (no fresh memory for each level)
         items = [row, w, wy, cls]
         spare = [np.empty_like(a) for a in items]
+        arange = np.arange(row.size, dtype=index_type)  # _regrouped's, for every level
+        work = np.empty_like(arange)
         # each level: the nodes (ids ascending, their rows contiguous in that order, class
         # 0 rows first within a node) and their counts of rows
         while ids.size:
@@ -157,29 +161,56 @@ class TreeBatch:
             tol = 1e-12 * total
             impure = (counts >= 2) & (positive > tol) & (positive < total - tol)
             feats = rng.integers(0, n_features, size=(k, ids.size))
-            base = feats.astype(index_type) * n_rows
+            base = feats.astype(index_type)
+            base *= n_rows
             # the threshold: between the values of a class-0 and a class-1 row of the
             # node drawn at random (a node whose draws all tie is drawn again, up to 8
-            # times)
-            n0 = np.add.reduceat(~cls, starts, dtype=np.int64)
-            n1 = counts - n0
-            one = starts + np.minimum((rng.random((k, ids.size)) * n0).astype(np.int64),
-                                      np.maximum(n0 - 1, 0))
-            two = starts + n0 + np.minimum((rng.random((k, ids.size)) * n1).astype(np.int64),
-                                           np.maximum(n1 - 1, 0))
-            two = np.minimum(two, starts + counts - 1)
-            a, b = flat.take(base + row[one]), flat.take(base + row[two])
+            # times). The (k, nodes) arrays are worked on in place: the same numbers as
+            # the expressions in the comments, without as many fresh arrays of that size
+            # (millions of items at the widest levels, whose new pages cost system time)
+            n1 = np.add.reduceat(cls, starts, dtype=np.int64)
+            n0 = counts - n1
+            # one = starts + min(int(random * n0), max(n0 - 1, 0))
+            one = _drawn_item(rng.random((k, ids.size)), n0, starts)
+            # two = min(starts + n0 + min(int(random * n1), max(n1 - 1, 0)),
+            #           starts + counts - 1)
+            two = _drawn_item(rng.random((k, ids.size)), n1, starts + n0)
+            np.minimum(two, starts + counts - 1, out=two)
+            # a = flat[base + row[one]], b = flat[base + row[two]]
+            # (summed as NumPy's index type, which take would convert them to)
+            a = flat.take(np.add(row[one], base, dtype=np.intp))
+            b = flat.take(np.add(row[two], base, dtype=np.intp))
             lo, hi = np.minimum(a, b), np.maximum(a, b)
-            thr = lo + rng.random((k, ids.size), dtype=np.float32) * (hi - lo)
+            # thr = lo + random * (hi - lo)
+            thr = rng.random((k, ids.size), dtype=np.float32)
+            np.subtract(hi, lo, out=a)
+            thr *= a
+            thr += lo
+            del a, b, one, two
             if not impure.any():  # every node is a leaf: no row goes on
                 break
-            # the items of pure nodes are evaluated with the rest (their nodes were drawn
-            # for all the same, so that the draws do not depend on it), and left out
-            # of the next level
+            # a pure node (or one of a single row) is a leaf: it was drawn for all the
+            # same (so that the draws do not depend on it), and its items leave now, into
+            # the spare buffers (at the deeper levels some two in five nodes, whose
+            # candidate splits cost as much as the others')
+            if not impure.all():
+                # positions as NumPy's own index type: a take converts any other first
+                kept = np.flatnonzero(np.repeat(impure, counts))
+                for j in range(4):
+                    np.take(items[j], kept, out=spare[j][:kept.size])
+                n_impure = kept.size
+                del kept
+                items, spare = [b[:n_impure] for b in spare], items
+                row, w, wy, cls = items
+                nodes = np.flatnonzero(impure)
+                ids, counts, total, positive = (a.take(nodes) for a in (ids, counts, total,
+                                                                        positive))
+                feats, base, thr, lo, hi = (a.take(nodes, axis=1)
+                                            for a in (feats, base, thr, lo, hi))
+                starts = np.r_[0, np.cumsum(counts)[:-1]]
             best, split, side = _best_splits(flat, row, w, wy, starts, counts, total,
                                              positive, base, thr, lo, hi)
-            split &= impure
-            again = impure & ~split & (tries[ids] < 8)
+            again = ~split & (tries[ids] < 8)
             tries[ids[again]] += 1
             n_split = int(split.sum())
             if n_nodes + 2 * n_split > cap:
@@ -195,8 +226,11 @@ class TreeBatch:
             # rows stay class 0 first within each child (a child keeps its parent's rows
             # in their order)
             place, n_kept, n_left = _regrouped(starts, counts, again, split, side,
-                                               index_type)
-            for j in range(4):  # into the spare buffers
+                                               index_type, arange, work)
+            # into the spare buffers; the places converted to NumPy's index type once
+            # (each assignment converts 32-bit places anew: four times the conversion)
+            place = place.astype(np.intp, copy=False)
+            for j in range(4):
                 spare[j][:place.size][place] = items[j]
             items, spare = [b[:n_kept] for b in spare], items
             row, w, wy, cls = items
@@ -495,7 +529,18 @@ def _best_splits(flat, row, w, wy, starts, counts, total, positive, base, thr, l
     return best, split, side
 
 
-def _regrouped(starts, counts, again, split, side, index_type):
+def _drawn_item(random, n, start):
+    """``start + min(int(random * n), max(n - 1, 0))``, in place in ``random``'s
+    integers: the item of a node (``start``, ``n`` of its items) that a uniform draw
+    picks, each column a node."""
+    random *= n
+    out = random.astype(np.int64)
+    np.minimum(out, np.maximum(n - 1, 0), out=out)
+    out += start
+    return out
+
+
+def _regrouped(starts, counts, again, split, side, index_type, arange=None, work=None):
     """Where each item of a tree batch's level goes in the next level, in linear time.
 
     ``starts``, ``counts``: the level's nodes (ids ascending) and their items;
@@ -505,11 +550,15 @@ def _regrouped(starts, counts, again, split, side, index_type):
     sort by their next node gives them: the items of the nodes drawn again first, then
     each split node's left child's items and its right child's, each in their order;
     the items of the other nodes (leaves from now on) follow. Returns the places, the
-    number of items kept, and each split node's items going left.
+    number of items kept, and each split node's items going left. ``arange``: the
+    integers from 0, and ``work``: a spare array, each of ``index_type`` and at least as
+    long as ``side`` (a level's full-length temporaries then take no fresh memory).
     """
-    split_row = np.repeat(split, counts)
-    left_row = split_row & side
-    cl = np.cumsum(left_row, dtype=index_type)  # left items up to each, inclusive
+    n = side.size
+    left_row = np.repeat(split, counts)
+    left_row &= side
+    cl = np.cumsum(left_row, dtype=index_type,  # left items up to each, inclusive
+                   out=None if work is None else work[:n])
     before = cl[starts] - left_row[starts]  # left items before each node
     n_left = cl[starts + counts - 1] - before
     dropped = ~(again | split)
@@ -525,9 +574,10 @@ def _regrouped(starts, counts, again, split, side, index_type):
     on_left = (start - before - 1).astype(index_type)
     other = (start - starts + before + np.where(split, n_left, 0)).astype(index_type)
     place = np.repeat(other, counts)
-    place += np.arange(side.size, dtype=index_type)
+    place += np.arange(n, dtype=index_type) if arange is None else arange[:n]
     place -= cl
-    np.copyto(place, cl + np.repeat(on_left, counts), where=left_row)
+    cl += np.repeat(on_left, counts)  # cl is not read again
+    np.copyto(place, cl, where=left_row)
     return place, int(offset[2]), n_left
 
 def _gain(wl, sl, total, min_leaf, valid):
