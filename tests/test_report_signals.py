@@ -9,9 +9,11 @@ error must be closed (no survivor holds them).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,12 +60,16 @@ def _living(pids) -> set[int]:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL],
                          ids=["SIGTERM", "SIGHUP", "SIGKILL"])
-def test_a_killed_report_leaves_no_process(store, tmp_path, signum):
-    # its temporary files in the test's folder: a report killed with SIGKILL cannot remove
-    # its own (its spill directory, multiprocessing's), which were left in the system's
-    # temporary directory (/dev/shm under `make test`) by every run of the suite
-    (tmp_path / "tmp").mkdir()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp_path / "tmp")}
+def test_a_killed_report_leaves_no_process(store, tmp_path, signum, request):
+    # its temporary files in a folder of the test's own, removed after it: a report killed
+    # with SIGKILL cannot remove its own (its spill directory, multiprocessing's), which
+    # were left in the system's temporary directory by every run of the suite. A short
+    # path, not one under tmp_path: multiprocessing's fork server listens on a socket in
+    # it, and a socket's path is limited to 107 bytes (under /dev/shm/pytest-of-...,
+    # tmp_path's was too long and the report could not start its workers)
+    own_tmp = tempfile.mkdtemp(prefix="sig-")
+    request.addfinalizer(lambda: shutil.rmtree(own_tmp, ignore_errors=True))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": own_tmp}
     proc = subprocess.Popen(
         [sys.executable, "-m", "metaeval", "report", "--store", str(store), "--out",
          str(tmp_path / "report"), "--jobs", "2", "--no-cache", "--quiet"],
