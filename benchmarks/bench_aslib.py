@@ -52,8 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_selectors  # noqa: E402  (beside this script)
 
 #: Strategies whose first picks pay the default steps' feature costs, as the plain
-#: selectors do: the scorer of the plain selectors is checked on the first one evaluated.
-_FEATURE_READERS = ("auto", "knn-metafeatures", "regression", "pairwise")
+#: selectors do: the scorer of the plain selectors is checked on the first one evaluated
+#: (``auto`` last, and only without a pre-solving schedule, which that scorer does not
+#: apply).
+_FEATURE_READERS = ("knn-metafeatures", "regression", "pairwise", "auto")
 
 #: The best LLAMA model per scenario and the gap it closes against the whole-scenario
 #: single best (the ASlib scenario pages, results of 2021-05, 10 folds, 1 repetition).
@@ -247,7 +249,11 @@ def _charged_auto(scenario):
 def _plain(ev, args):
     """The plain selectors' scores (and the CPU time of each), after checking the scorer
     on a strategy of the evaluation that reads the same features."""
-    check = next((n for n in _FEATURE_READERS if n in ev.strategies), None)
+    per = ev.per_instance
+    scheduled = "presolver" in per.columns and per.loc[
+        per["strategy"] == "auto", "presolver"].notna().any()
+    check = next((n for n in _FEATURE_READERS if n in ev.strategies
+                  and not (n == "auto" and scheduled)), None)
     if check is not None:
         mine = plain_selectors.score(ev, plain_selectors.evaluation_picks(ev, check),
                                      n_boot=args.n_boot)

@@ -283,7 +283,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     if not isinstance(condition, Condition):
         raise ValueError(f"condition must be a Condition, got {condition!r}.")
     frames, curves, notes = [], [], list(sc.notes)
-    strategies, skipped = _runtime_strategies(sc, strategies, k)
+    strategies, skipped = _runtime_strategies(sc, strategies, k,
+                                              bool(feature_costs) and sc.feature_costs)
     notes += skipped
     names = None
     for rep in sc.cv.columns:
@@ -309,6 +310,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
     if costs:
         _add_feature_costs(sc, per, row, pick,
                            _reads_features(per, strategies) if credit else None)
+    if sc.runtime and "presolver" in per.columns:
+        _add_presolver(sc, per, row, pick, costs)
     per["performance"] = sc.to_performance(per["first_success"])
     per["sbs"] = sc.to_performance(per["single_best_success"])
     per["vbs"] = sc.to_performance(per["oracle_success"])
@@ -319,8 +322,11 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
         chosen = np.where(pick >= 0, solved[row, np.maximum(pick, 0)], solved[row].mean(axis=1))
         if credit:
             chosen = np.where(per["feature_presolved"].to_numpy(), 1.0, chosen)
-        per["solved"] = np.where(per["feature_cost_timeout"].to_numpy(), 0.0, chosen) \
-            if costs else chosen  # random: expected
+        if "presolver_solved" in per.columns:
+            chosen = np.where(per["presolver_solved"].to_numpy(dtype=bool), 1.0, chosen)
+        per["solved"] = np.where(per["feature_cost_timeout"].to_numpy(dtype=bool), 0.0,
+                                 chosen) \
+            if "feature_cost_timeout" in per.columns else chosen  # random: expected
         sbs = {}
         for rep in sc.cv.columns:  # the single best of each training part, as evaluated
             fold = sc.cv[rep].to_numpy()
@@ -340,13 +346,15 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
                            feature_costs=costs, presolved=bool(credit))
 
 
-def _runtime_strategies(sc, strategies, k):
+def _runtime_strategies(sc, strategies, k, costs=True):
     r"""The strategies as :func:`evaluate_recommenders` gets them, and notes.
 
     On a runtime scenario the success is :math:`10\kappa - PAR10`: ``regression`` (alone
     and as a candidate of ``auto``) is given that ceiling, so that its forests learn log
-    PAR10 as LLAMA's regressions do. Strategies whose inputs the scenario lacks are left
-    out with a note when none were named (as :func:`evaluate_recommenders` does).
+    PAR10 as LLAMA's regressions do, and ``auto`` the cutoff, for its pre-solving
+    schedule (the feature costs charged there as ``costs`` says). Strategies whose
+    inputs the scenario lacks are left out with a note when none were named (as
+    :func:`evaluate_recommenders` does).
     """
     from metaeval.recommend.learners._auto import Auto
     from metaeval.recommend.learners._learners import FEATURE_SOURCES, Learner, uses_of
@@ -368,7 +376,8 @@ def _runtime_strategies(sc, strategies, k):
         if name == "regression":
             out.append(ConfigurationRegression(**ceiling, features=have))
         elif name == "auto":
-            out.append(Auto(k=k, params={"regression": ceiling}))
+            out.append(Auto(k=k, params={"regression": ceiling},
+                            presolve_cutoff=float(sc.cutoff), presolve_costs=bool(costs)))
         elif (not explicit and not isinstance(get_strategy(name), Learner)
               and any(u not in have for u in uses_of(get_strategy(name)))):
             # what evaluate_recommenders notes when it skips a strategy itself
@@ -448,6 +457,50 @@ def _add_feature_costs(sc, per, row, pick, reads=None):
     per["feature_cost"] = cost
     per["feature_cost_timeout"] = timeout
     per["feature_presolved"] = presolved
+
+
+def _add_presolver(sc, per, row, pick, costs):
+    r"""The first pick after ``auto``'s pre-solving schedule, on the rows that have one
+    (:mod:`~metaeval.recommend.learners._presolve`): an instance the pre-solver a solves
+    within its t seconds costs a's runtime and no features; any other costs t plus what
+    :func:`_add_feature_costs` charged (the features, and the pick's run unless a feature
+    step presolved it), a timeout when that reaches the cutoff. Changes
+    ``first_success``, ``loss_at_1``, ``feature_cost`` and ``feature_cost_timeout`` in
+    place and adds ``presolver_solved``.
+    """
+    names = per["presolver"].to_numpy(dtype=object)
+    has = np.array([isinstance(n, str) for n in names]) & (pick >= 0)
+    n = len(row)
+    per["presolver_solved"] = np.zeros(n, dtype=bool)
+    if "feature_cost_timeout" not in per.columns:
+        per["feature_cost_timeout"] = np.zeros(n, dtype=bool)
+    if not has.any():
+        return
+    col = {a: j for j, a in enumerate(sc.knowledge.algorithms)}
+    a = np.array([col[x] if isinstance(x, str) else 0 for x in names], dtype=np.int64)
+    t = np.where(has, per["presolve_seconds"].to_numpy(dtype=np.float64), 0.0)
+    j = np.maximum(pick, 0)
+    early = has & sc.solved[row, a] & (sc.performance[row, a] <= t)
+    cost = per["feature_cost"].to_numpy(dtype=np.float64) if costs else np.zeros(n)
+    presolved = (per["feature_presolved"].to_numpy(dtype=bool)
+                 if "feature_presolved" in per.columns else np.zeros(n, dtype=bool))
+    was_solved = sc.solved[row, j] | presolved
+    runtime = t + np.where(presolved, cost, sc.performance[row, j] + cost)
+    timeout = was_solved & (runtime >= sc.cutoff)
+    par10 = np.where(early, sc.performance[row, a],
+                     np.where(was_solved, np.where(timeout, 10.0 * sc.cutoff, runtime),
+                              sc.performance[row, j]))
+    old = per["first_success"].to_numpy(dtype=np.float64)
+    new = np.where(has, sc.sign * par10 + sc.shift, old)
+    per["loss_at_1"] = per["loss_at_1"].to_numpy(dtype=np.float64) + (old - new)
+    per["first_success"] = new
+    per["feature_cost"] = np.where(has & early, 0.0, per["feature_cost"].to_numpy(
+        dtype=np.float64))
+    per["feature_cost_timeout"] = np.where(has, timeout & ~early, per[
+        "feature_cost_timeout"].to_numpy(dtype=bool))
+    per["presolver_solved"] = early
+    if "feature_presolved" in per.columns:  # solved before the features were computed
+        per["feature_presolved"] = presolved & ~early
 
 
 def _summarise(sc, per, names, n_boot, alpha, seed):

@@ -530,6 +530,10 @@ def _fold(group, *, kb, groups, families, chosen, condition, seed, unseen, relat
             ends = {k: row.pop(k) for k in ("single_best_success", "oracle_success")}
             if isinstance(strategy, Auto):  # the strategy it chose on this fold
                 row["chosen"] = f.selection_["strategy"]
+                if "presolver" in f.selection_:  # its pre-solving schedule (ASlib)
+                    pre = f.selection_["presolver"] or {}
+                    row["presolver"] = pre.get("algorithm")
+                    row["presolve_seconds"] = float(pre.get("seconds", 0.0))
             rows.append({**row, **ends})
             parts.append(_curve_columns(name, families[i], strategy, train,
                                         [c for _, c in scored]))

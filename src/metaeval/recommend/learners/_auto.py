@@ -1,19 +1,21 @@
 r"""``auto``: the vote of its learners, or one strategy chosen on the training datasets.
 
-The default (``combine="vote"``) keeps what every learner learns instead of choosing one:
-each new dataset's configurations are ordered by the Borda count of the learners'
-orders (the sum of each configuration's positions; ties to the learner of lowest inner
-loss), the learners being the candidates that read the new dataset (``knn-metafeatures``,
-``cost-landmarking``, ``regression``, ``pairwise``; ``regression`` votes twice, on the log
-and on the linear cost, when given a cost ceiling). A candidate that reads nothing
+The default (``combine="vote"``) keeps what every learner learns instead of choosing
+one: each new dataset's configurations are ordered by the truncated Borda count of the
+learners' orders (the sum of each configuration's positions, a position past the second
+counting as the second, ``top=2``; ties to the learner of lowest inner loss), the
+learners being the candidates that read the new dataset (``knn-metafeatures``,
+``cost-landmarking``, ``regression``, ``pairwise``; ``regression`` votes twice, on the
+log and on the linear cost, when given a cost ceiling). A candidate that reads nothing
 (``single-best``, ``zero-shot-portfolio``, ``average-ranking``) replaces the vote only
 when its inner values, as below, are lower than the vote's by Wilcoxon's one-sided
 signed-rank test over families at :math:`p < \alpha / m` (:math:`m` such candidates):
 the burden of proof is on leaving the vote. On 20 ASlib development scenarios the vote
 closed 0.603 of the gap on average against 0.557 for the choice of one candidate per
-fold below (docs/aslib_plan.md). On the shipped knowledge base under accuracy at P = 0
-the vote is kept on every held-out family (loss@1 0.0075 against the single best's
-0.0083).
+fold below (docs/aslib_plan.md); truncated, 0.621 offline (docs/aslib_schedule_plan.md,
+which adds the pre-solving schedule of ``presolve_cutoff``). On the shipped knowledge
+base under accuracy at P = 0 the vote is kept on every held-out family (loss@1 0.0075
+against the single best's 0.0083).
 
 ``combine="choose"``, the former default: each candidate strategy is judged by an inner
 leave-one-family-out over the training datasets only: every training dataset is ranked
@@ -70,6 +72,7 @@ from metaeval.recommend.learners._learners_forest import (
     PairwiseClassification,
 )
 from metaeval.recommend.learners._neighbours import CostLandmarking, KnnMetafeatures, _distances
+from metaeval.recommend.learners._presolve import choose_presolver
 from metaeval.recommend.learners._strategies import (
     ActiveTesting,
     AverageRanking,
@@ -141,6 +144,21 @@ class Auto(Strategy):
         The Borda vote of the learners, left only for a candidate that reads nothing
         and is clearly better; or one candidate chosen per fit (the former rule, with
         ``test`` and ``alpha`` as above against the single best).
+    top : int or None, default=2
+        Truncate the vote: a voter's rank r of a configuration counts as min(r, ``top``),
+        so that only its first ``top`` are told apart (truncated Borda); None: the full
+        Borda count (the default until 2026-11-29; docs/aslib_schedule_plan.md).
+    presolve_cutoff : float, optional
+        For a runtime scenario read from ASlib (success = 10 x cutoff - PAR10) with this
+        cutoff: choose a pre-solving schedule on the training instances
+        (:func:`~metaeval.recommend.learners._presolve.choose_presolver`: one of the
+        three algorithms of lowest training PAR10 run for a short time before the
+        features are computed, or none), recorded in ``selection_["presolver"]``;
+        :func:`evaluate_aslib` scores the first pick after it. Default: no schedule.
+    presolve_costs : bool, default=True
+        Whether the schedule's choice charges the recorded feature costs to the
+        instances the pre-solver does not solve (:func:`evaluate_aslib` passes its
+        ``feature_costs``).
 
     Attributes
     ----------
@@ -158,7 +176,9 @@ class Auto(Strategy):
         whose order breaks ties), ``inner`` (each voter's, the vote's and each
         candidate reading nothing's mean inner value), ``best_static``, ``p`` (or
         ``margin``: the test of the best of those against the vote), ``rule`` (in
-        words) and ``params`` (each voter's own selection).
+        words) and ``params`` (each voter's own selection). With ``presolve_cutoff``:
+        ``presolver`` (None, or ``algorithm``, ``seconds`` and the mean training PAR10
+        ``with`` and ``without`` it).
 
     References
     ----------
@@ -179,7 +199,8 @@ class Auto(Strategy):
     name = "auto"
 
     def __init__(self, candidates=CANDIDATES, k=None, params=None, alpha=0.05,
-                 test="wilcoxon", feature_cutoff=None, combine="vote"):
+                 test="wilcoxon", feature_cutoff=None, combine="vote", top=2,
+                 presolve_cutoff=None, presolve_costs=True):
         if combine not in COMBINES:
             raise ValueError(f"combine must be one of {list(COMBINES)}, got {combine!r}.")
         self.combine = combine
@@ -213,6 +234,19 @@ class Auto(Strategy):
             raise ValueError(f"feature_cutoff must be a positive number or None, got "
                              f"{feature_cutoff!r}.")
         self.feature_cutoff = None if feature_cutoff is None else float(feature_cutoff)
+        if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
+                                or top < 1):
+            raise ValueError(f"top must be a positive integer or None, got {top!r}.")
+        self.top = None if top is None else int(top)
+        if presolve_cutoff is not None and (isinstance(presolve_cutoff, bool) or not isinstance(
+                presolve_cutoff, (int, float, np.integer, np.floating)) or not (
+                np.isfinite(presolve_cutoff) and presolve_cutoff > 0)):
+            raise ValueError(f"presolve_cutoff must be a positive number or None, got "
+                             f"{presolve_cutoff!r}.")
+        self.presolve_cutoff = None if presolve_cutoff is None else float(presolve_cutoff)
+        if not isinstance(presolve_costs, (bool, np.bool_)):
+            raise ValueError(f"presolve_costs must be True or False, got {presolve_costs!r}.")
+        self.presolve_costs = bool(presolve_costs)
         self.selection_ = {}
 
     def __repr__(self) -> str:
@@ -222,6 +256,10 @@ class Auto(Strategy):
         extra += (f", feature_cutoff={self.feature_cutoff:g}"
                   if self.feature_cutoff is not None else "")
         extra += f", combine={self.combine!r}" if self.combine != "vote" else ""
+        extra += f", top={self.top}" if self.top != 2 else ""
+        extra += (f", presolve_cutoff={self.presolve_cutoff:g}"
+                  if self.presolve_cutoff is not None else "")
+        extra += ", presolve_costs=False" if not self.presolve_costs else ""
         return f"Auto(candidates={self.candidates}, k={self.k}{extra})"
 
     def margin(self, n_candidates) -> float:
@@ -316,7 +354,34 @@ class Auto(Strategy):
             chosen, selection["p"] = choose_by_ranks(names, values, best, self.alpha)
             selection["strategy"] = names[chosen]
         selection["params"] = dict(fits[chosen].selection_)
+        first = (None if n_families < 2 or len(strategies) == 1 else
+                 _inner_orders(fits[chosen], knowledge, condition, codes, n_families)[:, 0])
+        self._schedule(knowledge, first, uses_of(fits[chosen]), selection)
         return _FittedAuto(self, knowledge, condition, seed, fits[chosen], selection)
+
+    def _schedule(self, knowledge, first, uses, selection) -> None:
+        """With ``presolve_cutoff``: the pre-solving schedule chosen on the training
+        instances from the inner first picks ``first`` (None: nothing held out, no
+        schedule), recorded in ``selection["presolver"]``."""
+        if self.presolve_cutoff is None:
+            return
+        kappa = self.presolve_cutoff
+        success = np.asarray(knowledge.success, dtype=np.float64)
+        if np.any(success < 0) or np.any(success > 10.0 * kappa * (1 + 1e-12)):
+            raise ValueError(f"presolve_cutoff={kappa:g} needs a runtime knowledge base whose "
+                             f"success is 10 x cutoff - PAR10, between 0 and {10 * kappa:g}; "
+                             f"this one has values from {success.min():g} to "
+                             f"{success.max():g}.")
+        selection["presolver"] = None
+        if first is None:
+            return
+        cost = (_feature_cost(knowledge, uses) if self.presolve_costs and uses
+                else np.zeros(len(first)))
+        got = choose_presolver(10.0 * kappa - success, first, cost, kappa)
+        if got is not None:
+            a, seconds, with_, without = got
+            selection["presolver"] = {"algorithm": knowledge.algorithms[a],
+                                      "seconds": seconds, "with": with_, "without": without}
 
 
     def _fit_vote(self, knowledge, condition, seed, prefitted, strategies) -> Fitted:
@@ -336,6 +401,7 @@ class Auto(Strategy):
             vote = _FittedVote(self, knowledge, condition, seed, fits, 0)
             selection = _vote_record(names, 0, criterion, self.test, fits)
             selection["rule"] = "nothing held out: the vote"
+            self._schedule(knowledge, None, (), selection)
             return _FittedAuto(self, knowledge, condition, seed, vote, selection)
 
         def inner(f, orders=None):
@@ -347,12 +413,13 @@ class Auto(Strategy):
         values = [inner(f, o) for f, o in zip(fits, orders, strict=True)]
         lead = int(np.argmin([v.mean() for v in values]))  # ties: the first voter
         vote = _FittedVote(self, knowledge, condition, seed, fits, lead)
-        mine = inner(vote, vote.borda(orders))
+        vote_orders = vote.borda(orders)
+        mine = inner(vote, vote_orders)
         selection = _vote_record(names, lead, criterion, self.test, fits)
         label = selection["strategy"]
         selection["inner"] = {**dict(zip(names, (float(v.mean()) for v in values),
                                          strict=True)), label: float(mine.mean())}
-        chosen = vote
+        chosen, first, uses = vote, vote_orders[:, 0], vote.uses
         m = len(statics)
         level = (f"{self.alpha:g} / {m}" if self.alpha is not None else "one standard error")
         how = ("Wilcoxon's signed-rank test" if self.test == "wilcoxon" else
@@ -370,6 +437,9 @@ class Auto(Strategy):
             if lower and static_values[b].mean() < mine.mean():
                 chosen, selection["strategy"] = static_fits[b], statics[b].name
                 selection["params"] = dict(static_fits[b].selection_)
+                first, uses = _inner_orders(static_fits[b], knowledge, condition, codes,
+                                            n_families)[:, 0], ()
+        self._schedule(knowledge, first, uses, selection)
         return _FittedAuto(self, knowledge, condition, seed, chosen, selection)
 
 
@@ -408,9 +478,11 @@ def _lower(a, b, test, alpha, m, selection) -> bool:
     return bool(diff.mean() > z * se + 1e-15)
 
 
-def borda(orders, lead=0) -> np.ndarray:
+def borda(orders, lead=0, top=None) -> np.ndarray:
     """Orders (each (D, A)) combined by their Borda count: each algorithm ordered by
-    the sum of its positions; ties go to the order of the ``lead`` voter.
+    the sum of its positions; ties go to the order of the ``lead`` voter. With ``top``
+    a position p counts as min(p, ``top``) (truncated Borda: only each voter's first
+    ``top`` are told apart).
 
     Three voters: positions of (x, y, z) are (0, 1, 2), (1, 0, 2) and (1, 2, 0): sums
     2, 3, 4; x first. Two voters disagreeing on two algorithms tie: the lead's order.
@@ -421,13 +493,20 @@ def borda(orders, lead=0) -> np.ndarray:
     >>> two = [np.array([[0, 1]]), np.array([[1, 0]])]
     >>> borda(two, lead=0).tolist(), borda(two, lead=1).tolist()
     ([[0, 1]], [[1, 0]])
+
+    Truncated at 1 (plurality of first picks), the three voters above: x, y and z are
+    each first once and tie (sums 2, 2, 2): the lead's order. At 2: sums 2, 3, 3; x
+    first, then y before z as the lead orders them.
+
+    >>> borda(o, top=1).tolist(), borda(o, lead=2, top=1).tolist(), borda(o, top=2).tolist()
+    ([[0, 1, 2]], [[2, 0, 1]], [[0, 1, 2]])
     """
     total = np.zeros(np.shape(orders[0]), dtype=np.int64)
     for v, o in enumerate(orders):
         pos = np.empty_like(total)
         np.put_along_axis(pos, np.asarray(o, dtype=np.int64),
                           np.arange(total.shape[1], dtype=np.int64)[None], axis=1)
-        total += pos
+        total += pos if top is None else np.minimum(pos, top)
         if v == lead:
             lead_pos = pos
     return np.lexsort((lead_pos, total), axis=-1).astype(np.int64)
@@ -577,7 +656,7 @@ class _FittedVote(Fitted):
         return float(sum(seconds[u] for u in self.uses))
 
     def borda(self, orders) -> np.ndarray:
-        return borda(orders, self.lead)
+        return borda(orders, self.lead, self.strategy.top)
 
     def rank(self, query) -> Ranking:
         return self.rank_many([query])[0]
@@ -589,8 +668,11 @@ class _FittedVote(Fitted):
         out = []
         for i, order in enumerate(combined):
             total = np.zeros(order.size)
+            steps = np.arange(order.size)
+            if self.strategy.top is not None:
+                steps = np.minimum(steps, self.strategy.top)
             for o in orders:
-                total[o[i]] += np.arange(order.size)
+                total[o[i]] += steps
             out.append(Ranking(order, total[order] / len(orders),
                                ranked[self.lead][i].drivers))
         return out
