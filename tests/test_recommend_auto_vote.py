@@ -63,7 +63,8 @@ def test_leaving_the_vote_by_hand():
 def test_the_vote_on_a_planted_knowledge_base():
     """Planted: a meta-feature decides the winner; every learner finds it, and the vote
     of the learners is kept. Its order of a new dataset is the Borda count of the
-    learners' orders, each as fitted alone with the same seed."""
+    learners' orders truncated at 2 (``top=None``: the full count), each as fitted alone
+    with the same seed."""
     kb = _planted()
     fitted = Auto().fit(kb, Condition(), seed=1)
     sel = fitted.selection_
@@ -79,9 +80,14 @@ def test_the_vote_on_a_planted_knowledge_base():
     queries = [kb.query(i) for i in range(4)]
     orders = [np.array([r.order for r in p.rank_many(queries)]) for p in parts]
     lead = sel["voters"].index(sel["lead"])
-    expected = borda(orders, lead)
+    expected = borda(orders, lead, top=2)
     got = np.array([r.order for r in fitted.rank_many(queries)])
     np.testing.assert_array_equal(got, expected)
+    full = Auto(top=None).fit(kb, Condition(), seed=1)
+    assert full.selection_["lead"] == sel["lead"]
+    np.testing.assert_array_equal(np.array([r.order for r in full.rank_many(queries)]),
+                                  borda(orders, lead))
+    assert not np.array_equal(borda(orders, lead), expected)  # the truncation matters
     np.testing.assert_array_equal(fitted.rank(queries[0]).order, expected[0])
     # it reads what its voters read, and pays each description once
     assert set(fitted.uses) == {"metafeatures", "landmarks"}

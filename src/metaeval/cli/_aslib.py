@@ -118,6 +118,13 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         if chosen:
             say(f"{name} chose, per fold on its training instances: " + ", ".join(
                 f"{k} for {v} instance(s)" for k, v in chosen.items()) + ".")
+        presolvers = dict(ev.presolvers(name))
+        if presolvers:
+            solved = presolvers.pop("solved by it")
+            say(f"{name}'s pre-solving schedule, chosen per fold on its training instances "
+                "(run before the features are computed): " + ", ".join(
+                    f"{k} before {v} instance(s)" for k, v in presolvers.items())
+                + f"; the pre-solver solved {solved}.")
     if json_file is not None:
         with _bad_input():
             _write_json(json_file, document)

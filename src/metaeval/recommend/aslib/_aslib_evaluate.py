@@ -98,6 +98,23 @@ class AslibEvaluation:
         rows = self.per_instance[self.per_instance["strategy"] == strategy]["chosen"]
         return {str(k): int(v) for k, v in rows.dropna().value_counts().sort_index().items()}
 
+    def presolvers(self, strategy="auto") -> dict:
+        """``auto``'s pre-solving schedules: how many held-out instances (over the
+        repetitions) each schedule chosen on their fold's training instances preceded
+        (``"A for 5 s"``, or ``"none"``), and ``"solved by it"``: how many the
+        pre-solver solved ({} for a strategy without a schedule)."""
+        per = self.per_instance
+        if "presolver" not in per.columns:
+            return {}
+        rows = per[per["strategy"] == strategy]
+        if rows.empty or "chosen" not in rows.columns or rows["chosen"].isna().all():
+            return {}
+        label = [f"{a} for {t:g} s" if isinstance(a, str) else "none"
+                 for a, t in zip(rows["presolver"], rows["presolve_seconds"], strict=True)]
+        out = {str(k): int(v) for k, v in pd.Series(label).value_counts().sort_index().items()}
+        out["solved by it"] = int(rows["presolver_solved"].sum())
+        return out
+
     def to_json(self) -> dict:
         """The ``metaeval recommend --evaluate --aslib DIR --json`` document."""
         return self._document(json_records)
@@ -133,6 +150,9 @@ class AslibEvaluation:
             chosen = self.chosen(r["strategy"])
             if chosen:
                 entry["chosen"] = chosen
+            presolvers = self.presolvers(r["strategy"])
+            if presolvers:
+                entry["presolvers"] = presolvers
             strategies[r["strategy"]] = entry
             if r["strategy"] not in _NOT_COMPARED:
                 comparisons.append({
