@@ -293,15 +293,16 @@ def _markdown(results, costs):
                 f"{_fmt(s.loc['auto', 'gap_closed'])}") if "auto" in s.index else ("-", "-")
         others = s.drop(index=[n for n in ("auto", "oracle", "single-best")
                                if n in s.index])
-        best = others["gap_closed_whole_sbs"].idxmax()
+        best = others["gap_closed_whole_sbs"].idxmax() if len(others) else None
+        other = ("-" if best is None else
+                 f"{best} {_fmt(others.loc[best, 'gap_closed_whole_sbs'])}")
         rf, knn = (_fmt(plain[n]["gap_closed_whole_sbs"]) if n in plain else "-"
                    for n in plain_selectors.PLAIN)
         timing = f"{total[0]:.0f} s, {total[1]:.0f} CPU-s"
         if cli is not None:
             timing = f"{cli[0]:.0f} s, {cli[1]:.0f} CPU-s (command line)"
         lines.append(f"| {name} | {d} x {a} | {ev.sbs_whole:.6g} | {ev.vbs:.6g} | "
-                     f"{llama[1]} | {auto[0]} | {auto[1]} | {best} "
-                     f"{_fmt(others.loc[best, 'gap_closed_whole_sbs'])} | {rf} | {knn} | "
+                     f"{llama[1]} | {auto[0]} | {auto[1]} | {other} | {rf} | {knn} | "
                      f"{timing} |")
     lines.append("")
     for name, d, a, ev, llama, total, cli, plain in results:
