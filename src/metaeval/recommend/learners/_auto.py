@@ -10,12 +10,12 @@ log and on the linear cost, when given a cost ceiling). A candidate that reads n
 (``single-best``, ``zero-shot-portfolio``, ``average-ranking``) replaces the vote only
 when its inner values, as below, are lower than the vote's by Wilcoxon's one-sided
 signed-rank test over families at :math:`p < \alpha / m` (:math:`m` such candidates):
-the burden of proof is on leaving the vote. On 20 ASlib development scenarios the vote
-closed 0.603 of the gap on average against 0.557 for the choice of one candidate per
-fold below (docs/aslib_plan.md); truncated, 0.621 offline (docs/aslib_schedule_plan.md,
-which adds the pre-solving schedule of ``presolve_cutoff``). On the shipped knowledge
-base under accuracy at P = 0 the vote is kept on every held-out family (loss@1 0.0075
-against the single best's 0.0083).
+the burden of proof is on leaving the vote. On the 21 ASlib development scenarios
+(docs/aslib.md) the full vote closed 0.597 of the gap on average against 0.555 for the
+choice of one candidate per fold below, and the truncated vote with the pre-solving
+schedule of ``presolve_cutoff`` 0.631 (docs/aslib_schedule_plan.md). On the shipped
+knowledge base under accuracy at P = 0 the vote is kept on every held-out family
+(loss@1 0.0071 against the single best's 0.0083).
 
 ``combine="choose"``, the former default: each candidate strategy is judged by an inner
 leave-one-family-out over the training datasets only: every training dataset is ranked
