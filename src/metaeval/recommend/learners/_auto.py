@@ -154,7 +154,9 @@ class Auto(Strategy):
         (:func:`~metaeval.recommend.learners._presolve.choose_presolver`: one of the
         three algorithms of lowest training PAR10 run for a short time before the
         features are computed, or none), recorded in ``selection_["presolver"]``;
-        :func:`evaluate_aslib` scores the first pick after it. Default: no schedule.
+        :func:`evaluate_aslib` scores the first pick after it (and gives this cutoff).
+        The orders do not change: :func:`evaluate_recommenders` on a knowledge base
+        scores them without the schedule. Default: no schedule.
     presolve_costs : bool, default=True
         Whether the schedule's choice charges the recorded feature costs to the
         instances the pre-solver does not solve (:func:`evaluate_aslib` passes its
