@@ -230,22 +230,12 @@ class Auto(Strategy):
         self.params = {n: dict(v) for n, v in params.items()}
         self.alpha = alpha
         self.test = test
-        if feature_cutoff is not None and (isinstance(feature_cutoff, bool) or not isinstance(
-                feature_cutoff, (int, float, np.integer, np.floating)) or not (
-                np.isfinite(feature_cutoff) and feature_cutoff > 0)):
-            raise ValueError(f"feature_cutoff must be a positive number or None, got "
-                             f"{feature_cutoff!r}.")
-        self.feature_cutoff = None if feature_cutoff is None else float(feature_cutoff)
+        self.feature_cutoff = _seconds_or_none(feature_cutoff, "feature_cutoff")
         if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
                                 or top < 1):
             raise ValueError(f"top must be a positive integer or None, got {top!r}.")
         self.top = None if top is None else int(top)
-        if presolve_cutoff is not None and (isinstance(presolve_cutoff, bool) or not isinstance(
-                presolve_cutoff, (int, float, np.integer, np.floating)) or not (
-                np.isfinite(presolve_cutoff) and presolve_cutoff > 0)):
-            raise ValueError(f"presolve_cutoff must be a positive number or None, got "
-                             f"{presolve_cutoff!r}.")
-        self.presolve_cutoff = None if presolve_cutoff is None else float(presolve_cutoff)
+        self.presolve_cutoff = _seconds_or_none(presolve_cutoff, "presolve_cutoff")
         if not isinstance(presolve_costs, (bool, np.bool_)):
             raise ValueError(f"presolve_costs must be True or False, got {presolve_costs!r}.")
         self.presolve_costs = bool(presolve_costs)
@@ -443,6 +433,16 @@ class Auto(Strategy):
                                             n_families)[:, 0], ()
         self._schedule(knowledge, first, uses, selection)
         return _FittedAuto(self, knowledge, condition, seed, chosen, selection)
+
+
+def _seconds_or_none(value, name):
+    """A positive finite number of seconds as a float, or None; else a ValueError naming
+    ``name``."""
+    if value is not None and (isinstance(value, bool) or not isinstance(
+            value, (int, float, np.integer, np.floating)) or not (
+            np.isfinite(value) and value > 0)):
+        raise ValueError(f"{name} must be a positive number or None, got {value!r}.")
+    return None if value is None else float(value)
 
 
 def _vote_record(names, lead, criterion, test, fits) -> dict:
