@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metaeval.recommend._curves import kept, loss_curve, random_loss_at
+from metaeval.recommend._curves import kept, log_widths, loss_curve, random_loss_at
 
 _values = st.lists(st.sampled_from([0.5, 0.6, 0.7, 0.8, 0.9]), min_size=1, max_size=5)
 
@@ -27,6 +27,42 @@ def test_kept_is_the_best_so_far_by_the_chooser_earliest_on_ties(data):
         tested = order[:k]
         best = max(chooser[j] for j in tested)
         assert got[k - 1] == next(j for j in tested if chooser[j] == best)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_kept_of_many_orders_is_each_order_s_best_so_far(data):
+    """Several orders at once (the random baseline's thousands), negative values, and
+    ties, also of values one bit apart."""
+    n = data.draw(st.integers(1, 7))
+    chooser = data.draw(st.lists(st.sampled_from([-1.0, 0.0, 0.3, 0.3 + 1e-16, 2.0]),
+                                 min_size=n, max_size=n))
+    orders = np.array([data.draw(st.permutations(range(n))) for _ in range(4)])
+    got = kept(orders, chooser)
+    assert got.shape == orders.shape
+    for order, row in zip(orders.tolist(), got.tolist(), strict=True):
+        best = order[0]
+        for k, j in enumerate(order):
+            if chooser[j] > chooser[best]:
+                best = j
+            assert row[k] == best
+
+
+@settings(max_examples=60, deadline=None)
+@given(elapsed=st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0, 100.0, math.inf]),
+                        min_size=1, max_size=6).map(sorted),
+       time_range=st.sampled_from([(0.5, 3.0), (1.0, 100.0), (0.1, 1.0)]))
+def test_log_widths_are_each_step_s_share_of_the_log_range(elapsed, time_range):
+    """Step 0 holds from 0 to the first completion, step k from the k-th to the next,
+    the last to infinity; each width is that interval's within [lo, hi] on a log axis."""
+    lo, hi = time_range
+    got = log_widths(np.array([elapsed, elapsed]), time_range)
+    bounds = [0.0, *elapsed, math.inf]
+    for k in range(len(bounds) - 1):
+        a, b = (min(max(t, lo), hi) for t in (bounds[k], bounds[k + 1]))
+        assert math.isclose(got[0, k], max(math.log(b) - math.log(a), 0.0), abs_tol=1e-12)
+    assert got[0].tolist() == got[1].tolist()
+    assert math.isclose(got[0].sum(), math.log(hi / lo), rel_tol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

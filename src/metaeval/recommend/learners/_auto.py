@@ -63,7 +63,6 @@ from metaeval.recommend.learners._learners import (
     ZeroShotPortfolio,
     complete_order,
     family_codes,
-    greedy_portfolio_order,
     uses_of,
 )
 from metaeval.recommend.learners._learners_cf import CollaborativeFiltering
@@ -72,6 +71,7 @@ from metaeval.recommend.learners._learners_forest import (
     PairwiseClassification,
 )
 from metaeval.recommend.learners._neighbours import CostLandmarking, KnnMetafeatures, _distances
+from metaeval.recommend.learners._portfolio_loo import greedy_portfolio_orders_without
 from metaeval.recommend.learners._presolve import choose_presolver
 from metaeval.recommend.learners._strategies import (
     ActiveTesting,
@@ -722,6 +722,9 @@ def _inner_orders(fitted, kb, condition, codes, n_families):
     ranked = (_family_a3r_orders(kb, condition, codes, n_families)
               if name in ("average-ranking", "zero-shot-portfolio") else None)
     values = condition.a3r_values(kb.success, kb.times)
+    heads = (greedy_portfolio_orders_without(values.max(axis=1, keepdims=True) - values,
+                                             codes, n_families)
+             if name == "zero-shot-portfolio" else None)
     for f in range(n_families):
         out, rows = codes != f, np.flatnonzero(codes == f)
         if name == "single-best":
@@ -731,8 +734,7 @@ def _inner_orders(fitted, kb, condition, codes, n_families):
             orders[rows] = (ranked[f] if ranked is not None else
                             _a3r_order(_View(kb, out), condition)[0])
         elif name == "zero-shot-portfolio":
-            v = values[out]
-            head = greedy_portfolio_order(v.max(axis=1, keepdims=True) - v)
+            head = heads[f]
             if ranked is None:
                 orders[rows] = complete_order(head, _View(kb, out), condition)
             else:

@@ -347,30 +347,46 @@ def greedy_portfolio_order(loss, head=()):
     loss = np.asarray(loss, dtype=np.float64)
     n_datasets, n_configs = loss.shape
     head = [int(j) for j in head]
+    if not n_datasets:  # no loss to lower: the head alone
+        return np.array(head, dtype=np.int64)
     best = loss[:, head].min(axis=1) if head else np.full(n_datasets, np.inf)
     taken = np.zeros(n_configs, dtype=bool)
     taken[head] = True
     order = list(head)
-    # means as np.mean computes them (the sum's reduction, then one division), without
-    # its per-call checks: this loop runs thousands of times in an evaluation
-    add = np.add.reduce
-    current = float(add(best) / n_datasets) if head else np.inf
+    current = _portfolio_mean(best) if head else np.inf
     work = np.empty_like(loss)
     value = np.empty(n_configs)
     while len(order) < n_configs:
-        # every column at once (a taken one cannot lower the loss: it is masked), the
-        # same column means as over the remaining columns alone, without gathering them
-        np.divide(add(np.minimum(best[:, None], loss, out=work), axis=0), n_datasets,
-                  out=value)
-        value[taken] = np.inf
-        pick = int(value.argmin())
-        if not value[pick] < current - 1e-15:
+        pick = greedy_step(loss, best, taken, current, work, value)
+        if pick < 0:
             break
         order.append(pick)
         taken[pick] = True
         best = np.minimum(best, loss[:, pick])
-        current = float(add(best) / n_datasets)
+        current = _portfolio_mean(best)
     return np.array(order, dtype=np.int64)
+
+
+def _portfolio_mean(best) -> float:
+    """The mean loss of a portfolio's best so far, as :func:`greedy_portfolio_order`
+    computes it (the sum's reduction, then one division)."""
+    return float(np.add.reduce(best) / best.shape[0])
+
+
+def greedy_step(loss, best, taken, current, work, value) -> int:
+    """One step of :func:`greedy_portfolio_order`: the configuration it adds to the
+    portfolio whose per-dataset best loss is ``best`` and mean loss ``current``
+    (``taken``: the configurations in it), or -1 where it stops. ``work`` (the shape of
+    ``loss``) and ``value`` (one per configuration) are scratch arrays."""
+    # every column at once (a taken one cannot lower the loss: it is masked), the
+    # same column means as over the remaining columns alone, without gathering them;
+    # means as np.mean computes them, without its per-call checks (this runs thousands
+    # of times in an evaluation)
+    np.divide(np.add.reduce(np.minimum(best[:, None], loss, out=work), axis=0),
+              loss.shape[0], out=value)
+    value[taken] = np.inf
+    pick = int(value.argmin())
+    return pick if value[pick] < current - 1e-15 else -1
 
 
 def portfolio_loss(train, condition):

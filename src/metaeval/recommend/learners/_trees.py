@@ -255,18 +255,8 @@ class TreeBatch:
     def predict_at(self, X, tree, point) -> np.ndarray:
         """The leaf value of tree ``tree[i]`` for row ``point[i]`` of ``X``, each ``i``
         (what :meth:`predict` gives at those entries, without walking the others)."""
-        X = np.ascontiguousarray(X, dtype=np.float32)
-        flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
-        node = np.array(tree, dtype=np.int64)
-        offset = np.asarray(point, dtype=np.int64) * X.shape[1]
-        active = np.flatnonzero(self.left[node] >= 0)  # the pairs not yet at a leaf
-        while active.size:
-            at = node[active]
-            at = self.left[at] + (flat.take(offset[active] + self.feature[at])
-                                  > self.threshold[at])
-            node[active] = at
-            active = active[self.left[at] >= 0]
-        return self.value[node]
+        return self.value.take(_leaves(X, tree, point, self.feature, self.threshold,
+                                       self.left))
 
 
 class RegressionTreeBatch:
@@ -446,19 +436,12 @@ class RegressionTreeBatch:
     def apply(self, X, n_bags=None) -> np.ndarray:
         """The leaf of each tree of the first ``n_bags`` bags (default all) reached by
         each row of ``X``, shape (n_bags, n_points, n_columns)."""
-        X = np.ascontiguousarray(X, dtype=np.float32)
-        flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
         n_bags = self.n_bags if n_bags is None else min(int(n_bags), self.n_bags)
         n_trees = n_bags * self.n_columns
-        n_points = X.shape[0]
-        node = np.repeat(np.arange(n_trees), n_points)
-        offset = np.tile(np.arange(n_points) * X.shape[1], n_trees)
-        at = np.flatnonzero(self.left[node] >= 0)
-        while at.size:
-            here = node[at]
-            go_right = flat.take(offset[at] + self.feature[here]) > self.threshold[here]
-            node[at] = self.left[here] + go_right
-            at = at[self.left[node[at]] >= 0]
+        n_points = np.shape(X)[0]
+        node = _leaves(X, np.repeat(np.arange(n_trees), n_points),
+                       np.tile(np.arange(n_points), n_trees), self.feature,
+                       self.threshold, self.left)
         return node.reshape(n_bags, self.n_columns, n_points).transpose(0, 2, 1)
 
     def predict(self, X, n_bags=None) -> np.ndarray:
@@ -466,6 +449,42 @@ class RegressionTreeBatch:
         bags (default all), shape (n_bags, n_points, n_columns)."""
         return self.value[self.apply(X, n_bags)]
 
+
+
+#: (tree, point) pairs that descend their trees together (their arrays stay in the
+#: processor's cache: twice as fast as all at once on the pairwise learner's 7 million).
+_BLOCK_PAIRS = 1 << 15
+
+
+def _leaves(X, tree, point, feature, threshold, left):
+    """The leaf of tree ``tree[i]`` that row ``point[i]`` of ``X`` reaches, each ``i``
+    (int64): each node sends a row right when its value of the node's ``feature`` is
+    above the ``threshold`` (to ``left + 1``, else to ``left``; ``left < 0``: a leaf).
+
+    A block of pairs at a time, each block's pairs leaving as they reach their leaves;
+    indices of 32 bits where they fit (less memory to read in each gather)."""
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    flat = X.ravel()  # X[i, f] is flat[i * n_features + f]: one gather a step
+    kind = np.int32 if max(left.size, flat.size) < 2**31 else np.int64
+    left, feature = left.astype(kind, copy=False), feature.astype(kind, copy=False)
+    tree, point = np.asarray(tree), np.asarray(point)
+    stride = kind(X.shape[1])
+    out = np.empty(tree.size, dtype=np.int64)
+    for a in range(0, tree.size, _BLOCK_PAIRS):
+        node = tree[a:a + _BLOCK_PAIRS].astype(kind)
+        offset = point[a:a + _BLOCK_PAIRS].astype(kind) * stride
+        where = np.arange(a, a + node.size)
+        below = left.take(node)  # each node's left child
+        while node.size:
+            done = below < 0
+            if done.any():
+                out[where[done]] = node[done]
+                going = ~done
+                node, offset, where, below = (v[going] for v in (node, offset, where,
+                                                                 below))
+            node = below + (flat.take(offset + feature.take(node)) > threshold.take(node))
+            below = left.take(node)
+    return out
 
 
 def _index_type(n_features, n_rows, n_weights):
