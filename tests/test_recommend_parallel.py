@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 import pandas as pd
@@ -235,3 +236,40 @@ def test_learners_run_with_one_blas_thread_and_restore_the_pool_after():
         before = blas_threads()
         assert inside() == {1}
         assert blas_threads() == before
+
+
+_FREED = r"""
+import resource, sys
+import numpy as np
+from metaeval.recommend.evaluation._parallel import keep_freed_memory
+if sys.argv[1] == "kept":
+    assert keep_freed_memory()
+
+def faults_of_a_new_array():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    a = np.ones(8 << 20)  # 64 MB, written: every page touched
+    del a
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+faults_of_a_new_array()
+print(faults_of_a_new_array())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_worker_keeps_the_memory_its_arrays_free():
+    """In the evaluation's workers a freed 64 MB array's pages serve the next one; by
+    default glibc maps an array of more than 32 MB afresh, and each of its 16,384 pages
+    is faulted in again (counted without NumPy's transparent huge pages, which fault in
+    2 MB at a time where the system has them). In new processes: the setting stays with
+    the process."""
+    import subprocess
+
+    def faults(mode):
+        env = {**os.environ, "NUMPY_MADVISE_HUGEPAGE": "0"}
+        out = subprocess.run([sys.executable, "-c", _FREED, mode], capture_output=True,
+                             text=True, check=True, env=env)
+        return int(out.stdout.split()[-1])
+
+    assert faults("default") > 16_000
+    assert faults("kept") < 1_000
