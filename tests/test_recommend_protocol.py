@@ -11,7 +11,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metaeval.recommend._curves import kept, log_widths, loss_curve, random_loss_at
+from metaeval.recommend._curves import (
+    kept,
+    log_widths,
+    loss_curve,
+    random_loss_at,
+    random_losses,
+)
 
 _values = st.lists(st.sampled_from([0.5, 0.6, 0.7, 0.8, 0.9]), min_size=1, max_size=5)
 
@@ -63,6 +69,20 @@ def test_log_widths_are_each_step_s_share_of_the_log_range(elapsed, time_range):
         assert math.isclose(got[0, k], max(math.log(b) - math.log(a), 0.0), abs_tol=1e-12)
     assert got[0].tolist() == got[1].tolist()
     assert math.isclose(got[0].sum(), math.log(hi / lo), rel_tol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(success=st.lists(st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.7, 1234.5678, 12000.0]),
+                        min_size=1, max_size=40),
+       data=st.data())
+def test_random_losses_are_each_k_s_closed_form_to_the_last_bit(success, data):
+    """All k at once, with ties of up to 40 (sums of more than eight weights, which
+    NumPy's pairwise summation would add in another order), with and without a chooser."""
+    chooser = data.draw(st.none() | st.lists(st.sampled_from([0.0, 0.5, 3.0]),
+                                             min_size=len(success), max_size=len(success)))
+    got = random_losses(success, chooser)
+    want = [random_loss_at(success, k, chooser) for k in range(1, len(success) + 1)]
+    assert got.tolist() == want
 
 
 @settings(max_examples=60, deadline=None)
