@@ -155,6 +155,10 @@ def test_bad_input_is_refused_with_its_name():
         RegressionTreeBatch(X, y, w, rng, features=0)
     with pytest.raises(ValueError, match="X must be a finite 2-D array"):
         RegressionTreeBatch(np.full((3, 2), np.nan), y, w, rng)
+    with pytest.raises(ValueError, match=r"labels must be classes 0 and 1, got values \[0.5\]"):
+        TreeBatch(X, np.array([[0, 1, 0.5], [0, 1, 1]]), w, rng)
+    with pytest.raises(ValueError, match="labels must be classes 0 and 1"):
+        TreeBatch.forests(X, np.full((1, 3), 2.0), np.ones((1, 3)), w, rng)
 
 
 # ------------------------------------------------- classification trees (TreeBatch)

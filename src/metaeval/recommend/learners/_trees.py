@@ -61,7 +61,7 @@ class TreeBatch:
     """
 
     def __init__(self, X, labels, weights, rng, features=None):
-        labels = np.asarray(labels, dtype=np.float64)
+        labels = _classes(labels)
         weights = np.asarray(weights, dtype=np.float64)
         n_trees, n_rows = weights.shape
         index_type = _index_type(np.shape(X)[1], n_rows, weights.size)
@@ -73,8 +73,7 @@ class TreeBatch:
         first = np.lexsort((cls, tree))  # within a node: class 0 rows, then class 1
         tree, row, cls = tree[first], row[first], cls[first]
         w = weights[tree, row]
-        wy = w * labels[tree, row]
-        self._grow(X, n_trees, tree, row, cls, w, wy, rng, features, index_type)
+        self._grow(X, n_trees, tree, row, cls, w, rng, features, index_type)
 
     @classmethod
     def forests(cls, X, labels, cost, bags, rng, features=None):
@@ -94,7 +93,7 @@ class TreeBatch:
         rng : numpy Generator
         features : int, optional
         """
-        labels = np.asarray(labels, dtype=np.float64)
+        labels = _classes(labels)
         cost = np.asarray(cost, dtype=np.float64)
         bags = np.asarray(bags, dtype=np.float64)
         n_forests, n_rows = labels.shape
@@ -113,21 +112,21 @@ class TreeBatch:
             bag, at = np.nonzero(use)
             w = weights[bag, at]
             row = order[at]
-            label = labels[p, row]
             parts.append(((bag + p * n_bags).astype(index_type), row.astype(index_type), w,
-                          w * label, label > 0.5))
-        tree, row, w, wy, klass = (np.concatenate([q[i] for q in parts]) if parts else
-                                   np.zeros(0, dtype=d) for i, d in enumerate(
-                                       (index_type, index_type, float, float, bool)))
+                          labels[p, row] > 0.5))
+        tree, row, w, klass = (np.concatenate([q[i] for q in parts]) if parts else
+                               np.zeros(0, dtype=d) for i, d in enumerate(
+                                   (index_type, index_type, float, bool)))
         batch = cls.__new__(cls)
-        batch._grow(X, n_forests * n_bags, tree, row, klass, w, wy, rng, features,
-                    index_type)
+        batch._grow(X, n_forests * n_bags, tree, row, klass, w, rng, features, index_type)
         return batch
 
-    def _grow(self, X, n_trees, tree, row, cls, w, wy, rng, features, index_type):
-        """Grow the trees from their items (``tree``, ``row``, class ``cls``, weight
-        ``w`` and weight of class 1 ``wy``), grouped by tree, class 0 first in each,
-        each class in the order of its rows."""
+    def _grow(self, X, n_trees, tree, row, cls, w, rng, features, index_type):
+        """Grow the trees from their items (``tree``, ``row``, class ``cls`` and weight
+        ``w``), grouped by tree, class 0 first in each, each class in the order of its
+        rows. An item's weight of class 1 is ``w * cls``, computed where it is summed
+        (the numbers ``w * label`` gives for labels 0 and 1) rather than carried along:
+        one array less to gather and scatter at every level."""
         X = np.asarray(X, dtype=np.float64)
         XT = np.ascontiguousarray(X.T, dtype=np.float32)
         n_rows, n_features = X.shape
@@ -147,7 +146,7 @@ class TreeBatch:
         flat = XT.ravel()
         # the items' arrays, and spare buffers into which the next level's are written
         # (no fresh memory for each level)
-        items = [row, w, wy, cls]
+        items = [row, w, cls]
         spare = [np.empty_like(a) for a in items]
         arange = np.arange(row.size, dtype=index_type)  # _regrouped's, for every level
         work = np.empty_like(arange)
@@ -156,7 +155,7 @@ class TreeBatch:
         while ids.size:
             starts = np.r_[0, np.cumsum(counts)[:-1]]
             total = np.add.reduceat(w, starts)
-            positive = np.add.reduceat(wy, starts)
+            positive = np.add.reduceat(w * cls, starts)
             value[ids] = positive / total
             tol = 1e-12 * total
             impure = (counts >= 2) & (positive > tol) & (positive < total - tol)
@@ -196,19 +195,19 @@ class TreeBatch:
             if not impure.all():
                 # positions as NumPy's own index type: a take converts any other first
                 kept = np.flatnonzero(np.repeat(impure, counts))
-                for j in range(4):
+                for j in range(3):
                     np.take(items[j], kept, out=spare[j][:kept.size])
                 n_impure = kept.size
                 del kept
                 items, spare = [b[:n_impure] for b in spare], items
-                row, w, wy, cls = items
+                row, w, cls = items
                 nodes = np.flatnonzero(impure)
                 ids, counts, total, positive = (a.take(nodes) for a in (ids, counts, total,
                                                                         positive))
                 feats, base, thr, lo, hi = (a.take(nodes, axis=1)
                                             for a in (feats, base, thr, lo, hi))
                 starts = np.r_[0, np.cumsum(counts)[:-1]]
-            best, split, side = _best_splits(flat, row, w, wy, starts, counts, total,
+            best, split, side = _best_splits(flat, row, w, cls, starts, counts, total,
                                              positive, base, thr, lo, hi)
             again = ~split & (tries[ids] < 8)
             tries[ids[again]] += 1
@@ -230,10 +229,10 @@ class TreeBatch:
             # into the spare buffers; the places converted to NumPy's index type once
             # (each assignment converts 32-bit places anew: four times the conversion)
             place = place.astype(np.intp, copy=False)
-            for j in range(4):
+            for j in range(3):
                 spare[j][:place.size][place] = items[j]
             items, spare = [b[:n_kept] for b in spare], items
-            row, w, wy, cls = items
+            row, w, cls = items
             children = np.stack([first, first + 1], axis=1).ravel()
             sizes = np.stack([n_left[split], counts[split] - n_left[split]], axis=1).ravel()
             ids = np.concatenate([ids[again], children])
@@ -487,6 +486,15 @@ def _leaves(X, tree, point, feature, threshold, left):
     return out
 
 
+def _classes(labels):
+    """``labels`` as float64, checked to be classes 0 and 1 (a ``ValueError`` naming it)."""
+    labels = np.asarray(labels, dtype=np.float64)
+    if not ((labels == 0) | (labels == 1)).all():
+        raise ValueError("labels must be classes 0 and 1, got values "
+                         f"{np.unique(labels[(labels != 0) & (labels != 1)])[:5].tolist()}.")
+    return labels
+
+
 def _index_type(n_features, n_rows, n_weights):
     """The type of a tree batch's row indices, node ids and flat (feature, row)
     positions: 32 bits where they fit (less memory to read in every gather)."""
@@ -498,12 +506,12 @@ def _index_type(n_features, n_rows, n_weights):
 _BLOCK_ROWS = 1 << 16
 
 
-def _best_splits(flat, row, w, wy, starts, counts, total, positive, base, thr, lo, hi):
+def _best_splits(flat, row, w, cls, starts, counts, total, positive, base, thr, lo, hi):
     """The candidate split of lowest weighted Gini impurity of each node of a
     :class:`TreeBatch` level, a block of nodes at a time.
 
-    ``flat``: the (feature, row) values, flat; ``row``, ``w``, ``wy``: each item's row,
-    weight and weight of class 1, grouped by node (``starts``, ``counts``); ``total``,
+    ``flat``: the (feature, row) values, flat; ``row``, ``w``, ``cls``: each item's row,
+    weight and class, grouped by node (``starts``, ``counts``); ``total``,
     ``positive``: their sums per node; ``base``, ``thr``, ``lo``, ``hi``: (k, nodes), the
     drawn features' offsets in ``flat``, the thresholds and the values they lie between.
     Returns the index of the best candidate of each node, whether it is a valid split,
@@ -520,7 +528,7 @@ def _best_splits(flat, row, w, wy, starts, counts, total, positive, base, thr, l
         s, n = starts[a:b] - first, counts[a:b]
         rows = row[first:last]
         w32 = w[first:last].astype(np.float32)
-        wy32 = wy[first:last].astype(np.float32)
+        wy32 = w32 * cls[first:last]  # the weight of class 1, float32(w * label)
         goes_left = np.empty((k, last - first), dtype=bool)
         wl = np.empty((k, b - a), dtype=np.float32)
         pl = np.empty((k, b - a), dtype=np.float32)
