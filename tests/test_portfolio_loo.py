@@ -17,18 +17,21 @@ def one_at_a_time(loss, codes, n_families):
 
 
 def assert_same(loss, codes, n_families):
-    together = greedy_portfolio_orders_without(loss, codes, n_families)
+    """The same orders, every step shared while two families take it (``alone=0``), a
+    group of up to two finishing one at a time, and by default."""
     alone = one_at_a_time(loss, codes, n_families)
-    assert len(together) == n_families
-    for f, (a, b) in enumerate(zip(together, alone, strict=True)):
-        assert a.dtype == b.dtype and a.tolist() == b.tolist(), f"family {f}"
+    for size in (0, 2, None):
+        together = greedy_portfolio_orders_without(loss, codes, n_families, alone=size)
+        assert len(together) == n_families
+        for f, (a, b) in enumerate(zip(together, alone, strict=True)):
+            assert a.dtype == b.dtype and a.tolist() == b.tolist(), f"family {f}, {size}"
 
 
 def test_a_worked_example():
     loss = np.array([[0.0, 0.3, 0.1],
                      [0.4, 0.0, 0.2],
                      [0.5, 0.0, 0.1]])
-    orders = greedy_portfolio_orders_without(loss, np.arange(3), 3)
+    orders = greedy_portfolio_orders_without(loss, np.arange(3), 3, alone=0)
     # without dataset 0: column means 0.45, 0, 0.15 -> 1; the loss is then 0: stop
     assert orders[0].tolist() == [1]
     # without dataset 1: means 0.25, 0.15, 0.1 -> 2, best losses (0.1, 0.1); then
