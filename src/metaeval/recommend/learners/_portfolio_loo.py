@@ -95,8 +95,8 @@ def greedy_portfolio_orders_without(loss, codes, n_families, *, alone=None) -> l
                 orders[f] = np.array(path, dtype=np.int64)
             continue
         if fams.size <= alone:  # too few to share a step with: each on its own
-            for f in fams:
-                orders[f] = _finish_alone(loss, codes != f, path)
+            for f in fams:  # the steps so far as its head: the same best losses
+                orders[f] = greedy_portfolio_order(loss[codes != f], head=path)
             continue
         picks = _steps(loss, path, best, fams, codes, perm, starts, slot, n_out, signed)
         for f in fams[picks < 0]:
@@ -144,29 +144,6 @@ def _steps(loss, path, best, fams, codes, perm, starts, slot, n_out, signed):
     for i in np.flatnonzero(~(goes_on | stops)):  # too close to tell: as computed alone
         picks[i] = _exact_step(loss, codes != fams[i], path)
     return picks
-
-
-def _finish_alone(loss, out, path):
-    """:func:`greedy_portfolio_order` of ``loss[out]``, its first steps ``path`` (taken
-    as it takes them) and the rest taken as it takes them."""
-    own = loss[out]
-    best = np.full(own.shape[0], np.inf)
-    taken = np.zeros(own.shape[1], dtype=bool)
-    for j in path:
-        best = np.minimum(best, own[:, j])
-        taken[j] = True
-    order = list(path)
-    current = _portfolio_mean(best) if path else np.inf
-    work, value = np.empty_like(own), np.empty(own.shape[1])
-    while len(order) < own.shape[1]:
-        pick = greedy_step(own, best, taken, current, work, value)
-        if pick < 0:
-            break
-        order.append(pick)
-        taken[pick] = True
-        best = np.minimum(best, own[:, pick])
-        current = _portfolio_mean(best)
-    return np.array(order, dtype=np.int64)
 
 
 def _exact_step(loss, out, path):
