@@ -229,6 +229,42 @@ def test_regression_inner_orders_use_the_setting_chosen_without_the_family():
 
 
 
+def test_collaborative_inner_orders_leave_each_family_out():
+    """With blend 0 the model's prior is the training means: each training dataset's inner
+    order is then the order of the log A3R column means of the datasets outside its
+    family (computed here directly), whatever the rank. With a grid, each dataset's inner
+    order is a one-setting fit's under the setting the one-SE rule chose without its
+    family (the same forest: the same draws), and its first pick is the one scored."""
+    from metaeval.recommend.learners._learners import a3r_target, family_codes, first_pick_loss
+    from metaeval.recommend.learners._learners_cf import CollaborativeFiltering
+
+    kb = _planted(noise=0.08, seed=1)
+    condition = Condition()
+    Y = a3r_target(kb, condition)
+    codes, _ = family_codes(kb)
+    means_only = CollaborativeFiltering(ranks=(2,), blend=(0.0,)).fit(kb, condition, seed=3)
+    for i in range(len(codes)):
+        outside = Y[codes != codes[i]].mean(axis=0)
+        assert means_only.inner_orders_[i].tolist() == np.argsort(-outside,
+                                                                  kind="stable").tolist()
+    grid = CollaborativeFiltering(ranks=(1, 4), blend=(0.0, 1.0)).fit(kb, condition, seed=3)
+    simple = [(r, 3, b) for b in (0.0, 1.0) for r in (1, 4)]  # simplest first
+    alone = {key: CollaborativeFiltering(ranks=(key[0],), blend=(key[2],)).fit(
+        kb, condition, seed=3) for key in simple}
+    losses = {key: first_pick_loss(kb.success, alone[key].inner_orders_[:, 0])
+              for key in simple}
+    n_families = int(codes.max()) + 1
+    for key in simple:  # the first pick of each setting's order is the one it was judged by
+        per_family = np.bincount(codes, weights=losses[key]) / np.bincount(codes)
+        assert per_family.mean() == pytest.approx(grid.selection_["inner_loss"][key])
+    nested = one_se_without_each(losses, codes, n_families)[codes]
+    for i, j in enumerate(nested):
+        assert grid.inner_orders_[i].tolist() == alone[simple[j]].inner_orders_[i].tolist()
+    assert select_one_se(losses, codes, n_families)[0] == (1, 3, 0.0)  # grid's choice
+    assert len(set(nested.tolist())) == 2  # one family judged with blend 1, without it
+    assert sum(grid.selection_["nested"].values()) == n_families
+
+
 def _exact_signed_rank_p(diff):
     """One-sided p of Wilcoxon's signed-rank statistic by enumerating every sign of the
     ranks (distinct nonzero |differences|): the share of the 2**n sign patterns whose

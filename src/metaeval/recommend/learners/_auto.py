@@ -44,7 +44,8 @@ leave the family out).
 
 The inner orders of the forest learners come from their trees out of bag for each
 family (no refit); ``knn-metafeatures`` gives its own (each training dataset's nearest
-datasets of other families, with the k chosen without the dataset's family); those of
+datasets of other families, with the k chosen without the dataset's family), and so does
+``collaborative`` (its low-rank model of the datasets outside the family); those of
 ``cost-landmarking`` order the configurations by the mean over the neighbours of
 :math:`\log SR - P \log T`, which is the A3R order of Abdulrahman & Brazdil (2014)
 (ties aside).

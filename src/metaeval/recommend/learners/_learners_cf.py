@@ -16,7 +16,9 @@ from metaeval.recommend.learners._learners import (
     family_bags,
     family_codes,
     first_pick_loss,
+    nested_record,
     one_blas_thread,
+    one_se_without_each,
     select,
     select_one_se,
 )
@@ -62,6 +64,11 @@ def _steps(x):
     x = np.asarray(x, dtype=np.float64)
     scale = float(np.max(np.abs(x))) if x.size else 0.0
     return np.round(x / (scale * TIES)) if scale > 0 and np.isfinite(scale) else x
+
+
+def _steps_rows(x):
+    """:func:`_steps` of each row of ``x``, (D, A)."""
+    return np.array([_steps(row) for row in x]).reshape(np.shape(x))
 
 
 def _first_best(x) -> int:
@@ -190,7 +197,7 @@ class _FittedCollaborative(Fitted):
         if n_families < 2:  # nothing to hold out: every setting scores the same
             folds = []
         bases = [_low_rank(np.delete(Y, rows, axis=0), max(strategy.ranks)) for rows in folds]
-        scores, fits = {}, {}
+        scores, fits, values = {}, {}, {}
         for leaf in strategy.min_leaf:
             seeds = rng.integers(0, 2**31 - 1, size=strategy.trees)
             forest = LeafForest(points, relative, weights, seeds, leaf)
@@ -201,20 +208,36 @@ class _FittedCollaborative(Fitted):
             fits[leaf] = (forest, inner)
             for r in strategy.ranks:
                 for blend in strategy.blend:
-                    picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
+                    value = np.broadcast_to(Y.mean(axis=0), Y.shape).copy()
                     for rows, (mu, _, V) in zip(folds, bases, strict=True):
                         Vr = V[:, :r]
-                        shift = blend * (inner[rows] - mu) @ Vr @ Vr.T
-                        picks[rows] = [_first_best(v) for v in mu + shift]
+                        value[rows] = mu + blend * (inner[rows] - mu) @ Vr @ Vr.T
+                    picks = np.full(Y.shape[0], int(np.argmax(Y.mean(axis=0))))
+                    for rows in folds:
+                        picks[rows] = [_first_best(v) for v in value[rows]]
+                    values[(r, leaf, blend)] = value
                     scores[(r, leaf, blend)] = first_pick_loss(train.success, picks)
         if folds:  # simplest first: the training means (blend 0), low rank, large leaves
             simple = sorted(scores, key=lambda k: (k[2], k[0], -k[1]))
             (rank, leaf, blend), means, se = select_one_se(
                 {k: scores[k] for k in simple}, codes, n_families)
+            nested = one_se_without_each({k: scores[k] for k in simple}, codes,
+                                         n_families)[codes]
         else:
             means = {k: float(v.mean()) for k, v in scores.items()}
             rank, leaf, blend = select(means)
             se = {k: 0.0 for k in scores}
+            simple = [(rank, leaf, blend)]
+            nested = np.zeros(len(codes), dtype=np.int64)
+        #: each training dataset's order by the low-rank model of the datasets outside
+        #: its family (the forest's prediction out of bag for it), with the setting the
+        #: one-SE rule chooses without its family; its first is the pick scored above
+        self.inner_orders_ = np.empty(Y.shape, dtype=np.int64)
+        for j in np.unique(nested):
+            rows = nested == j
+            value = (values[simple[j]][rows] if folds else
+                     np.broadcast_to(Y.mean(axis=0), (int(rows.sum()), Y.shape[1])))
+            self.inner_orders_[rows] = np.argsort(-_steps_rows(value), axis=1, kind="stable")
         forest, inner = fits[leaf]
         mu, Z, V = _low_rank(Y, rank)
         residual = Y - mu - Z @ V.T
@@ -233,6 +256,7 @@ class _FittedCollaborative(Fitted):
             "params": {"rank": rank, "min_leaf": leaf, "blend": blend},
             "inner_loss": means, "inner_se": se, "rule": "one-SE",
             "inner": _inner_record(train, codes, n_families, in_bag),
+            "nested": nested_record(simple, nested, codes),
         }
 
     def _prior_means(self, queries):
