@@ -7,6 +7,11 @@ times imputed, the fold's seed, ``regression`` given the PAR10 ceiling). Writes
 ``OUT/NAME.npz``. A design tool for ``auto`` (docs/aslib_plan.md), not a benchmark.
 
 Usage: python benchmarks/cache_auto_orders.py DIR ... --out FOLDER [--jobs N]
+       [--extra NAME,...]
+
+``--extra``: fit only these strategies (by name, default parameters and the features
+the scenario has, as ``auto`` builds its candidates, e.g. ``collaborative``) and add
+their orders to the scenario's existing ``OUT/NAME.npz``.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ class RawRegression(ConfigurationRegression):
         return np.asarray(train.success, dtype=np.float64) / self.cost_ceiling
 
 
-def _fold(kb, fold, f, params, seed=0):
+def _fold(kb, fold, f, params, seed=0, extra=()):
     mask = fold != f
     members = np.flatnonzero(~mask)
     fkb = _impute_times(kb, mask)
@@ -43,8 +48,9 @@ def _fold(kb, fold, f, params, seed=0):
     queries = [fkb.query(i) for i in members]
     condition = Condition()
     auto = Auto(params=params)
-    strategies = auto.strategies(train)
-    if "regression" in params:
+    strategies = (Auto(candidates=extra).strategies(train) if extra
+                  else auto.strategies(train))
+    if "regression" in params and not extra:
         reg = next(s for s in strategies if s.name == "regression")
         strategies.append(RawRegression(**params["regression"], features=reg.features))
     codes, n_families = family_codes(train)
@@ -63,7 +69,9 @@ def main(argv=None):
     parser.add_argument("directories", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--extra", default="")
     args = parser.parse_args(argv)
+    extra = tuple(n for n in args.extra.split(",") if n)
     args.out.mkdir(parents=True, exist_ok=True)
     for root in args.directories:
         start = time.perf_counter()
@@ -71,17 +79,23 @@ def main(argv=None):
         kb = sc.knowledge
         params = {"regression": {"cost_ceiling": float(sc.shift)}} if sc.runtime else {}
         fold = sc.cv.iloc[:, 0].to_numpy()
-        done = Parallel(n_jobs=args.jobs)(delayed(_fold)(kb, fold, f, params)
+        done = Parallel(n_jobs=args.jobs)(delayed(_fold)(kb, fold, f, params, extra=extra)
                                           for f in np.unique(fold))
         names = list(done[0][4])
-        save = {"success": kb.success, "fold": fold, "names": np.array(names),
-                "runtime": sc.runtime, "shift": sc.shift, "sign": sc.sign,
-                "cutoff": sc.cutoff if sc.runtime else np.nan,
-                "performance": np.asarray(sc.performance, dtype=np.float64),
-                "solved": sc.solved if sc.runtime else np.zeros(0),
-                "feature_costs": bool(sc.runtime and sc.feature_costs),
-                "cost": (np.nan_to_num(np.asarray(kb.metafeature_time, dtype=np.float64))
-                         if kb.metafeature_time is not None else np.zeros(len(kb.datasets)))}
+        if extra:  # added to the cached scenario
+            with np.load(args.out / f"{sc.name}.npz") as z:
+                save = dict(z)
+            names = [n for n in save["names"] if n not in names] + names
+            save["names"] = np.array(names)
+        else:
+            save = {"success": kb.success, "fold": fold, "names": np.array(names),
+                    "runtime": sc.runtime, "shift": sc.shift, "sign": sc.sign,
+                    "cutoff": sc.cutoff if sc.runtime else np.nan,
+                    "performance": np.asarray(sc.performance, dtype=np.float64),
+                    "solved": sc.solved if sc.runtime else np.zeros(0),
+                    "feature_costs": bool(sc.runtime and sc.feature_costs),
+                    "cost": (np.nan_to_num(np.asarray(kb.metafeature_time, dtype=np.float64))
+                             if kb.metafeature_time is not None else np.zeros(len(kb.datasets)))}
         cpu = {}
         for f, members, train_rows, codes, out, _ in done:
             save[f"members_{f}"] = members

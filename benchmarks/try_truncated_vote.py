@@ -19,6 +19,11 @@ A design tool, not a result: the truncation was not pre-registered, and these ar
 development scenarios it would be chosen on.
 
 Usage: python benchmarks/try_truncated_vote.py CACHE/*.npz
+       python benchmarks/try_truncated_vote.py --voter NAME CACHE/*.npz
+
+With ``--voter NAME`` (a strategy whose orders ``cache_auto_orders.py --extra NAME``
+added): the truncated vote (top 2) of the four voters, with NAME as a fifth, with NAME
+in place of each of the four, and NAME alone, on the scenarios that have its orders.
 """
 
 from __future__ import annotations
@@ -107,5 +112,34 @@ def main(paths):
             print("   " + ", ".join(f"{n} {gaps[n]:+.3f}" for n in sorted(gaps)))
 
 
+def voter_sets(name, paths):
+    """The truncated vote with ``name`` added to or swapped into the voters."""
+    global VOTERS
+    scenarios = [sc for sc in map(Scenario, paths) if name in sc.names]
+    base = VOTERS
+    variants = {"four voters": base, f"+ {name}": (*base, name)}
+    variants.update({f"{name} for {v}": tuple(name if w == v else w for w in base)
+                     for v in base})
+    variants[f"{name} alone"] = (name,)
+    gaps = {}
+    try:
+        for label, voters in variants.items():
+            VOTERS = voters
+            gaps[label] = evaluate(scenarios, "top", 2)
+    finally:
+        VOTERS = base
+    print(f"{len(scenarios)} scenarios; gap closed, feature costs paid, no schedule")
+    print("| scenario | " + " | ".join(gaps) + " |")
+    print("|---|" + "---:|" * len(gaps))
+    for sc in scenarios:
+        print(f"| {sc.name} | " + " | ".join(f"{g[sc.name]:+.3f}" for g in gaps.values())
+              + " |")
+    print("| mean | " + " | ".join(f"{np.mean(list(g.values())):+.3f}" for g in gaps.values())
+          + " |")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == ["--voter"]:
+        voter_sets(sys.argv[2], sys.argv[3:])
+    else:
+        main(sys.argv[1:])
