@@ -205,13 +205,14 @@ class Sleepy(ClassifierMixin, BaseEstimator):
 
 def _watched_run(tmp_path, monkeypatch, cluster):
     """Start a study of sleeping fits on ``cluster`` in a thread; return the thread, its
-    outcome, the messages said, and an event set once the watcher saw a unit running."""
+    outcome, the messages said, an event set once the watcher saw a unit running and one
+    set once it noted a unit of a lost worker."""
     import threading
 
     from metaeval.algorithms import Algorithm
     from metaeval.study import _dask_watch
 
-    said, seen = [], threading.Event()
+    said, seen, lost = [], threading.Event(), threading.Event()
     original_check = _dask_watch.WorkerWatch.check
 
     def check(self, *args, **kw):
@@ -219,6 +220,8 @@ def _watched_run(tmp_path, monkeypatch, cluster):
         original_check(self, *args, **kw)
         if any(self.running.values()):
             seen.set()
+        if self.lost:
+            lost.set()
 
     monkeypatch.setattr(_dask_watch.WorkerWatch, "check", check)
     study = Study(datasets=["labor", "fertility"],
@@ -235,7 +238,7 @@ def _watched_run(tmp_path, monkeypatch, cluster):
 
     thread = threading.Thread(target=target, daemon=True)
     thread.start()
-    return thread, outcome, said, seen
+    return thread, outcome, said, seen, lost
 
 
 @pytest.fixture
@@ -262,14 +265,16 @@ def _wait_until(condition, what, timeout=180.0):
 def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monkeypatch,
                                                                  sleepy):
     distributed = pytest.importorskip("dask.distributed")
-    monkeypatch.setenv("SLEEPY_SECONDS", "3")
-    stop = tmp_path / "stop-sleeping"  # once the worker is killed, no fit needs to sleep
+    # every fit sleeps until the watcher has noted the lost worker's unit (a hang guard of
+    # 120 s), so that the unit run again cannot end before the watcher looks
+    monkeypatch.setenv("SLEEPY_SECONDS", "120")
+    stop = tmp_path / "stop-sleeping"
     monkeypatch.setenv("SLEEPY_STOP", str(stop))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None,
                                   silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as client:
-        thread, outcome, said, seen = _watched_run(tmp_path, monkeypatch, cluster)
+        thread, outcome, said, seen, lost_seen = _watched_run(tmp_path, monkeypatch, cluster)
         assert seen.wait(180), outcome
         busy = [w for w, keys in client.processing().items()
                 if any(str(k).startswith("metaeval-") for k in keys)]
@@ -278,6 +283,7 @@ def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monk
             client.run(__import__("os")._exit, 1, workers=busy[:1])
         except Exception:  # noqa: BLE001, S110 - the worker is gone, as meant
             pass
+        assert lost_seen.wait(180), said
         stop.touch()  # the unit that ran again and the other worker's fits end now
         thread.join(300)
         assert not thread.is_alive() and "error" not in outcome, outcome
@@ -292,11 +298,16 @@ def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monk
 def test_with_no_dask_worker_left_the_run_says_it_waits_and_goes_on(tmp_path, monkeypatch,
                                                                    sleepy):
     distributed = pytest.importorskip("dask.distributed")
+    from metaeval.study import _dask_watch
+
     monkeypatch.setenv("SLEEPY_SECONDS", "2")
+    # the run says it waits after SAY_WAITING s without a worker (5 s): 0.5 s here, the
+    # same message and the same path, 4.5 s less idle
+    monkeypatch.setattr(_dask_watch, "SAY_WAITING", 0.5)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None,
                                   silence_logs=logging.ERROR) as cluster:
-        thread, outcome, said, seen = _watched_run(tmp_path, monkeypatch, cluster)
+        thread, outcome, said, seen, _ = _watched_run(tmp_path, monkeypatch, cluster)
         assert seen.wait(180), outcome
         cluster.scale(0)  # the last worker goes
         _wait_until(lambda: any(line.startswith("No Dask worker is left") for line in said),
