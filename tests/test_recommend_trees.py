@@ -343,8 +343,9 @@ def test_the_trees_grown_are_those_of_the_published_figures():
     trees = TreeBatch.forests(X, labels, cost, bags, np.random.default_rng(7))
     new = np.round(rng.normal(size=(40, 12)), 2)
     assert trees.left.size == 70148
-    assert _digest(trees.feature, trees.threshold, trees.left, trees.value,
-                   trees.predict(new)) == (
+    # the node indices as 64-bit integers (their type then): the values are pinned
+    assert _digest(trees.feature.astype(np.int64), trees.threshold,
+                   trees.left.astype(np.int64), trees.value, trees.predict(new)) == (
         "13c89fc4510e0228c1ec25f718cf2b3d96c4c5aeb508d2f441023ecdaf214889")
     target = X[:, :3] @ rng.normal(size=(3, 4)) + rng.normal(size=(300, 4))
     w = rng.integers(0, 3, size=(15, 300)).astype(float)
@@ -352,3 +353,28 @@ def test_the_trees_grown_are_those_of_the_published_figures():
     assert reg.left.size == 13942
     assert _digest(reg.feature, reg.threshold, reg.left, reg.value, reg.predict(new)) == (
         "0aadbface6d07d15dd0b39d9cd249a2bcfbc31d5b3cd5b35601130da21abfeae")
+
+
+@pytest.mark.parametrize("chunk", [1, 400, 1 << 22])  # forests at a time: 1, 2, all
+def test_out_of_bag_means_a_few_forests_at_a_time_are_those_of_all_at_once(chunk,
+                                                                            monkeypatch):
+    """The pairwise learner's inner predictions, computed a few forests at a time, are
+    to the last bit the means over each prefix of trees of every tree's prediction where
+    the tree is out of bag (all trees predicted, then masked: the former computation)."""
+    from metaeval.recommend.learners import _learners_forest
+    from metaeval.recommend.learners._learners_forest import _out_of_bag_means, _prefix_means
+
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(60, 4)), 1)  # ties
+    labels = (X[:, 0] + rng.normal(size=(7, 60)) > 0).astype(float)
+    cost = rng.random((7, 60)) * (rng.random((7, 60)) < 0.8)
+    bags = rng.integers(0, 3, size=(9, 60)).astype(float)
+    trees = TreeBatch.forests(X, labels, cost, bags, np.random.default_rng(1))
+    oob = bags == 0
+    monkeypatch.setattr(_learners_forest, "_OOB_CHUNK", chunk)
+    got = _out_of_bag_means(trees, X, oob, 7, [3, 9])
+    every = trees.predict(X).reshape(7, 9, 60) * oob  # in-bag trees count 0
+    expected = _prefix_means(every, oob, [3, 9])
+    assert got.shape == (2, 7, 60)
+    np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    assert np.isnan(got).any() and np.isfinite(got).any()  # rows no tree left out, others

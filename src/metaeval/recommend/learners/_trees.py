@@ -72,8 +72,9 @@ class TreeBatch:
         cls = labels[tree, row] > 0.5
         first = np.lexsort((cls, tree))  # within a node: class 0 rows, then class 1
         tree, row, cls = tree[first], row[first], cls[first]
-        w = weights[tree, row]
-        self._grow(X, n_trees, tree, row, cls, w, rng, features, index_type)
+        items = [tree, row, cls, weights[tree, row]]
+        del tree, row, cls, first
+        self._grow(X, n_trees, items, rng, features, index_type)
 
     @classmethod
     def forests(cls, X, labels, cost, bags, rng, features=None):
@@ -114,19 +115,28 @@ class TreeBatch:
             row = order[at]
             parts.append(((bag + p * n_bags).astype(index_type), row.astype(index_type), w,
                           labels[p, row] > 0.5))
-        tree, row, w, klass = (np.concatenate([q[i] for q in parts]) if parts else
-                               np.zeros(0, dtype=d) for i, d in enumerate(
-                                   (index_type, index_type, float, bool)))
+        # (tree, row, class, weight), each part freed once joined: only the joined arrays
+        # go on to _grow, which frees what it no longer needs
+        items = []
+        for i, d in ((0, index_type), (1, index_type), (3, bool), (2, float)):
+            items.append(np.concatenate([q[i] for q in parts]) if parts else
+                         np.zeros(0, dtype=d))
+            for j, q in enumerate(parts):
+                parts[j] = tuple(None if k == i else v for k, v in enumerate(q))
+        del parts
         batch = cls.__new__(cls)
-        batch._grow(X, n_forests * n_bags, tree, row, klass, w, rng, features, index_type)
+        batch._grow(X, n_forests * n_bags, items, rng, features, index_type)
         return batch
 
-    def _grow(self, X, n_trees, tree, row, cls, w, rng, features, index_type):
-        """Grow the trees from their items (``tree``, ``row``, class ``cls`` and weight
-        ``w``), grouped by tree, class 0 first in each, each class in the order of its
+    def _grow(self, X, n_trees, items, rng, features, index_type):
+        """Grow the trees from their items (``items``: the list of arrays ``tree``,
+        ``row``, class ``cls`` and weight ``w``, emptied here so that no caller keeps
+        them), grouped by tree, class 0 first in each, each class in the order of its
         rows. An item's weight of class 1 is ``w * cls``, computed where it is summed
         (the numbers ``w * label`` gives for labels 0 and 1) rather than carried along:
         one array less to gather and scatter at every level."""
+        tree, row, cls, w = items
+        items.clear()
         X = np.asarray(X, dtype=np.float64)
         XT = np.ascontiguousarray(X.T, dtype=np.float32)
         n_rows, n_features = X.shape
@@ -137,11 +147,14 @@ class TreeBatch:
         counts = np.diff(np.r_[starts, tree.size])
         del tree
         cap = max(4 * n_trees, 16)
-        feature = np.full(cap, -1, dtype=np.int64)
+        # node arrays in the fewest bytes their values need (features, node ids: a node
+        # splits only items, so there are at most n_trees + 2 items nodes)
+        feature = np.full(cap, -1, dtype=np.int16 if n_features < 2**15 else np.int32)
         threshold = np.zeros(cap, dtype=np.float32)
-        left = np.full(cap, -1, dtype=np.int64)
+        left = np.full(cap, -1, dtype=np.int32 if n_trees + 2 * row.size < 2**31
+                       else np.int64)
         value = np.full(cap, 0.5)
-        tries = np.zeros(cap, dtype=np.int64)
+        tries = np.zeros(cap, dtype=np.int8)  # failed draws of a node, at most 8
         n_nodes = n_trees
         flat = XT.ravel()
         # the items' arrays, and spare buffers into which the next level's are written
@@ -238,11 +251,12 @@ class TreeBatch:
             ids = np.concatenate([ids[again], children])
             counts = np.concatenate([counts[again], sizes])
             ids, counts = ids[counts > 0], counts[counts > 0]
+        del items, spare, row, w, cls, arange, work, tries
         self.n_trees = n_trees
-        self.feature = feature[:n_nodes]
-        self.threshold = threshold[:n_nodes]
-        self.left = left[:n_nodes]
-        self.value = value[:n_nodes]
+        # copies of the grown part: views would keep the whole capacity (up to twice)
+        self.feature, self.threshold, self.left, self.value = (
+            a[:n_nodes].copy() if a.size > n_nodes else a
+            for a in (feature, threshold, left, value))
 
     def predict(self, X) -> np.ndarray:
         """Each tree's leaf value for each row of ``X``, shape (n_trees, n_points)."""
@@ -496,9 +510,10 @@ def _classes(labels):
 
 
 def _index_type(n_features, n_rows, n_weights):
-    """The type of a tree batch's row indices, node ids and flat (feature, row)
-    positions: 32 bits where they fit (less memory to read in every gather)."""
-    return np.int32 if max(n_features * n_rows, 64 * n_weights) < 2**31 else np.int64
+    """The type of a tree batch's row indices, flat (feature, row) positions and item
+    positions (at most ``n_weights``, the (tree, row) weights): 32 bits where they fit
+    (less memory to read in every gather and to hold at every level)."""
+    return np.int32 if max(n_features * n_rows, n_weights) < 2**31 else np.int64
 
 
 #: Rows of a tree batch's level whose candidate splits are evaluated at once (their
