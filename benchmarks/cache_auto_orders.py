@@ -25,7 +25,8 @@ from joblib import Parallel, delayed
 
 from metaeval.recommend import Condition, read_aslib
 from metaeval.recommend.evaluation._evaluate import _impute_times, _seed
-from metaeval.recommend.learners._auto import Auto, _inner_orders
+from metaeval.recommend.learners._auto import Auto
+from metaeval.recommend.learners._auto_inner import _inner_orders
 from metaeval.recommend.learners._learners import family_codes
 from metaeval.recommend.learners._learners_forest import ConfigurationRegression
 

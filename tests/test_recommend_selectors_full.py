@@ -174,7 +174,7 @@ def test_family_bags_draw_the_size_asked():
 def test_auto_s_inner_average_rankings_are_those_of_each_training_part():
     """The inner A3R average ranking of each family, computed from the totals of the
     ranks, is the ranking of the datasets outside it (ties included: integer successes)."""
-    from metaeval.recommend.learners._auto import _family_a3r_orders, _View
+    from metaeval.recommend.learners._auto_inner import _family_a3r_orders, _View
     from metaeval.recommend.learners._learners import family_codes
     from metaeval.recommend.learners._strategies import _a3r_order
 
