@@ -14,11 +14,20 @@ KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 
 # uv installs what pip would (the same versions) about three times faster: it downloads in
 # parallel. It does not compile the bytecode of every file installed (8,500 files, 12.5 s
-# on 2 cores): Python compiles the 2,000 or so that a run or the tests import, once, and
-# keeps them (KEEP_BYTECODE); make test from a fresh clone took 3 min 52 s against 4 min 0 s,
-# back to back. The environment starts without pip (the 3 s of ensurepip): the Python that
+# on 2 cores); Python compiles what a process imports and keeps it (KEEP_BYTECODE), but in
+# a new environment the first processes (both test workers, then every command and worker
+# a test starts) compile the same 2,500 modules side by side: the suite's first run took
+# 36 s and 54 CPU-s more than its second. So the packages from which a run or the tests
+# import the most modules are compiled once, in parallel, when the environment is made
+# (COMPILE_FIRST: some 3,000 files without their own tests, 5 s on 2 cores); a fresh
+# clone's make test then took 5 + 235 s, against 269 s without it and 233 s for a second
+# run in the same clone (2026-11-29, back to back; docs/performance.md). A package
+# that is not there is passed over, and a failure to compile only leaves the compiling to
+# Python. The environment starts without pip (the 3 s of ensurepip): the Python that
 # made it installs uv there, and uv installs pip with the rest. Where uv cannot be
 # installed or fails, pip does it all.
+COMPILE_FIRST := numpy scipy pandas sklearn matplotlib fontTools dask distributed \
+  hypothesis _pytest playwright narwhals igraph rich
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	if $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
@@ -29,6 +38,10 @@ $(STAMP): pyproject.toml
 	  && $(BIN)/python -m pip install --quiet --upgrade pip \
 	  && $(BIN)/python -m pip install --quiet -e ".[test]"; \
 	fi
+	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'); \
+	dirs=; for p in $(COMPILE_FIRST); do [ -d "$$site/$$p" ] && dirs="$$dirs $$site/$$p"; done; \
+	[ -z "$$dirs" ] || $(BIN)/python -m compileall -q -j 0 -x '/tests?/|/testing/' $$dirs \
+	  >/dev/null 2>&1 || :
 	touch $(STAMP)
 
 # The default study: the seeds' 8 algorithms, 10-fold CV, the quick suite (15 datasets).
