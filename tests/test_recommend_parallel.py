@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 import numpy as np
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from metaeval.cli import app
 from metaeval.recommend import KnowledgeBase, SingleBest, evaluate_recommenders, get_strategy
 from metaeval.recommend.evaluation._evaluate import _n_jobs
+from metaeval.recommend.evaluation._parallel import WorkerLostError
 
 #: the frames of an evaluation that must not depend on the number of workers
 FRAMES = ("per_dataset", "curves", "summary", "versus_random", "comparisons")
@@ -62,6 +64,18 @@ def _same(a, b):
             continue
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
     assert a.notes == b.notes and a.strategies == b.strategies
+
+
+class _Killed(SingleBest):
+    """The single best, whose fit kills its process when that is not ``parent``."""
+
+    def __init__(self, parent):
+        self.parent = parent
+
+    def _fit(self, knowledge, condition, seed):
+        if os.getpid() != self.parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super()._fit(knowledge, condition, seed)
 
 
 class _WhereFitted(SingleBest):
@@ -127,6 +141,19 @@ def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
     assert docs[0] == docs[1]
     assert docs[0]["n_datasets"] == 3 and set(docs[0]["strategies"]) == {"average-ranking"}
 
+    # a worker the system kills (as for want of memory): one error that says so and what
+    # to do, not joblib's traceback
+    cloudpickle.register_pickle_by_value(module)
+    try:
+        with pytest.raises(WorkerLostError) as lost:
+            evaluate_recommenders(kb, strategies=[_Killed(os.getpid())], n_boot=10,
+                                  compare=False, n_jobs=2)
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)
+    said = str(lost.value)
+    assert "SIGKILL" in said and "memory" in said and "(n_jobs, --jobs)" in said, said
+    assert "2 worker process(es)" in said
+
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
 def test_bad_n_jobs_is_a_value_error_naming_it(n_jobs):
@@ -143,6 +170,23 @@ def test_n_jobs_follows_scikit_learns_convention():
     assert _n_jobs(-2, 1000) == max(1, cpu_count() - 1)
     with parallel_config(n_jobs=2):
         assert _n_jobs(None, 5) == 2
+
+
+def test_a_killed_worker_is_one_line_and_exit_code_1(cli_store, monkeypatch):
+    import metaeval.recommend
+
+    def killed(*args, **kwargs):
+        raise WorkerLostError("A worker process evaluating the folds was killed "
+                              "(SIGKILL(-9)), most often\nbecause the machine ran out of "
+                              "memory.")
+
+    monkeypatch.setattr(metaeval.recommend, "evaluate_recommenders", killed)
+    result = CliRunner().invoke(app, ["recommend", "--evaluate", "--store", str(cli_store),
+                                      "--strategy", "single-best"])
+    assert result.exit_code == 1, result.output
+    assert "Error: A worker process evaluating the folds was killed (SIGKILL(-9)), most " \
+        "often because the machine ran out of memory." in result.output
+    assert "Traceback" not in result.output
 
 
 def test_cli_passes_jobs_and_checks_it(cli_store, monkeypatch):

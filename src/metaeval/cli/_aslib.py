@@ -55,7 +55,8 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         condition = Condition(time_weight=time_weight)
         with working(f"Reading the ASlib scenario {directory}"):
             scenario = read_aslib(directory, measure=measure)
-        from metaeval.cli._signals import exit_stopped, stop_on_signals
+        from metaeval.cli._signals import exit_stopped, exit_worker_lost, stop_on_signals
+        from metaeval.recommend.evaluation._parallel import WorkerLostError
 
         try:  # a signal stops the workers too
             with stop_on_signals(), working("Evaluating the strategies on the scenario's "
@@ -65,6 +66,8 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
                                     n_jobs=n_jobs, presolved=presolved)
         except KeyboardInterrupt as exc:
             exit_stopped(exc, "nothing was written")
+        except WorkerLostError as exc:
+            exit_worker_lost(exc)
         document = ev.json_text() if json_file is not None else None
     for note in ev.notes:
         err.print(f"Note: {note}", markup=False)

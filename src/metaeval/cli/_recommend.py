@@ -479,7 +479,8 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
         source = source.knowledge_base(condition, clock=clock)
     # the shipped knowledge base's own notes: said by `metaeval knowledge show`
     known = source.notes if shipped else ()
-    from metaeval.cli._signals import exit_stopped, stop_on_signals
+    from metaeval.cli._signals import exit_stopped, exit_worker_lost, stop_on_signals
+    from metaeval.recommend.evaluation._parallel import WorkerLostError
 
     try:  # a signal stops the workers too
         with stop_on_signals(), stage("Evaluating the strategies, leaving one family out "
@@ -489,6 +490,8 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
                                        n_jobs=n_jobs)
     except KeyboardInterrupt as exc:
         exit_stopped(exc, "nothing was written")
+    except WorkerLostError as exc:
+        exit_worker_lost(exc)
     _notes([n for n in ev.notes if n not in known])
     lo, hi = ev.time_range
     span = (f"[{lo:.0%}, {hi:.0%}] of the pool's {clock} time on each held-out dataset"

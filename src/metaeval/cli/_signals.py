@@ -10,6 +10,17 @@ from metaeval._signals import STOP_SIGNALS, Stopped, ignore_stop_signals, stop_o
 __all__ = ["Stopped", "stop_on_signals", "exit_stopped", "ignore_stop_signals", "STOP_SIGNALS"]
 
 
+def exit_worker_lost(exc: Exception):
+    """Print the message of a worker process the system killed (most often for memory)
+    as one line on standard error and exit with code 1: nothing was evaluated."""
+    import typer
+
+    from metaeval.cli._app import err
+
+    err.print(f"Error: {' '.join(str(exc).split())}", markup=False)
+    raise typer.Exit(1) from None
+
+
 def exit_stopped(exc: KeyboardInterrupt, what: str):
     """Print ``Interrupted (SIGTERM); <what>.`` on standard error (as ``metaeval run``
     does) and exit with the signal's code (a plain ``KeyboardInterrupt`` is SIGINT's:

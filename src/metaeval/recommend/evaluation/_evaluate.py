@@ -382,6 +382,9 @@ def evaluate_recommenders(
         Fewer than 3 datasets or 2 families, an unknown strategy, a strategy whose
         inputs the knowledge base lacks, a condition the knowledge base was not scored
         under, an ``n_jobs`` that is not a nonzero integer or None.
+    WorkerLostError
+        A worker process (``n_jobs`` other than 1) was killed by the system, most often
+        for want of memory: nothing is returned; fewer workers may do.
 
     References
     ----------

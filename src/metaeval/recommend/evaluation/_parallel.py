@@ -12,6 +12,11 @@ import warnings
 import numpy as np
 
 
+class WorkerLostError(RuntimeError):
+    """A worker process evaluating folds ended without its result (killed by the system,
+    most often for want of memory); nothing was evaluated."""
+
+
 def _n_jobs(n_jobs, n_folds) -> int:
     """The worker processes for ``n_folds`` folds: scikit-learn's convention (None: 1,
     or the ``n_jobs`` of an enclosing :func:`joblib.parallel_config`; -1: every usable
@@ -41,11 +46,24 @@ def _folds_in_workers(fold, order, work, n_jobs) -> list:
     # (its leak check) after a fold, and warns from its own thread that "a worker
     # stopped"; it finishes its fold first and no fold is lost, so that one warning is not
     # shown during these calls.
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning,
                                 message="A worker stopped while some jobs were given")
-        out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1, max_nbytes=None)(
-            delayed(_fold_in_worker)(fold, order[j], **work) for j in start)
+        try:
+            out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1,
+                           max_nbytes=None)(
+                delayed(_fold_in_worker)(fold, order[j], **work) for j in start)
+        except TerminatedWorkerError as exc:
+            # the system's words (the signal, e.g. SIGKILL(-9)) without joblib's advice
+            what = str(exc).split("The exit codes of the workers are", 1)[-1].strip(" .\n")
+            raise WorkerLostError(
+                f"A worker process evaluating the folds was killed ({what}), most often "
+                f"because the machine ran out of memory: each of the {n_jobs} worker "
+                "process(es) holds a fold's fitted models (several GB on scenarios of "
+                "thousands of instances). Nothing was evaluated; run again with fewer "
+                "worker processes (n_jobs, --jobs).") from exc
     done = [None] * len(order)
     for j, result in zip(start, out, strict=True):
         done[j] = result
