@@ -205,14 +205,13 @@ class Sleepy(ClassifierMixin, BaseEstimator):
 
 def _watched_run(tmp_path, monkeypatch, cluster):
     """Start a study of sleeping fits on ``cluster`` in a thread; return the thread, its
-    outcome, the messages said, an event set once the watcher saw a unit running and one
-    set once it noted a unit of a lost worker."""
+    outcome, the messages said, and an event set once the watcher saw a unit running."""
     import threading
 
     from metaeval.algorithms import Algorithm
     from metaeval.study import _dask_watch
 
-    said, seen, lost = [], threading.Event(), threading.Event()
+    said, seen = [], threading.Event()
     original_check = _dask_watch.WorkerWatch.check
 
     def check(self, *args, **kw):
@@ -220,8 +219,6 @@ def _watched_run(tmp_path, monkeypatch, cluster):
         original_check(self, *args, **kw)
         if any(self.running.values()):
             seen.set()
-        if self.lost:
-            lost.set()
 
     monkeypatch.setattr(_dask_watch.WorkerWatch, "check", check)
     study = Study(datasets=["labor", "fertility"],
@@ -238,7 +235,7 @@ def _watched_run(tmp_path, monkeypatch, cluster):
 
     thread = threading.Thread(target=target, daemon=True)
     thread.start()
-    return thread, outcome, said, seen, lost
+    return thread, outcome, said, seen
 
 
 @pytest.fixture
@@ -265,8 +262,9 @@ def _wait_until(condition, what, timeout=180.0):
 def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monkeypatch,
                                                                  sleepy):
     distributed = pytest.importorskip("dask.distributed")
-    # every fit sleeps until the watcher has noted the lost worker's unit (a hang guard of
-    # 120 s), so that the unit run again cannot end before the watcher looks
+    # every fit sleeps until the worker is killed (a hang guard of 120 s); then the unit
+    # that runs again ends at once, most often before the watcher's next check (every
+    # second): the watcher must still say it (it asks the scheduler as the unit ends)
     monkeypatch.setenv("SLEEPY_SECONDS", "120")
     stop = tmp_path / "stop-sleeping"
     monkeypatch.setenv("SLEEPY_STOP", str(stop))
@@ -274,7 +272,7 @@ def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monk
                                   dashboard_address=None,
                                   silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as client:
-        thread, outcome, said, seen, lost_seen = _watched_run(tmp_path, monkeypatch, cluster)
+        thread, outcome, said, seen = _watched_run(tmp_path, monkeypatch, cluster)
         assert seen.wait(180), outcome
         busy = [w for w, keys in client.processing().items()
                 if any(str(k).startswith("metaeval-") for k in keys)]
@@ -283,7 +281,6 @@ def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monk
             client.run(__import__("os")._exit, 1, workers=busy[:1])
         except Exception:  # noqa: BLE001, S110 - the worker is gone, as meant
             pass
-        assert lost_seen.wait(180), said
         stop.touch()  # the unit that ran again and the other worker's fits end now
         thread.join(300)
         assert not thread.is_alive() and "error" not in outcome, outcome
@@ -307,7 +304,7 @@ def test_with_no_dask_worker_left_the_run_says_it_waits_and_goes_on(tmp_path, mo
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None,
                                   silence_logs=logging.ERROR) as cluster:
-        thread, outcome, said, seen, _ = _watched_run(tmp_path, monkeypatch, cluster)
+        thread, outcome, said, seen = _watched_run(tmp_path, monkeypatch, cluster)
         assert seen.wait(180), outcome
         cluster.scale(0)  # the last worker goes
         _wait_until(lambda: any(line.startswith("No Dask worker is left") for line in said),

@@ -42,6 +42,7 @@ class WorkerWatch:
         self.address = address
         self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.running: dict = {}  # worker address -> keys of ours it was running
+        self.where: dict = {}  # key of ours -> the worker last seen running it
         self.workers: set = set()
         self.max_workers = 0
         self.lost: dict = {}  # key of a unit a lost worker was running -> that worker
@@ -68,6 +69,7 @@ class WorkerWatch:
                     self.lost[key] = gone
         self.running = {w: [k for k in keys if k in self.by_key]
                         for w, keys in processing.items()}
+        self.where = {k: w for w, keys in self.running.items() for k in keys}
         self.workers = workers
         self.max_workers = max(self.max_workers, len(workers))
         if workers:
@@ -85,7 +87,13 @@ class WorkerWatch:
                      "saved, and running the same command again continues.")
 
     def finished(self, key, unit, ok: bool) -> None:
-        """A unit finished (``ok``: with a result): say so if a lost worker ran it."""
+        """A unit finished (``ok``: with a result): say so if a lost worker ran it.
+
+        A unit last seen running on a worker is checked at once (one question to the
+        scheduler): a worker lost since the last check, whose unit ran again and ended
+        within the second between two checks, is noticed too."""
+        if key not in self.lost and key in self.where:
+            self.check(force=True)
         gone = self.lost.pop(key, None)
         if gone is not None and ok:
             self.rerun.append(unit)
