@@ -445,6 +445,8 @@ def test_the_cli_evaluates_a_scenario_and_writes_its_json(tmp_path):
                   "--strategy", "single-best")
     assert result.exit_code == 0, result.output
     assert "PAR10" in result.output
+    # the p column is a two-sided test's: the note says so, lest a small p read as better
+    assert "two-sided Wilcoxon test's" in " ".join(result.output.split())
     document = json.loads(out.read_text())
     assert document["sbs"] == 51.0 and document["vbs"] == 1.5
     assert document["strategies"]["single-best"]["gap_closed"] == 0.0

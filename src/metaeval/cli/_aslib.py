@@ -115,7 +115,8 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         f"({ev.sbs_whole_algorithm}): {ev.sbs_whole:.6g}; virtual best: {ev.vbs:.6g}{extra}; "
         f"{paid}. Gap closed = (SBS - s) / (SBS - VBS) on the mean cost; 'better than SBS' "
         "needs the paired interval above 0, the sign-flip null and Holm-corrected Wilcoxon "
-        "p below 0.05.")
+        "p below 0.05 (the p shown is that two-sided Wilcoxon test's: a small p alone "
+        "does not say which of the two is better).")
     for name in ev.strategies:
         chosen = ev.chosen(name)
         if chosen:
