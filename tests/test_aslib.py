@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -454,6 +455,25 @@ def test_the_cli_evaluates_a_scenario_and_writes_its_json(tmp_path):
 
 
 # --------------------------------------------------------------------- writing
+def test_on_a_terminal_the_spinner_says_how_many_folds_are_done(tmp_path, monkeypatch):
+    """A long evaluation (minutes on scenarios of thousands of instances) says how far it
+    has come; elsewhere (a pipe, a log) nothing is added."""
+    import io
+
+    from rich.console import Console
+
+    from metaeval.cli import _app
+
+    screen = io.StringIO()
+    monkeypatch.setattr(_app, "err", Console(file=screen, force_terminal=True, width=200))
+    result = _run("recommend", "--evaluate", "--aslib", _runtime(tmp_path / "rt"),
+                  "--strategy", "single-best", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())  # no colours
+    assert "folds (1/2 folds)" in shown and "folds (2/2 folds)" in shown
+    assert "/2 folds" not in result.output
+
+
 def _kb():
     rng = np.random.default_rng(0)
     names = [f"d{i}" for i in range(12)]
@@ -626,9 +646,14 @@ def test_several_cv_repetitions_are_averaged_per_instance(tmp_path):
     sc = read_aslib(_write(tmp_path / "rt", description=RUNTIME, algorithm_runs=RUNTIME_RUNS,
                            cv=cv))
     assert list(sc.cv.columns) == [1, 2]
-    ev = evaluate_aslib(sc, ["single-best", "oracle"], n_boot=20)
+    said = []  # progress: the two folds of each repetition, counted over both
+    ev = evaluate_aslib(sc, ["single-best", "oracle"], n_boot=20,
+                        progress=lambda done, total: said.append((done, total)))
+    assert said == [(1, 4), (2, 4), (3, 4), (4, 4)]
     assert len(ev.per_instance) == 2 * 4 * 2
     assert ev.sbs == 51.25 and ev.vbs == 1.5
+    with pytest.raises(ValueError, match="progress must be a callable or None"):
+        evaluate_aslib(sc, ["single-best"], progress="yes")
 
 
 def test_aslib_goes_with_evaluate_only(tmp_path):

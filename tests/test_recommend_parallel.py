@@ -96,8 +96,13 @@ def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
     library) costs more than all the evaluations here."""
     kwargs = {"strategies": _strategies(), "n_boot": 50, "n_random": 50, "seed": 3}
     kb = _knowledge(repetitions=2)  # scored on the unseen repetition, both ways
-    one = evaluate_recommenders(kb, **kwargs, n_jobs=1)
-    _same(one, evaluate_recommenders(kb, **kwargs, n_jobs=2))
+    said = {1: [], 2: []}  # progress, said in this process as each fold ends
+    one = evaluate_recommenders(kb, **kwargs, n_jobs=1,
+                                progress=lambda done, total: said[1].append((done, total)))
+    _same(one, evaluate_recommenders(kb, **kwargs, n_jobs=2, progress=lambda done, total:
+                                     said[2].append((done, total))))
+    n_families = len(set(FAMILIES))
+    assert said[1] == said[2] == [(d, n_families) for d in range(1, n_families + 1)]
     # every held-out dataset, in the knowledge base's order; ties there to break
     assert one.per_dataset["dataset"].drop_duplicates().tolist() == list(kb.datasets)
     assert len(one.per_dataset) == len(kb.datasets) * len(kwargs["strategies"])
@@ -153,6 +158,11 @@ def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
     said = str(lost.value)
     assert "SIGKILL" in said and "memory" in said and "(n_jobs, --jobs)" in said, said
     assert "2 worker process(es)" in said
+
+
+def test_a_progress_that_cannot_be_called_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="progress must be a callable or None, got 3"):
+        evaluate_recommenders(_knowledge(), strategies=["single-best"], progress=3)
 
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])

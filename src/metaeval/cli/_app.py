@@ -338,15 +338,15 @@ def stage(text: str):
     """One stage of a command's work, on standard error: a spinner on a terminal (removed
     when done); elsewhere (a pipe, a file, a log) one line ``text: done in 1.2 s.`` once
     the stage is done, so that a log says what took the time, and a stage that fails
-    leaves only its error's one line."""
+    leaves only its error's one line. Yields ``detail(text)`` as :func:`working` does."""
     if err.is_terminal:
-        with err.status(text):
-            yield
+        with err.status(text) as status:
+            yield _detail(status, text)
         return
     import time
 
     started = time.perf_counter()
-    yield
+    yield _no_detail
     # wrapped to the width (COLUMNS), as the lines of the command's output are
     line = f"{text}: done in {time.perf_counter() - started:.1f} s."
     width = output_width()
@@ -361,9 +361,28 @@ def stage(text: str):
 @contextmanager
 def working(description: str):
     """A spinner on standard error while a command works on one long step (a terminal
-    only, removed when done)."""
+    only, removed when done). Yields ``detail(text)``, which says how far the step has
+    come after the spinner's description (on a terminal; nothing elsewhere)."""
     if not err.is_terminal:
-        yield
+        yield _no_detail
         return
-    with err.status(description):
-        yield
+    with err.status(description) as status:
+        yield _detail(status, description)
+
+
+def _detail(status, text):
+    """``detail(more)``: the spinner ``status`` says ``text (more)``, drawn at once (a
+    spinner named anew is redrawn on the spot; a new text alone waits for the next of
+    its 12.5 redraws a second)."""
+    return lambda more: status.update(f"{text} ({more})", spinner="dots")
+
+
+def _no_detail(more) -> None:
+    """Where no spinner is shown, how far a step has come is not said."""
+
+
+def folds_done(detail, unit: str = "folds"):
+    """``progress(done, total)`` for an evaluation, said by ``detail`` (from
+    :func:`working` or :func:`stage`) as "3/10 folds" (short: a spinner's line is cut at
+    the terminal's width)."""
+    return lambda done, total: detail(f"{done}/{total} {unit}")

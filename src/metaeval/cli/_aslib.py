@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from metaeval._validation import check_output_file, write_atomic
-from metaeval.cli._app import _bad_input, err, out, print_table, say, working
+from metaeval.cli._app import _bad_input, err, folds_done, out, print_table, say, working
 from metaeval.cli._outputs import check_output
 
 
@@ -60,10 +60,11 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
 
         try:  # a signal stops the workers too
             with stop_on_signals(), working("Evaluating the strategies on the scenario's "
-                                            "cv.arff folds"):
+                                            "cv.arff folds") as detail:
                 ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
                                     condition=condition, feature_costs=bool(feature_costs),
-                                    n_jobs=n_jobs, presolved=presolved)
+                                    n_jobs=n_jobs, presolved=presolved,
+                                    progress=folds_done(detail))
         except KeyboardInterrupt as exc:
             exit_stopped(exc, "nothing was written")
         except WorkerLostError as exc:

@@ -14,6 +14,7 @@ from metaeval.cli._app import (
     app,
     err,
     fit_table,
+    folds_done,
     out,
     print_table,
     say,
@@ -484,10 +485,11 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
 
     try:  # a signal stops the workers too
         with stop_on_signals(), stage("Evaluating the strategies, leaving one family out "
-                                      "at a time"):
+                                      "at a time") as detail:
             ev = evaluate_recommenders(source, condition, strategies=None if strategy is None
                                        else [strategy], clock=clock, scored_on=scored_on,
-                                       n_jobs=n_jobs)
+                                       n_jobs=n_jobs,
+                                       progress=folds_done(detail, "families"))
     except KeyboardInterrupt as exc:
         exit_stopped(exc, "nothing was written")
     except WorkerLostError as exc:

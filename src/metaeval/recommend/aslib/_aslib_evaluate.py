@@ -203,7 +203,7 @@ def _num(v):
 
 def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_random=1000,
                    n_boot=1000, alpha=0.05, seed=0, feature_costs=True, n_jobs=None,
-                   presolved=None) -> AslibEvaluation:
+                   presolved=None, progress=None) -> AslibEvaluation:
     r"""Evaluate strategies on an ASlib scenario with its own ``cv.arff`` folds.
 
     Feature costs (runtime scenarios with ``feature_costs.arff``). A strategy that reads
@@ -257,6 +257,10 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
         Worker processes over which the folds of each ``cv.arff`` repetition are spread,
         as in :func:`evaluate_recommenders` (None: 1; -1: every usable core); the
         figures are the same for any number.
+    progress : callable, optional
+        Called as ``progress(done, total)`` in the calling process each time a fold's
+        evaluation ends (``total``: the folds of every repetition); it changes nothing
+        else.
     presolved : bool, optional
         Credit presolved instances as ASlib and LLAMA do (Bischl et al. 2016): an
         instance that a used feature step presolved (``presolved`` in
@@ -297,6 +301,8 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
         raise ValueError("presolved=True credits presolved instances in their feature "
                          "cost, and needs feature_costs=True.")
     _n_jobs(n_jobs, 1)  # checked before reading the scenario
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable or None, got {progress!r}.")
     sc = scenario if isinstance(scenario, AslibScenario) else read_aslib(scenario)
     kb = sc.knowledge
     condition = Condition() if condition is None else condition
@@ -307,11 +313,18 @@ def evaluate_aslib(scenario, strategies=None, *, condition=None, k=None, n_rando
                                               bool(feature_costs) and sc.feature_costs)
     notes += skipped
     names = None
+    # the folds of each repetition, as evaluate_recommenders counts them
+    n_folds = {rep: len(dict.fromkeys(sc.cv[rep].to_numpy())) for rep in sc.cv.columns}
+    total = sum(n_folds.values())
+    before = 0  # the folds of the repetitions already evaluated
     for rep in sc.cv.columns:
+        said = None if progress is None else (
+            lambda done, _, before=before: progress(before + done, total))
         ev = evaluate_recommenders(kb, condition, strategies=strategies, k=k,
                                    n_random=n_random, n_boot=2, alpha=alpha, seed=seed,
                                    folds=sc.cv[rep].to_numpy(), compare=False,
-                                   n_jobs=n_jobs)
+                                   n_jobs=n_jobs, progress=said)
+        before += n_folds[rep]
         names = ev.strategies
         frames.append(ev.per_dataset.assign(repetition=rep))
         curves.append(ev.curves.assign(repetition=rep))

@@ -290,6 +290,7 @@ def evaluate_recommenders(
     scored_on=None,
     n_jobs=None,
     budgets=BUDGETS,
+    progress=None,
 ) -> RecommenderEvaluation:
     """Leave-one-dataset-out evaluation of recommendation strategies.
 
@@ -371,6 +372,10 @@ def evaluate_recommenders(
         order is scored too, with the baseline ``single-best-budget``
         (:mod:`~metaeval.recommend.evaluation._budget_scoring`: the skip rule, the loss, the
         reference); None or () for none.
+    progress : callable, optional
+        Called as ``progress(done, total)`` in the calling process each time the
+        evaluation of an outer fold ends (``total``: the folds), e.g. to show progress;
+        it changes nothing else.
 
     Returns
     -------
@@ -402,6 +407,8 @@ def evaluate_recommenders(
     np.float64(0.0)
     """
     _n_jobs(n_jobs, 1)  # checked before any work
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable or None, got {progress!r}.")
     if describe and not isinstance(source, (KnowledgeBase, KnowledgeArchive)):
         names = list(STRATEGIES) if strategies is None else strategies
         names = [names] if isinstance(names, (str, Strategy)) else names
@@ -444,10 +451,14 @@ def evaluate_recommenders(
     if n_jobs == 1:  # no pool: the folds in turn, in this process
         from threadpoolctl import threadpool_limits
 
+        done = []
         with threadpool_limits(limits=1):  # as in a worker (the same sums)
-            done = [_fold(group, **work) for group in order]
+            for group in order:
+                done.append(_fold(group, **work))
+                if progress is not None:
+                    progress(len(done), len(order))
     else:
-        done = _folds_in_workers(_fold, order, work, n_jobs)
+        done = _folds_in_workers(_fold, order, work, n_jobs, progress)
     rows_of, curves_of, extra_of = {}, {}, {}
     for fold_rows in done:
         for i, rows, parts, extra in fold_rows:

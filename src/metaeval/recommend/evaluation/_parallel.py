@@ -32,10 +32,11 @@ def _n_jobs(n_jobs, n_folds) -> int:
     return max(1, min(int(joblib.effective_n_jobs(n_jobs)), n_folds))
 
 
-def _folds_in_workers(fold, order, work, n_jobs) -> list:
+def _folds_in_workers(fold, order, work, n_jobs, progress=None) -> list:
     """``fold(group, **work)`` for each fold of ``order``, in ``n_jobs`` worker processes (joblib's
     process backend), returned in the order of ``order``; the largest folds are handed
-    out first, so that the last one to finish is a small one."""
+    out first, so that the last one to finish is a small one. ``progress(done, total)``,
+    if given, is called in this process as each fold's result arrives."""
     from joblib import Parallel, delayed
 
     groups = work["groups"]
@@ -51,10 +52,17 @@ def _folds_in_workers(fold, order, work, n_jobs) -> list:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning,
                                 message="A worker stopped while some jobs were given")
+        done = [None] * len(order)
         try:
+            # the results as the folds end (each with its place), so that progress can be
+            # said; every one is put back in its place below
             out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1,
-                           max_nbytes=None)(
-                delayed(_fold_in_worker)(fold, order[j], **work) for j in start)
+                           max_nbytes=None, return_as="generator_unordered")(
+                delayed(_fold_in_worker)(fold, order[j], **work, _place=j) for j in start)
+            for n_done, (j, result) in enumerate(out, 1):
+                done[j] = result
+                if progress is not None:
+                    progress(n_done, len(order))
         except TerminatedWorkerError as exc:
             # the system's words (the signal, e.g. SIGKILL(-9)) without joblib's advice
             what = str(exc).split("The exit codes of the workers are", 1)[-1].strip(" .\n")
@@ -64,20 +72,18 @@ def _folds_in_workers(fold, order, work, n_jobs) -> list:
                 "process(es) holds a fold's fitted models (several GB on scenarios of "
                 "thousands of instances). Nothing was evaluated; run again with fewer "
                 "worker processes (n_jobs, --jobs).") from exc
-    done = [None] * len(order)
-    for j, result in zip(start, out, strict=True):
-        done[j] = result
     return done
 
 
-def _fold_in_worker(fold, group, **work) -> list:
-    """``fold(group, **work)`` in a worker process, BLAS and OpenMP on one thread (as the caller
-    runs the folds itself), freed memory kept for the next arrays (:func:`keep_freed_memory`)."""
+def _fold_in_worker(fold, group, *, _place, **work) -> tuple:
+    """``(_place, fold(group, **work))`` in a worker process, BLAS and OpenMP on one thread
+    (as the caller runs the folds itself), freed memory kept for the next arrays
+    (:func:`keep_freed_memory`)."""
     from threadpoolctl import threadpool_limits
 
     keep_freed_memory()
     with threadpool_limits(limits=1):
-        return fold(group, **work)
+        return _place, fold(group, **work)
 
 
 #: glibc's ``mallopt`` parameters (``malloc.h``) and the values set in the workers: no
