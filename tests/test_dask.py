@@ -258,6 +258,55 @@ def _wait_until(condition, what, timeout=180.0):
         time.sleep(0.1)
 
 
+class _Scheduler:
+    """What ``Client.processing`` answers: worker address -> keys it runs (set by the
+    test), for the watcher's bookkeeping alone (the cluster tests run a real one)."""
+
+    def __init__(self, processing):
+        self.now = processing
+
+    def processing(self):
+        return {w: list(keys) for w, keys in self.now.items()}
+
+
+def _unit(name):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(task=SimpleNamespace(dataset="labor", repeat=0,
+                                                algorithm=SimpleNamespace(name=name)),
+                           fold=None)
+
+
+def test_the_watcher_says_a_unit_that_ran_again_and_ended_between_two_checks():
+    """As the executor calls it: the finished unit leaves ``by_key`` first, then the
+    watcher hears of it. Worker A, last seen running k, is lost; k ran again on B and
+    ended before the watcher's next periodic question: said all the same, once. A unit
+    whose worker is still there, or one that failed, is not said."""
+    from metaeval.study._dask_watch import WorkerWatch
+
+    said = []
+    k, m = _unit("Sleepy"), _unit("Other")
+    by_key = {"k": k, "m": m}
+    scheduler = _Scheduler({"tcp://A": ["k"], "tcp://B": ["m"]})
+    watch = WorkerWatch(scheduler, by_key, "tcp://s", say=said.append)
+    scheduler.now = {"tcp://B": ["m"]}  # A lost; k ran again on B, and has ended
+    watch.finished("k", by_key.pop("k"), ok=True)
+    assert said == ["A Dask worker was lost (tcp://A) while running labor x Sleepy "
+                    "(repeat 0); it ran again on another worker."]
+    assert watch.rerun == [k]
+    scheduler.now = {"tcp://B": []}
+    watch.finished("m", by_key.pop("m"), ok=True)  # its worker is still there
+    assert len(said) == 1 and watch.rerun == [k]
+
+    said.clear()  # a unit of a lost worker that failed is the executor's to say
+    by_key = {"k": k}
+    scheduler.now = {"tcp://A": ["k"], "tcp://B": []}
+    watch = WorkerWatch(scheduler, by_key, "tcp://s", say=said.append)
+    scheduler.now = {"tcp://B": []}
+    watch.finished("k", by_key.pop("k"), ok=False)
+    assert said == [] and watch.rerun == []
+
+
 @pytest.mark.slow
 def test_a_lost_dask_worker_is_said_with_the_units_that_ran_again(tmp_path, monkeypatch,
                                                                  sleepy):

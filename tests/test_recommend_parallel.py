@@ -158,6 +158,31 @@ def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
     said = str(lost.value)
     assert "SIGKILL" in said and "memory" in said and "(n_jobs, --jobs)" in said, said
     assert "2 worker process(es)" in said
+    assert "{" not in said and "Detailed tracebacks" not in said, said  # not loky's words
+
+
+_LOKY = ("A worker process managed by the executor was unexpectedly terminated. This could "
+         "be caused by a segmentation fault while calling the function or by an excessive "
+         "memory usage causing the Operating System to kill the worker.\n\nThe exit codes "
+         "of the workers are {CODES}\nDetailed tracebacks of the workers should have been "
+         "printed to stderr in the executor process if faulthandler was not disabled.")
+
+
+@pytest.mark.parametrize(("codes", "shown", "memory"), [
+    ("{SIGKILL(-9), SIGKILL(-9)}", "killed (SIGKILL(-9)),", True),
+    ("{SIGSEGV(-11)}", "ended without its result (SIGSEGV(-11)):", False),
+    ("{EXIT(1), SIGKILL(-9)}", "killed (EXIT(1), SIGKILL(-9)),", True),
+    (None, "was killed, most often", True),  # Windows: no exit codes
+])
+def test_a_lost_worker_is_said_by_its_exit_codes_without_loky_s_text(codes, shown, memory):
+    from metaeval.recommend.evaluation._parallel import _lost_message
+
+    text = _LOKY.replace("{CODES}", codes) if codes else _LOKY.split("\n\n")[0]
+    said = _lost_message(text, 4)
+    assert shown in said and "Detailed tracebacks" not in said, said
+    assert ("ran out of memory" in said) == memory
+    assert ("each of the 4 worker process(es)" in said) == memory
+    assert "Nothing was evaluated" in said
 
 
 def test_a_progress_that_cannot_be_called_is_a_value_error_naming_it():

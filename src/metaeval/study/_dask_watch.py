@@ -52,8 +52,11 @@ class WorkerWatch:
         self._next = 0.0
         self.check(force=True)
 
-    def check(self, force: bool = False, pending: int | None = None) -> None:
-        """Ask the scheduler (at most every :data:`CHECK_EVERY` s unless ``force``)."""
+    def check(self, force: bool = False, pending: int | None = None,
+              ending=None) -> None:
+        """Ask the scheduler (at most every :data:`CHECK_EVERY` s unless ``force``);
+        ``ending``: the key of a unit that has just finished (the executor has already
+        taken it out of ``by_key``), still noted if a lost worker was running it."""
         now = time.monotonic()
         if not force and now < self._next:
             return
@@ -65,7 +68,7 @@ class WorkerWatch:
         workers = set(processing)
         for gone in self.workers - workers:
             for key in self.running.get(gone, ()):
-                if key in self.by_key:
+                if key in self.by_key or key == ending:
                     self.lost[key] = gone
         self.running = {w: [k for k in keys if k in self.by_key]
                         for w, keys in processing.items()}
@@ -91,9 +94,11 @@ class WorkerWatch:
 
         A unit last seen running on a worker is checked at once (one question to the
         scheduler): a worker lost since the last check, whose unit ran again and ended
-        within the second between two checks, is noticed too."""
+        within the second between two checks, is noticed too. (A worker lost in the
+        moment after its unit's result reached the client, before that question, is
+        taken for one lost while running it: the unit is said to have run again.)"""
         if key not in self.lost and key in self.where:
-            self.check(force=True)
+            self.check(force=True, ending=key)
         gone = self.lost.pop(key, None)
         if gone is not None and ok:
             self.rerun.append(unit)

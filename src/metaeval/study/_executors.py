@@ -499,7 +499,6 @@ class DaskExecutor:
                         continue
                     try:
                         result = future.result()
-                        watch.finished(future.key, unit, ok=True)
                     except Exception as exc:  # noqa: BLE001 - a lost worker, a pickling error
                         watch.finished(future.key, unit, ok=False)
                         what = f"{type(exc).__name__}: {exc}"
@@ -511,6 +510,8 @@ class DaskExecutor:
                                   f"{task.algorithm.name} (repeat {task.repeat}); it runs "
                                   f"again on the next run. Dask's log: {log_file}",
                                   file=sys.stderr, flush=True)
+                    else:  # outside the try: the watcher's words never make a result a failure
+                        watch.finished(future.key, unit, ok=True)
                     future.release()
                     yield result
                     if skip is not None:  # the caller has taken the result in

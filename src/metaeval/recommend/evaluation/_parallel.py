@@ -64,15 +64,30 @@ def _folds_in_workers(fold, order, work, n_jobs, progress=None) -> list:
                 if progress is not None:
                     progress(n_done, len(order))
         except TerminatedWorkerError as exc:
-            # the system's words (the signal, e.g. SIGKILL(-9)) without joblib's advice
-            what = str(exc).split("The exit codes of the workers are", 1)[-1].strip(" .\n")
-            raise WorkerLostError(
-                f"A worker process evaluating the folds was killed ({what}), most often "
+            raise WorkerLostError(_lost_message(str(exc), n_jobs)) from exc
+    return done
+
+
+def _lost_message(text: str, n_jobs: int) -> str:
+    """What to say of a worker process that ended without its result, from the text of
+    loky's ``TerminatedWorkerError`` (its exit codes, e.g. ``{SIGKILL(-9)}``, where the
+    system gives them), without loky's own advice."""
+    import re
+
+    found = re.search(r"exit codes of the workers are \{([^}]*)\}", text)
+    codes = (", ".join(dict.fromkeys(c.strip() for c in found.group(1).split(",")))
+             if found else "")
+    said = f" ({codes})" if codes else ""
+    if not codes or "SIGKILL" in codes:  # what the system's out-of-memory killer sends
+        return (f"A worker process evaluating the folds was killed{said}, most often "
                 f"because the machine ran out of memory: each of the {n_jobs} worker "
                 "process(es) holds a fold's fitted models (several GB on scenarios of "
                 "thousands of instances). Nothing was evaluated; run again with fewer "
-                "worker processes (n_jobs, --jobs).") from exc
-    return done
+                "worker processes (n_jobs, --jobs).")
+    return (f"A worker process evaluating the folds ended without its result{said}: a "
+            "crash in compiled code, or a signal from outside. Nothing was evaluated; "
+            "run again, with one worker process (n_jobs=1, --jobs 1) to see the error "
+            "where it happens.")
 
 
 def _fold_in_worker(fold, group, *, _place, **work) -> tuple:
