@@ -370,13 +370,13 @@ def _replace(old, new):
 
 
 BAD = {
-    "missing cv.arff": ({"cv": None}, "cv.arff: missing"),
     "missing feature_runstatus": ({"feature_runstatus": None}, "feature_runstatus.arff: missing"),
     "duplicated run": ({"algorithm_runs": lambda t: t + "i2,1,B,0.7,4.0,ok\n"},
                        "algorithm_runs.arff, line 17: duplicated run (i2, 1, B; first at "
                        "line 12)"),
     "missing run": ({"algorithm_runs": _drop_line("i3,1,B")},
-                    "algorithm_runs.arff: missing run of 'B' on instance 'i3'"),
+                    "algorithm_runs.arff: no run of 'B' on instance 'i3' (every "
+                    "algorithm needs a run on every instance)"),
     "unknown algorithm": ({"algorithm_runs": _replace("i4,1,B", "i4,1,C")},
                           "algorithm_runs.arff, line 16: run of unknown algorithm 'C'"),
     "non-ok run without a value in a quality scenario": (

@@ -1,7 +1,10 @@
 """ASlib formats the shared scenarios lack, on small synthetic scenarios worked by hand:
 solution-quality scenarios whose runs that timed out record the quality they reached,
-several performance measures (the first evaluated unless another is asked for), and
-the older ``key: value`` description beside the YAML one."""
+several performance measures (the first evaluated unless another is asked for), the
+older ``key: value`` description beside the YAML one, and what the format allows that
+an audit against its specification found refused or misread: algorithms run a
+different number of times, no ``cv.arff``, categorical features, names YAML would read
+as numbers, and older-format steps whose lists overlap."""
 
 from __future__ import annotations
 
@@ -206,3 +209,114 @@ def test_a_bad_old_description_is_one_line_naming_the_line(tmp_path, text, messa
     result = _run("recommend", "--evaluate", "--aslib", root)
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert message in result.output
+
+
+# --------------------------------------------------- found by an audit of the format
+def test_algorithms_may_have_different_numbers_of_repetitions(tmp_path):
+    """The format's own example runs a stochastic algorithm twice and the deterministic
+    ones once. B ran twice on i2 (4 s and 8 s) and on i4 (100 s, a timeout, then 2 s):
+    its PAR10 there is the mean of its own runs, (4 + 8) / 2 = 6 and (1000 + 2) / 2 =
+    501 (cutoff 100 s, PAR10 1000), solved only if every run solved; A, run once, as
+    before."""
+    runs = RUNS + "i2,2,B,0.5,8.0,ok\ni4,2,B,0.4,2.0,ok\n"
+    runs = runs.replace("i4,1,B,0.6,8.0,ok", "i4,1,B,0.6,100,timeout")
+    desc = QUALITY.replace("- accuracy\n- runtime", "- runtime\n- accuracy").replace(
+        "- true\n- false", "- false\n- true").replace(
+        "- solution_quality\n- runtime", "- runtime\n- solution_quality")
+    sc = read_aslib(_write(tmp_path / "reps", description=desc, algorithm_runs=runs))
+    np.testing.assert_array_equal(sc.performance, [[1, 2], [3, 6], [5, 6], [7, 501]])
+    np.testing.assert_array_equal(sc.solved, [[1, 1], [1, 1], [1, 1], [1, 0]])
+    assert any("runs averaged over their repetitions (1 to 2 per algorithm and instance)"
+               in n for n in sc.notes), sc.notes
+    # an algorithm with no run on an instance is still refused, by name
+    with pytest.raises(ValueError, match="no run of 'B' on instance 'i3'"):
+        read_aslib(_write(tmp_path / "gap", description=desc, algorithm_runs="".join(
+            line for line in runs.splitlines(keepends=True)
+            if not line.startswith("i3,1,B"))))
+
+
+def test_without_cv_arff_ten_folds_are_drawn_the_same_on_every_reading(tmp_path):
+    """cv.arff is optional in the format: the folds are scikit-learn's shuffled KFold with
+    seed 0 (fewer folds than 10 when there are fewer instances), said in a note."""
+    from sklearn.model_selection import KFold
+
+    n = 23
+    runs = "".join(line for line in RUNS.splitlines(keepends=True)
+                   if line[:2] not in ("i1", "i2", "i3", "i4"))
+    runs += "".join(f"j{i},1,A,{0.5 + i / 100},1.0,ok\nj{i},1,B,0.6,2.0,ok\n"
+                    for i in range(n))
+    features = "".join(line for line in _T.FEATURES.splitlines(keepends=True)
+                       if line[:1] != "i") + "".join(f"j{i},1,{i},{2 * i}\n" for i in range(n))
+    status = "".join(line for line in _T.STATUS.splitlines(keepends=True)
+                     if line[:1] != "i") + "".join(f"j{i},1,ok,ok\n" for i in range(n))
+    root = _write(tmp_path / "nocv", algorithm_runs=runs, feature_values=features,
+                  feature_runstatus=status, feature_costs=None, cv=None)
+    sc = read_aslib(root)
+    expected = np.zeros(n, dtype=int)
+    for k, (_, test) in enumerate(KFold(10, shuffle=True, random_state=0).split(
+            np.zeros(n)), start=1):
+        expected[test] = k
+    np.testing.assert_array_equal(sc.cv[1].to_numpy(), expected)
+    assert list(sc.cv.columns) == [1] and list(sc.cv.index) == [f"j{i}" for i in range(n)]
+    assert any("no cv.arff: the instances split at random into 10 folds" in note
+               for note in sc.notes), sc.notes
+    np.testing.assert_array_equal(read_aslib(root).cv.to_numpy(), sc.cv.to_numpy())
+    ev = evaluate_aslib(sc, ["single-best", "oracle"], n_boot=10)
+    assert len(ev.per_instance) == 2 * n
+    # four instances: four folds of one
+    small = read_aslib(_write(tmp_path / "small", cv=None))
+    assert sorted(small.cv[1]) == [1, 2, 3, 4]
+
+
+def test_a_categorical_feature_is_read_as_one_indicator_column_per_value(tmp_path):
+    """f2 nominal {low, high} ('?' on i3): columns f2=high and f2=low in f2's place, 1
+    where the instance has that value, 0 where the other, missing where f2 is; a step
+    that failed makes its indicator columns missing as it would f2."""
+    features = _T.FEATURES.replace("@ATTRIBUTE f2 NUMERIC", "@ATTRIBUTE f2 {low, high}")
+    features = features.replace("i1,1,1.0,10", "i1,1,1.0,low").replace(
+        "i2,1,2.0,20", "i2,1,2.0,high").replace("i3,1,?,30", "i3,1,?,?").replace(
+        "i4,1,4.0,40", "i4,1,4.0,low")
+    desc = QUALITY.replace("- basic\nfeature_steps", "- basic\n- probe\nfeature_steps")
+    sc = read_aslib(_write(tmp_path / "cat", description=desc, feature_values=features))
+    mf = sc.knowledge.metafeatures
+    assert list(mf.columns) == ["f1", "f2=high", "f2=low"]
+    np.testing.assert_array_equal(mf["f2=high"].to_numpy(), [0, 1, np.nan, 0])
+    np.testing.assert_array_equal(mf["f2=low"].to_numpy(), [1, 0, np.nan, 1])
+    assert any("1 categorical feature(s) read as 2 indicator column(s)" in n
+               for n in sc.notes), sc.notes
+    status = _T.STATUS.replace("i2,1,ok,ok", "i2,1,ok,crash")
+    failed = read_aslib(_write(tmp_path / "crash", description=desc,
+                               feature_values=features, feature_runstatus=status))
+    row = failed.knowledge.metafeatures.loc["i2"]
+    assert row["f1"] == 2.0 and np.isnan(row["f2=high"]) and np.isnan(row["f2=low"])
+    ev = evaluate_aslib(sc, ["knn-metafeatures", "single-best"], n_boot=10)
+    assert set(ev.strategies) == {"knn-metafeatures", "single-best"}
+
+
+def test_names_yaml_would_read_as_numbers_or_booleans_are_read_as_written(tmp_path):
+    """Unquoted, YAML reads the algorithm 1.10 as the number 1.1 and yes as True; the
+    runs name them 1.10 and yes."""
+    desc = QUALITY.replace("  A:\n", "  1.10:\n").replace("  B:\n", "  yes:\n")
+    runs = RUNS.replace(",A,", ",1.10,").replace(",B,", ",yes,")
+    sc = read_aslib(_write(tmp_path / "names", description=desc, algorithm_runs=runs))
+    assert list(sc.knowledge.algorithms) == ["1.10", "yes"]
+    desc = desc.replace("metainfo_algorithms:", "algorithms_deterministic:\n- 1.10\n- "
+                        "'yes'\nalgorithms_stochastic: []\nold_metainfo:")
+    sc = read_aslib(_write(tmp_path / "lists", description=desc, algorithm_runs=runs))
+    assert list(sc.knowledge.algorithms) == ["1.10", "yes"]
+
+
+def test_an_older_format_feature_needs_every_step_that_lists_it(tmp_path):
+    """In the older format a step lists the features that depend on it: with steps basic
+    (f1, f2) and probe (f2) and only basic used, f2 also depends on probe, which is not
+    computed: it is left out, and basic's cost alone is paid."""
+    old = OLD_QUALITY.replace("feature_step basic: f1", "feature_step basic: f1, f2")
+    sc = read_aslib(_write(tmp_path / "old", description=old))
+    assert list(sc.knowledge.metafeatures.columns) == ["f1"]
+    np.testing.assert_array_equal(sc.knowledge.metafeature_time, [0.5, 0.25, 0.0, 1.0])
+    assert any("1 feature(s) left out: they depend on a feature step not used" in n
+               for n in sc.notes), sc.notes
+    both = read_aslib(_write(tmp_path / "both", description=old.replace(
+        "default_steps: basic", "default_steps: basic, probe")))
+    assert list(both.knowledge.metafeatures.columns) == ["f1", "f2"]
+    np.testing.assert_array_equal(both.knowledge.metafeature_time, [7.5, 7.25, 7.0, 8.0])

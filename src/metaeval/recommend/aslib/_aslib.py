@@ -3,9 +3,10 @@ r"""Read and write algorithm-selection scenarios in the ASlib format.
 An ASlib scenario (Bischl et al. 2016) is a folder: ``description.txt`` (YAML, or the
 older one ``key: value`` a line: the performance measures, maximise or minimise, quality
 or runtime, the cutoff, the feature steps), ``algorithm_runs.arff``,
-``feature_values.arff``, ``feature_runstatus.arff``, ``cv.arff`` (the official
-repetitions x folds) and optionally ``feature_costs.arff``. :func:`read_aslib` turns one
-into the :class:`KnowledgeBase` the recommenders use (instances are datasets, algorithms
+``feature_values.arff``, ``feature_runstatus.arff``, and optionally ``cv.arff`` (the
+official repetitions x folds; without it 10 folds are drawn) and
+``feature_costs.arff``. :func:`read_aslib` turns one into the :class:`KnowledgeBase`
+the recommenders use (instances are datasets, algorithms
 are configurations, features are meta-features -- those of a step named ``landmarks``
 landmark features --, feature costs are description time); :func:`write_aslib` (in
 ``_aslib_write``) writes a knowledge base under one operating condition as a scenario
@@ -50,9 +51,11 @@ from metaeval.recommend.aslib._aslib_write import (  # noqa: F401 - written here
 )
 from metaeval.recommend.knowledge._knowledge import KnowledgeBase
 
-#: Files a scenario must have.
+#: Files a scenario must have (``cv.arff`` and ``feature_costs.arff`` are optional).
 REQUIRED_FILES = ("description.txt", "algorithm_runs.arff", "feature_values.arff",
-                  "feature_runstatus.arff", "cv.arff")
+                  "feature_runstatus.arff")
+#: Folds drawn when a scenario has no ``cv.arff`` (fewer when it has fewer instances).
+DEFAULT_FOLDS = 10
 #: The feature step read as landmark features (the others are meta-features).
 LANDMARK_STEP = "landmarks"
 #: Seconds a run is credited at least (a knowledge base needs positive times).
@@ -157,7 +160,8 @@ def read_aslib(path, measure=None) -> AslibScenario:
     ValueError
         Naming the file (and the line where there is one): a missing required file, a
         malformed description or ARFF file, a measure the scenario does not have, a run
-        of an undeclared algorithm, a duplicated or missing run, a non-``ok`` run of a
+        of an undeclared algorithm, a duplicated run, an algorithm without a run on an
+        instance (algorithms may have different numbers of repetitions), a non-``ok`` run of a
         quality scenario that records no value of the measure, a runtime scenario
         without a positive cutoff, fewer than 2 algorithms, an unknown run status, an
         instance missing from a feature or cv file. Nothing is returned half-read.
@@ -175,13 +179,16 @@ def read_aslib(path, measure=None) -> AslibScenario:
         if not (root / name).is_file():
             raise ValueError(f"{root / name}: missing; an ASlib scenario needs "
                              f"{', '.join(REQUIRED_FILES)}.")
-    desc, text = _read_description(root / "description.txt")
-    info = _interpret(desc, text, root / "description.txt", measure)
+    desc, text, older = _read_description(root / "description.txt")
+    info = _interpret(desc, text, root / "description.txt", measure, older)
     notes: list[str] = []
     runs = _read_runs(root / "algorithm_runs.arff", info, notes)
     instances = runs["instances"]
-    features, costs, presolved = _read_features(root, info, instances, notes)
-    cv = _read_cv(root / "cv.arff", instances)
+    features, costs, presolved, encoded = _read_features(root, info, instances, notes)
+    if (root / "cv.arff").is_file():
+        cv = _read_cv(root / "cv.arff", instances)
+    else:
+        cv = _drawn_cv(instances, notes)
     perf, solved, times = runs["performance"], runs["solved"], runs["times"]
     if info["runtime"]:
         sign, shift = -1.0, 10.0 * info["cutoff"]
@@ -194,7 +201,8 @@ def read_aslib(path, measure=None) -> AslibScenario:
                          f"{shift:.6g} (A3R needs positive success)")
     success = sign * perf + shift
     land = land_time = None
-    provides = info["steps"].get(LANDMARK_STEP, ([], []))[0]
+    provides = [c for f in info["steps"].get(LANDMARK_STEP, ([], []))[0]
+                for c in encoded.get(f, [f])]
     if LANDMARK_STEP in info["used_steps"] and provides:  # as :func:`write_aslib` writes
         land = features[provides]
         land_time = costs[LANDMARK_STEP].to_numpy()
@@ -219,12 +227,12 @@ _OLD_STEP = re.compile(r"^feature_step\s+(\S.*?)\s*:(.*)$")
 def _read_description(file: Path):
     """``description.txt`` as a dict: YAML (the format of today's scenarios), or the
     older format of one ``key: value`` a line (recognised by its ``feature_step NAME:``
-    lines)."""
+    lines); with its text, and whether it is in the older format."""
     import yaml
 
     text = _read_text(file)
     if re.search(r"^\s*feature_step\s+\S", text, re.MULTILINE):
-        return _old_description(text, file), text
+        return _old_description(text, file), text, True
     try:
         desc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -234,13 +242,40 @@ def _read_description(file: Path):
         raise ValueError(f"{file}{where}: not valid YAML ({problem}).") from None
     if not isinstance(desc, dict):
         raise ValueError(f"{file}: expected YAML keys (performance_measures, maximize, ...).")
-    return desc, text
+    # names as written: YAML reads an unquoted name such as 1.10 or yes as a number or a
+    # boolean (1.1, True), which the ARFF files write as 1.10 and yes
+    raw = yaml.load(text, Loader=yaml.BaseLoader)  # noqa: S506 - every value a string
+    for key in _NAMED:
+        if key in desc and isinstance(raw, dict) and key in raw:
+            desc[key] = _as_written(desc[key], raw[key], keys_only=key == _NAMED[0])
+    return desc, text, False
+
+
+#: The keys of ``description.txt`` whose values (or, for the first, keys) are names.
+_NAMED = ("metainfo_algorithms", "algorithms_deterministic", "algorithms_stochastic",
+          "performance_measures", "feature_steps", "default_steps")
+
+
+def _as_written(typed, raw, keys_only=False):
+    """``typed`` (YAML's reading) with each number or boolean among its names replaced by
+    its text in ``raw`` (the same YAML read with every scalar a string); ``keys_only``:
+    a dict's keys only. Where the two do not match, ``typed`` as it is."""
+    if isinstance(typed, dict) and isinstance(raw, dict) and len(typed) == len(raw):
+        return {_as_written(k, r): (v if keys_only else _as_written(v, raw[r]))
+                for (k, v), r in zip(typed.items(), raw, strict=True)}
+    if isinstance(typed, list) and isinstance(raw, list) and len(typed) == len(raw):
+        return [_as_written(t, r) for t, r in zip(typed, raw, strict=True)]
+    if isinstance(typed, (bool, int, float)) and isinstance(raw, str):
+        return raw
+    return typed
 
 
 def _old_description(text, file):
     """The older format: ``key: value`` lines, lists comma-separated, ``?`` or nothing
-    for a missing value, each feature step ``feature_step NAME: f1, f2, ...`` (no
-    requirements between steps). Returned as the YAML format's keys."""
+    for a missing value, each feature step ``feature_step NAME: f1, f2, ...`` listing
+    the features that depend on it (a feature listed by two steps needs both; no
+    requirements between steps). Returned as the YAML format's keys, each step's list
+    as what it ``provides``."""
     desc, steps = {}, {}
     for number, line in enumerate(text.splitlines(), start=1):
         s = line.strip()
@@ -295,8 +330,9 @@ def _flag(value, file, where):
     raise ValueError(f"{file}{where}: maximize must be true or false, got {value!r}.")
 
 
-def _interpret(desc, text, file, measure):
-    """What the evaluation needs from ``description.txt``, checked."""
+def _interpret(desc, text, file, measure, older=False):
+    """What the evaluation needs from ``description.txt``, checked (``older``: in the
+    older format, whose feature steps list the features that depend on them)."""
     measures = [str(m) for m in _as_list(desc.get("performance_measures"))]
     if not measures:
         raise ValueError(f"{file}: no performance_measures.")
@@ -357,7 +393,7 @@ def _interpret(desc, text, file, measure):
             "measure": measure, "maximize": maximize[k], "runtime": runtime,
             "cutoff": cutoff if runtime else (cutoff if cutoff > 0 else None),
             "time_measure": time_measure, "algorithms": algorithms, "steps": steps[0],
-            "used_steps": steps[1], "file": file}
+            "used_steps": steps[1], "older": older, "file": file}
 
 
 def _feature_steps(desc, text, file):
@@ -496,25 +532,28 @@ def _read_runs(file, info, notes):
     col_of = {n: j for j, n in enumerate(algorithms)}
     i = frame["instance_id"].map(row_of).to_numpy()
     j = frame["algorithm"].map(col_of).to_numpy()
-    reps = frame["repetition"].to_numpy(dtype=np.float64)
-    # every (instance, repetition) the file has must have a run of every algorithm
-    count = pd.DataFrame({"i": i, "r": reps}).groupby(["i", "r"]).size()
-    short = count[count < a]
-    if len(short):
-        (ii, rr), _ = next(iter(short.items()))
-        have = set(j[(i == ii) & (reps == rr)])
-        lacking = [algorithms[k] for k in range(a) if k not in have]
-        raise ValueError(f"{file}: missing run of {lacking[0]!r} on instance "
-                         f"{instances[ii]!r}, repetition {rr:g}"
-                         f"{f' (and {len(lacking) - 1} more)' if len(lacking) > 1 else ''}.")
-    n_reps = count.groupby(level="i").size().to_numpy()
+    # every algorithm has at least one run on every instance; the numbers of repetitions
+    # may differ between algorithms (the format's own example runs a stochastic
+    # algorithm twice and the deterministic ones once): each (instance, algorithm) is
+    # the mean over its own runs
+    n_reps = np.zeros((d, a), dtype=np.int64)
+    np.add.at(n_reps, (i, j), 1)
+    if (n_reps == 0).any():
+        ii = int(np.flatnonzero((n_reps == 0).any(axis=1))[0])
+        lacking = [algorithms[k] for k in np.flatnonzero(n_reps[ii] == 0)]
+        raise ValueError(f"{file}: no run of {lacking[0]!r} on instance {instances[ii]!r}"
+                         f"{f' (and {len(lacking) - 1} more)' if len(lacking) > 1 else ''}"
+                         " (every algorithm needs a run on every instance).")
     if n_reps.max() > 1:
-        notes.append(f"runs averaged over up to {n_reps.max()} repetitions")
+        low, high = int(n_reps.min()), int(n_reps.max())
+        notes.append(f"runs averaged over their repetitions ({low} to {high} per algorithm "
+                     "and instance)" if low < high else
+                     f"runs averaged over up to {high} repetitions")
 
     def mean(values):
         total = np.zeros((d, a))
         np.add.at(total, (i, j), values)
-        return total / n_reps[:, None]
+        return total / n_reps
 
     if info["runtime"]:
         cutoff = info["cutoff"]
@@ -576,15 +615,27 @@ def _read_features(root, info, instances, notes):
     # (ASP-POTASSCO's Dynamic-3 and Dynamic-4 both list Choices-4)
     provided = list(dict.fromkeys(f for s in used for f in steps[s][0]))
     columns = provided or [c for c in frame.columns if c not in ("instance_id", "repetition")]
+    if info["older"]:
+        # a step of the older format lists the features that depend on it: a feature
+        # also listed by a step not used is left out (as aslib-R's reader of that
+        # format does), whatever a used step lists it too
+        unused = {f for s in steps if s not in used for f in steps[s][0]}
+        left_out = [c for c in columns if c in unused]
+        if left_out:
+            columns = [c for c in columns if c not in unused]
+            notes.append(f"{len(left_out)} feature(s) left out: they depend on a feature "
+                         "step not used (older description format)")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"{file}: no attribute {missing[0]!r}, which description.txt's "
                          "feature steps provide.")
-    not_numeric = [c for c in columns if declared[c] != "numeric"]
-    if not_numeric:
-        raise ValueError(f"{file}: feature {not_numeric[0]!r} is not numeric.")
     _duplicates(frame, ["instance_id", "repetition"], file, lines, "feature values")
     _check_instances(frame, file, lines, instances, "feature values")
+    frame, columns, encoded = _one_hot(frame, columns, declared, file)
+    if encoded:
+        notes.append(f"{len(encoded)} categorical feature(s) read as "
+                     f"{sum(map(len, encoded.values()))} indicator column(s) (one per "
+                     "value, missing where the feature is)")
     values = frame[columns].to_numpy(dtype=np.float64)
     infinite = np.isinf(values)
     if infinite.any():
@@ -603,7 +654,8 @@ def _read_features(root, info, instances, notes):
         code = _status(status, step, file, lines)
         presolved |= pd.Index(instances).isin(status["instance_id"][code == "presolved"])
         bad = status["instance_id"][code != "ok"].unique()
-        cols = [c for c in steps[step][0] if c in features.columns]
+        cols = [c for f in steps[step][0] for c in encoded.get(f, [f])
+                if c in features.columns]
         if len(bad) and cols:
             failed += len(bad)
             features.loc[list(bad), cols] = np.nan
@@ -635,7 +687,52 @@ def _read_features(root, info, instances, notes):
             costs[present] = table.fillna(0.0).to_numpy()
             if np.any(costs.to_numpy() < 0):
                 raise ValueError(f"{file}: a negative feature cost.")
-    return features, costs, presolved
+    return features, costs, presolved, encoded
+
+
+def _one_hot(frame, columns, declared, file):
+    """Each categorical (nominal or string) feature of ``columns`` as one indicator
+    column per value it takes, named ``feature=value`` (1 where it has that value, 0
+    where another, missing where it is missing), in its place; the frame, the columns
+    and ``{feature: its indicator columns}``. The format allows categorical features;
+    the learners read numbers."""
+    encoded, out = {}, []
+    for c in columns:
+        if declared[c] == "numeric":
+            out.append(c)
+            continue
+        value = frame[c]
+        names = []
+        for level in sorted(value.dropna().astype(str).unique()):
+            name = f"{c}={level}"
+            if name in frame.columns or name in out:
+                raise ValueError(f"{file}: the indicator column {name!r} of the categorical "
+                                 f"feature {c!r} is the name of another feature.")
+            frame[name] = np.where(value.isna(), np.nan, (value == level).astype(np.float64))
+            names.append(name)
+        encoded[c] = names
+        out.extend(names)
+    return frame, out, encoded
+
+
+def _drawn_cv(instances, notes):
+    """Folds for a scenario without ``cv.arff`` (the format makes it optional): one
+    repetition of :data:`DEFAULT_FOLDS` folds drawn at random (scikit-learn's ``KFold``,
+    shuffled, seed 0: the same folds on every reading), as other ASlib tools draw their
+    own."""
+    from sklearn.model_selection import KFold
+
+    k = min(DEFAULT_FOLDS, len(instances))
+    if k < 2:
+        raise ValueError("an ASlib scenario of one instance cannot be cross-validated.")
+    fold = np.zeros(len(instances), dtype=np.int64)
+    for number, (_, test) in enumerate(KFold(k, shuffle=True, random_state=0).split(
+            np.zeros(len(instances))), start=1):
+        fold[test] = number
+    notes.append(f"no cv.arff: the instances split at random into {k} folds (seed 0)")
+    cv = pd.DataFrame({1: fold}, index=pd.Index(instances, name="instance_id"))
+    cv.columns = [1]
+    return cv
 
 
 def _read_cv(file, instances):
