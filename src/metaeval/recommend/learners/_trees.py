@@ -613,6 +613,9 @@ def _regrouped(starts, counts, again, split, side, index_type, arange=None, work
     # in the node; any other's, its node's start (plus its node's left items when split)
     # plus the other items before it in the node (the items of a node not split are
     # none of them left)
+    # (in 32 bits, other + arange may pass 2**31 before cl is taken off, from some 0.7e9
+    # items on: NumPy's fixed-width integers wrap around, modulo 2**32, and every final
+    # place lies in [0, n), so the places are exact all the same)
     on_left = (start - before - 1).astype(index_type)
     other = (start - starts + before + np.where(split, n_left, 0)).astype(index_type)
     place = np.repeat(other, counts)
