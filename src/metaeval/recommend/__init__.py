@@ -29,7 +29,8 @@ algorithms should I try, in what order?* This room answers it from past results
   :func:`plan_budget`).
 - ASlib scenarios (Bischl et al. 2016): :func:`read_aslib` reads one into a knowledge
   base, :func:`evaluate_aslib` judges the strategies on its own cross-validation with the
-  algorithm-selection measures, :func:`write_aslib` writes a knowledge base as one.
+  algorithm-selection measures, :func:`write_aslib` writes a knowledge base as one;
+  :func:`evaluate_sunny` scores SUNNY's per-instance schedules on a runtime scenario.
 
 It reads results through the store's query methods only and never imports the study,
 the report or the command line.
@@ -51,6 +52,9 @@ _WHERE = {
     "write_aslib": "aslib._aslib",
     "AslibEvaluation": "aslib._aslib_evaluate",
     "evaluate_aslib": "aslib._aslib_evaluate",
+    "SunnyEvaluation": "aslib._sunny",
+    "evaluate_sunny": "aslib._sunny",
+    "sunny_schedule": "aslib._sunny",
     "Auto": "learners._auto",
     "BudgetPlan": "knowledge._budget",
     "TimeModel": "knowledge._budget",
@@ -164,6 +168,9 @@ __all__ = [
     "write_aslib",
     "AslibEvaluation",
     "evaluate_aslib",
+    "SunnyEvaluation",
+    "evaluate_sunny",
+    "sunny_schedule",
     "holm",
 ]
 
