@@ -244,7 +244,10 @@ def _read_description(file: Path):
         raise ValueError(f"{file}: expected YAML keys (performance_measures, maximize, ...).")
     # names as written: YAML reads an unquoted name such as 1.10 or yes as a number or a
     # boolean (1.1, True), which the ARFF files write as 1.10 and yes
-    raw = yaml.load(text, Loader=yaml.BaseLoader)  # noqa: S506 - every value a string
+    try:
+        raw = yaml.load(text, Loader=yaml.BaseLoader)  # noqa: S506 - every value a string
+    except yaml.YAMLError:  # then YAML's reading as it is
+        raw = None
     for key in _NAMED:
         if key in desc and isinstance(raw, dict) and key in raw:
             desc[key] = _as_written(desc[key], raw[key], keys_only=key == _NAMED[0])
@@ -696,7 +699,7 @@ def _one_hot(frame, columns, declared, file):
     where another, missing where it is missing), in its place; the frame, the columns
     and ``{feature: its indicator columns}``. The format allows categorical features;
     the learners read numbers."""
-    encoded, out = {}, []
+    encoded, out, new = {}, [], {}
     for c in columns:
         if declared[c] == "numeric":
             out.append(c)
@@ -705,13 +708,15 @@ def _one_hot(frame, columns, declared, file):
         names = []
         for level in sorted(value.dropna().astype(str).unique()):
             name = f"{c}={level}"
-            if name in frame.columns or name in out:
+            if name in frame.columns or name in new:
                 raise ValueError(f"{file}: the indicator column {name!r} of the categorical "
                                  f"feature {c!r} is the name of another feature.")
-            frame[name] = np.where(value.isna(), np.nan, (value == level).astype(np.float64))
+            new[name] = np.where(value.isna(), np.nan, (value == level).astype(np.float64))
             names.append(name)
         encoded[c] = names
         out.extend(names)
+    if new:  # the new columns at once (one at a time fragments the frame)
+        frame = pd.concat([frame, pd.DataFrame(new, index=frame.index)], axis=1)
     return frame, out, encoded
 
 
