@@ -67,14 +67,19 @@ def _same(a, b):
 
 
 class _Killed(SingleBest):
-    """The single best, whose fit kills its process when that is not ``parent``."""
+    """The single best, whose fit kills its process when that is not ``parent`` (with
+    ``once``, a file's path: only the first time, which makes the file)."""
 
-    def __init__(self, parent):
-        self.parent = parent
+    def __init__(self, parent, once=None):
+        self.parent, self.once = parent, None if once is None else str(once)
 
     def _fit(self, knowledge, condition, seed):
         if os.getpid() != self.parent:
-            os.kill(os.getpid(), signal.SIGKILL)
+            if self.once is None:
+                os.kill(os.getpid(), signal.SIGKILL)
+            elif not os.path.exists(self.once):
+                open(self.once, "w").close()
+                os.kill(os.getpid(), signal.SIGKILL)
         return super()._fit(knowledge, condition, seed)
 
 
@@ -146,18 +151,31 @@ def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
     assert docs[0] == docs[1]
     assert docs[0]["n_datasets"] == 3 and set(docs[0]["strategies"]) == {"average-ranking"}
 
-    # a worker the system kills (as for want of memory): one error that says so and what
-    # to do, not joblib's traceback
+    # a worker the system kills (as for want of memory): the folds not finished are
+    # evaluated again with half the workers, said in a warning, and the evaluation is
+    # that of one process; killed again with one worker: one error that says so, not
+    # joblib's traceback
+    from metaeval.recommend.evaluation._parallel import WorkerLostWarning
+
+    kwargs = {"n_boot": 10, "compare": False}
     cloudpickle.register_pickle_by_value(module)
     try:
-        with pytest.raises(WorkerLostError) as lost:
-            evaluate_recommenders(kb, strategies=[_Killed(os.getpid())], n_boot=10,
-                                  compare=False, n_jobs=2)
+        with pytest.warns(WorkerLostWarning, match=r"killed \(SIGKILL\(-9\)\), most often "
+                          r"because the machine ran out of memory: the \d+ fold\(s\) not "
+                          r"finished are evaluated again with 1 worker process"):
+            again = evaluate_recommenders(
+                kb, strategies=[_Killed(os.getpid(), once=tmp_path / "killed")], n_jobs=2,
+                **kwargs)
+        assert (tmp_path / "killed").exists()
+        _same(again, evaluate_recommenders(kb, strategies=[_Killed(os.getpid())], n_jobs=1,
+                                           **kwargs))
+        with pytest.warns(WorkerLostWarning), pytest.raises(WorkerLostError) as lost:
+            evaluate_recommenders(kb, strategies=[_Killed(os.getpid())], n_jobs=2, **kwargs)
     finally:
         cloudpickle.unregister_pickle_by_value(module)
     said = str(lost.value)
-    assert "SIGKILL" in said and "memory" in said and "(n_jobs, --jobs)" in said, said
-    assert "2 worker process(es)" in said
+    assert "SIGKILL" in said and "memory" in said and "even with one worker process" in said
+    assert "each of the 1 worker process(es)" in said
     assert "{" not in said and "Detailed tracebacks" not in said, said  # not loky's words
 
 
@@ -182,7 +200,10 @@ def test_a_lost_worker_is_said_by_its_exit_codes_without_loky_s_text(codes, show
     assert shown in said and "Detailed tracebacks" not in said, said
     assert ("ran out of memory" in said) == memory
     assert ("each of the 4 worker process(es)" in said) == memory
+    assert ("run again with fewer worker processes (n_jobs, --jobs)" in said) == memory
     assert "Nothing was evaluated" in said
+    if memory:  # with one worker, no fewer to run with
+        assert "even with one worker process" in _lost_message(text, 1)
 
 
 def test_a_progress_that_cannot_be_called_is_a_value_error_naming_it():
@@ -222,6 +243,35 @@ def test_a_killed_worker_is_one_line_and_exit_code_1(cli_store, monkeypatch):
     assert "Error: A worker process evaluating the folds was killed (SIGKILL(-9)), most " \
         "often because the machine ran out of memory." in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_worker_killed_then_replaced_is_one_note_and_the_evaluation_goes_on(
+        cli_store, monkeypatch):
+    """The command line says the evaluation's WorkerLostWarning as one line when it
+    happens, and ends as without it."""
+    import warnings
+
+    import metaeval.recommend
+    from metaeval.recommend.evaluation._parallel import WorkerLostWarning
+
+    original = metaeval.recommend.evaluate_recommenders
+
+    def killed_once(*args, **kwargs):
+        warnings.warn("A worker process evaluating the folds was killed (SIGKILL(-9)), "
+                      "most often because the machine ran out of memory: the 2 fold(s) "
+                      "not finished are evaluated again with 1 worker process(es).",
+                      WorkerLostWarning, stacklevel=2)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(metaeval.recommend, "evaluate_recommenders", killed_once)
+    result = CliRunner().invoke(app, ["recommend", "--evaluate", "--store", str(cli_store),
+                                      "--strategy", "single-best"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "was killed" in line]
+    assert lines == ["Note: A worker process evaluating the folds was killed (SIGKILL(-9)), "
+                     "most often because the machine ran out of memory: the 2 fold(s) not "
+                     "finished are evaluated again with 1 worker process(es)."], lines
+    assert "WorkerLostWarning" not in result.output and "single-best" in result.output
 
 
 def test_cli_passes_jobs_and_checks_it(cli_store, monkeypatch):

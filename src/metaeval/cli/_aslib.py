@@ -55,12 +55,17 @@ def evaluate_aslib_command(directory: Path, *, evaluate: bool, data_file, measur
         condition = Condition(time_weight=time_weight)
         with working(f"Reading the ASlib scenario {directory}"):
             scenario = read_aslib(directory, measure=measure)
-        from metaeval.cli._signals import exit_stopped, exit_worker_lost, stop_on_signals
+        from metaeval.cli._signals import (
+            exit_stopped,
+            exit_worker_lost,
+            stop_on_signals,
+            workers_said,
+        )
         from metaeval.recommend.evaluation._parallel import WorkerLostError
 
         try:  # a signal stops the workers too
-            with stop_on_signals(), working("Evaluating the strategies on the scenario's "
-                                            "cv.arff folds") as detail:
+            with stop_on_signals(), workers_said(), working(
+                    "Evaluating the strategies on the scenario's cv.arff folds") as detail:
                 ev = evaluate_aslib(scenario, None if strategy is None else [strategy],
                                     condition=condition, feature_costs=bool(feature_costs),
                                     n_jobs=n_jobs, presolved=presolved,

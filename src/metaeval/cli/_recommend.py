@@ -480,12 +480,17 @@ def _evaluate(source, condition, strategy, json_file, clock, *, shipped, scored_
         source = source.knowledge_base(condition, clock=clock)
     # the shipped knowledge base's own notes: said by `metaeval knowledge show`
     known = source.notes if shipped else ()
-    from metaeval.cli._signals import exit_stopped, exit_worker_lost, stop_on_signals
+    from metaeval.cli._signals import (
+        exit_stopped,
+        exit_worker_lost,
+        stop_on_signals,
+        workers_said,
+    )
     from metaeval.recommend.evaluation._parallel import WorkerLostError
 
     try:  # a signal stops the workers too
-        with stop_on_signals(), stage("Evaluating the strategies, leaving one family out "
-                                      "at a time") as detail:
+        with stop_on_signals(), workers_said(), stage(
+                "Evaluating the strategies, leaving one family out at a time") as detail:
             ev = evaluate_recommenders(source, condition, strategies=None if strategy is None
                                        else [strategy], clock=clock, scored_on=scored_on,
                                        n_jobs=n_jobs,

@@ -17,6 +17,12 @@ class WorkerLostError(RuntimeError):
     most often for want of memory); nothing was evaluated."""
 
 
+class WorkerLostWarning(RuntimeWarning):
+    """A worker process evaluating folds was killed (SIGKILL: most often the system's
+    out-of-memory killer); the folds not finished are evaluated again with half as many
+    worker processes (the figures do not depend on their number)."""
+
+
 def _n_jobs(n_jobs, n_folds) -> int:
     """The worker processes for ``n_folds`` folds: scikit-learn's convention (None: 1,
     or the ``n_jobs`` of an enclosing :func:`joblib.parallel_config`; -1: every usable
@@ -53,37 +59,83 @@ def _folds_in_workers(fold, order, work, n_jobs, progress=None) -> list:
         warnings.filterwarnings("ignore", category=UserWarning,
                                 message="A worker stopped while some jobs were given")
         done = [None] * len(order)
-        try:
-            # the results as the folds end (each with its place), so that progress can be
-            # said; every one is put back in its place below
-            out = Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1,
-                           max_nbytes=None, return_as="generator_unordered")(
-                delayed(_fold_in_worker)(fold, order[j], **work, _place=j) for j in start)
-            for n_done, (j, result) in enumerate(out, 1):
-                done[j] = result
-                if progress is not None:
-                    progress(n_done, len(order))
-        except TerminatedWorkerError as exc:
-            raise WorkerLostError(_lost_message(str(exc), n_jobs)) from exc
+        n_done = 0
+        while n_done < len(order):
+            todo = [j for j in start if done[j] is None]
+            try:
+                # the results as the folds end (each with its place), so that progress
+                # can be said; every one is put back in its place
+                out = (Parallel(n_jobs=n_jobs, prefer="processes", batch_size=1,
+                                max_nbytes=None, return_as="generator_unordered")(
+                    delayed(_fold_in_worker)(fold, order[j], **work, _place=j) for j in todo)
+                    if n_jobs > 1 else _in_one_worker(fold, order, work, todo))
+                for j, result in out:
+                    done[j] = result
+                    n_done += 1
+                    if progress is not None:
+                        progress(n_done, len(order))
+            except TerminatedWorkerError as exc:
+                codes = _exit_codes(str(exc))
+                if n_jobs == 1 or "SIGKILL" not in codes:
+                    raise WorkerLostError(_lost_message(str(exc), n_jobs)) from exc
+                # killed, most often for want of memory: the folds not finished again,
+                # with half the workers (each holds a fold's fitted models)
+                n_jobs = max(1, n_jobs // 2)
+                warnings.warn(
+                    f"A worker process evaluating the folds was killed ({codes}), most "
+                    "often because the machine ran out of memory: the "
+                    f"{len(order) - n_done} fold(s) not finished are evaluated again with "
+                    f"{n_jobs} worker process(es) (the figures do not depend on their "
+                    "number).", WorkerLostWarning, stacklevel=2)
     return done
+
+
+def _in_one_worker(fold, order, work, todo):
+    """``(j, fold(order[j], **work))`` for each ``j`` of ``todo``, as they end, in one
+    worker process (joblib runs ``n_jobs=1`` in the calling process: loky's executor,
+    which joblib's process backend uses, with one worker); any exception, a stop
+    included, ends that worker, and so does the end of the folds."""
+    from concurrent.futures import as_completed
+
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    # an executor of its own (joblib's reusable one is shared with its Parallel calls)
+    executor = ProcessPoolExecutor(max_workers=1)
+    futures = [executor.submit(_fold_in_worker, fold, order[j], **work, _place=j)
+               for j in todo]
+    try:
+        for future in as_completed(futures):
+            yield future.result()
+    except BaseException:
+        executor.shutdown(wait=False, kill_workers=True)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _exit_codes(text: str) -> str:
+    """The exit codes in loky's ``TerminatedWorkerError`` text (``{SIGKILL(-9), ...}``),
+    each once, or "" where the system gives none."""
+    import re
+
+    found = re.search(r"exit codes of the workers are \{([^}]*)\}", text)
+    return (", ".join(dict.fromkeys(c.strip() for c in found.group(1).split(",")))
+            if found else "")
 
 
 def _lost_message(text: str, n_jobs: int) -> str:
     """What to say of a worker process that ended without its result, from the text of
     loky's ``TerminatedWorkerError`` (its exit codes, e.g. ``{SIGKILL(-9)}``, where the
     system gives them), without loky's own advice."""
-    import re
-
-    found = re.search(r"exit codes of the workers are \{([^}]*)\}", text)
-    codes = (", ".join(dict.fromkeys(c.strip() for c in found.group(1).split(",")))
-             if found else "")
+    codes = _exit_codes(text)
     said = f" ({codes})" if codes else ""
     if not codes or "SIGKILL" in codes:  # what the system's out-of-memory killer sends
+        then = ("run again with fewer worker processes (n_jobs, --jobs)" if n_jobs > 1
+                else "even with one worker process: free memory, or run on a machine with "
+                "more")
         return (f"A worker process evaluating the folds was killed{said}, most often "
                 f"because the machine ran out of memory: each of the {n_jobs} worker "
                 "process(es) holds a fold's fitted models (several GB on scenarios of "
-                "thousands of instances). Nothing was evaluated; run again with fewer "
-                "worker processes (n_jobs, --jobs).")
+                f"thousands of instances). Nothing was evaluated; {then}.")
     return (f"A worker process evaluating the folds ended without its result{said}: a "
             "crash in compiled code, or a signal from outside. Nothing was evaluated; "
             "run again, with one worker process (n_jobs=1, --jobs 1) to see the error "
