@@ -83,6 +83,11 @@ class _Killed(SingleBest):
         return super()._fit(knowledge, condition, seed)
 
 
+def _killed_fold(group, groups):
+    """A fold whose worker process the system kills."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 class _WhereFitted(SingleBest):
     """The single best, writing the id of the process that fitted it to a folder."""
 
@@ -169,8 +174,11 @@ def test_two_workers_give_the_evaluation_of_one(cli_store, tmp_path):
         assert (tmp_path / "killed").exists()
         _same(again, evaluate_recommenders(kb, strategies=[_Killed(os.getpid())], n_jobs=1,
                                            **kwargs))
-        with pytest.warns(WorkerLostWarning), pytest.raises(WorkerLostError) as lost:
-            evaluate_recommenders(kb, strategies=[_Killed(os.getpid())], n_jobs=2, **kwargs)
+        # a fold whose one worker is killed too (one worker started, not three)
+        from metaeval.recommend.evaluation._parallel import _folds_in_workers
+
+        with pytest.raises(WorkerLostError) as lost:
+            _folds_in_workers(_killed_fold, ["a"], {"groups": np.array(["a"])}, 1)
     finally:
         cloudpickle.unregister_pickle_by_value(module)
     said = str(lost.value)
