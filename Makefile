@@ -27,7 +27,11 @@ KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 # made it installs uv there, and uv installs pip with the rest. Where uv cannot be
 # installed or fails, pip does it all.
 COMPILE_FIRST := numpy scipy pandas sklearn matplotlib fontTools dask distributed \
-  hypothesis _pytest playwright narwhals igraph rich
+  hypothesis _pytest playwright narwhals igraph rich \
+  mpmath pydantic pydantic_core joblib importlinter grimp typer click tornado statsmodels \
+  patsy PIL pygments jinja2 markupsafe xdist execnet pluggy pymfe duckdb yaml dateutil \
+  pyarrow importlib_metadata zipp toolz zict tqdm pyparsing packaging psutil \
+  sortedcontainers msgpack tblib cloudpickle locket
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	if $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
@@ -41,7 +45,7 @@ $(STAMP): pyproject.toml
 	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'); \
 	dirs=; for p in $(COMPILE_FIRST); do [ -d "$$site/$$p" ] && dirs="$$dirs $$site/$$p"; done; \
 	[ -z "$$dirs" ] || $(BIN)/python -m compileall -q -j 0 -x '/tests?/|/testing/' $$dirs \
-	  >/dev/null 2>&1 || :
+	  src/metaeval >/dev/null 2>&1 || :
 	touch $(STAMP)
 
 # The default study: the seeds' 8 algorithms, 10-fold CV, the quick suite (15 datasets).
