@@ -24,7 +24,8 @@ KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 # run in the same clone (2026-11-29, back to back; docs/performance.md). The first run
 # still compiled 727 files of 56 more packages (mpmath to locket below), and every
 # process metaeval's own modules: with those compiled too (src/metaeval; 2-3 s more),
-# 253.8 s against 263.0 s (two fresh clones, 12:17 and 12:30 that day). A package
+# 253.8 s against 263.0 s (two fresh clones, 12:17 and 12:30 that day; the second
+# also with a test that starts two worker processes fewer). A package
 # that is not there is passed over, and a failure to compile only leaves the compiling to
 # Python. The environment starts without pip (the 3 s of ensurepip): the Python that
 # made it installs uv there, and uv installs pip with the rest. Where uv cannot be
